@@ -1,0 +1,19 @@
+//! AGORA HAI: the Human Agent Interface and its orchestrator, one crate for browser and server.
+//!
+//! Layers point down only: `ui` and `orchestrator` use `protocol`; `server` uses `orchestrator`.
+
+pub mod protocol;
+pub mod ui;
+
+#[cfg(feature = "ssr")]
+pub mod orchestrator;
+#[cfg(feature = "ssr")]
+pub mod server;
+
+/// Entry point of the wasm bundle: takes over the server-rendered page.
+#[cfg(feature = "hydrate")]
+#[wasm_bindgen::prelude::wasm_bindgen]
+pub fn hydrate() {
+    console_error_panic_hook::set_once();
+    leptos::mount::hydrate_body(ui::App);
+}

@@ -1,0 +1,36 @@
+use agora_hai::server::{self, Config};
+use clap::Parser;
+use tracing_subscriber::EnvFilter;
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    tracing_subscriber::fmt()
+        .with_env_filter(EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info")))
+        .init();
+    let config = Config::parse();
+    let listener = tokio::net::TcpListener::bind(config.addr).await?;
+    tracing::info!(addr = %listener.local_addr()?, data_dir = %config.data_dir.display(), "AGORA HAI listening");
+    let state = server::AppState::open(config).await?;
+    axum::serve(listener, server::router(state))
+        .with_graceful_shutdown(shutdown_signal())
+        .await?;
+    tracing::info!("shut down cleanly");
+    Ok(())
+}
+
+/// Resolves on the first SIGINT or SIGTERM so in-flight responses can finish.
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        tokio::signal::ctrl_c().await.expect("install SIGINT handler");
+    };
+    let terminate = async {
+        tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+            .expect("install SIGTERM handler")
+            .recv()
+            .await;
+    };
+    tokio::select! {
+        () = ctrl_c => tracing::info!("SIGINT received, shutting down"),
+        () = terminate => tracing::info!("SIGTERM received, shutting down"),
+    }
+}

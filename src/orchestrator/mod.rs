@@ -1,0 +1,1 @@
+//! Runs, routing, agents, tools, approvals and LLM providers.

@@ -1,0 +1,32 @@
+use axum::Json;
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+
+/// The one error type of the HTTP layer: clients get `{"detail": …}` (the AGORA REST contract),
+/// internals are logged and never shown.
+#[derive(Debug, thiserror::Error)]
+pub enum AppError {
+    #[error("{0}")]
+    NotFound(String),
+    #[error("{0}")]
+    BadRequest(String),
+    #[error("{0}")]
+    Unprocessable(String),
+    #[error("internal error: {0}")]
+    Internal(#[from] anyhow::Error),
+}
+
+impl IntoResponse for AppError {
+    fn into_response(self) -> Response {
+        let (status, detail) = match &self {
+            Self::NotFound(m) => (StatusCode::NOT_FOUND, m.clone()),
+            Self::BadRequest(m) => (StatusCode::BAD_REQUEST, m.clone()),
+            Self::Unprocessable(m) => (StatusCode::UNPROCESSABLE_ENTITY, m.clone()),
+            Self::Internal(e) => {
+                tracing::error!(error = ?e, "internal error");
+                (StatusCode::INTERNAL_SERVER_ERROR, "Internal server error".to_owned())
+            }
+        };
+        (status, Json(serde_json::json!({ "detail": detail }))).into_response()
+    }
+}
