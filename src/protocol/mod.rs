@@ -1,2 +1,36 @@
 //! AG-UI and AGORA wire types, the sequence verifier and JSON Patch state.
 //! Pure data: serde only, so it builds for wasm32 (the UI) and natively (the server).
+//!
+//! - Server→client: [`Event`]; serialise with `serde_json::to_string`, build with
+//!   constructors such as [`Event::run_started`] and stamp with [`Event::with_timestamp`].
+//! - Client→server: [`ClientMessage`], a [`RunAgentInput`] or a `CUSTOM` event.
+//! - AGORA's `agora:*` custom events: [`AgoraEvent`], converted from and to [`Custom`].
+//! - Order rules: [`Verifier`] (incremental) and [`verify`], in two [`Dialect`]s.
+//! - Shared state: [`apply_patch`] for `STATE_DELTA`.
+
+pub mod agora;
+mod events;
+mod input;
+mod state;
+mod verify;
+
+pub use agora::{
+    AgoraError, AgoraEvent, CancelRun, RiskLevel, SpokenTextContent, SpokenTextEnd,
+    SpokenTextError, SpokenTextStart, ToolApprovalRequest, ToolApprovalResponse,
+};
+pub use events::{
+    ActivityDelta, ActivitySnapshot, Custom, EncryptedSubtype, Event, EventBase, Interrupt,
+    MessageChunk, MessageContent, MessageRef, MessageStart, MessagesSnapshot, Raw,
+    ReasoningEncryptedValue, Role, RunError, RunFinished, RunOutcome, RunStarted, StateDelta,
+    StateSnapshot, Step, ToolCallArgs, ToolCallChunk, ToolCallEnd, ToolCallResult, ToolCallStart,
+};
+pub use input::{
+    ActivityMessage, AssistantMessage, BasicMessage, BinaryPart, ClientMessage, Context,
+    ContextItem, FunctionCall, InputContent, MediaPart, MediaSource, Message, ResumeEntry,
+    ResumeStatus, RunAgentInput, Source, TextPart, Tool, ToolCall, ToolMessage, UserContent,
+    UserMessage,
+};
+/// RFC 6902 operations, as carried by `STATE_DELTA` and `ACTIVITY_DELTA`.
+pub use json_patch::PatchOperation;
+pub use state::{StateError, apply_patch};
+pub use verify::{Dialect, Rule, Verifier, Violation, verify};
