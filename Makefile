@@ -1,0 +1,45 @@
+# The two commands: `make run` and `make test`. Everything else here serves them.
+SHELL := /bin/bash
+.SHELLFLAGS := -euo pipefail -c
+
+# Build output lives outside the clone so repeated CI runs on one machine are incremental.
+export CARGO_TARGET_DIR ?= $(HOME)/.cache/agora-hai/target
+export PATH := $(HOME)/.cargo/bin:$(PATH)
+BIN := $(CARGO_TARGET_DIR)/release/agora-hai
+
+.PHONY: run test setup setup-test build fmt lint test-native e2e bench
+
+run: setup build
+	AGORA_ADDR=$${AGORA_ADDR:-0.0.0.0:8000} $(BIN)
+
+test: setup-test
+	$(MAKE) --no-print-directory fmt lint test-native build e2e
+	@echo "make test: all checks passed"
+
+setup:
+	@scripts/setup.sh
+
+setup-test:
+	@scripts/setup.sh test
+
+# The server embeds the finished site, so the frontend is built first, then the server.
+build:
+	cargo leptos build --release --frontend-only
+	cargo leptos build --release --server-only
+
+fmt:
+	cargo fmt --check
+
+lint:
+	cargo clippy --features ssr --all-targets -- -D warnings
+	cargo clippy --lib --target wasm32-unknown-unknown --no-default-features --features hydrate -- -D warnings
+
+test-native:
+	cargo test --features ssr
+
+e2e:
+	cd end2end && E2E_PORT=$$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])') \
+		AGORA_BIN=$(BIN) npx playwright test
+
+bench:
+	cargo bench --features ssr

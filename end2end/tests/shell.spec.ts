@@ -1,0 +1,30 @@
+import { test, expect, type Page } from "@playwright/test";
+
+/** Waits until the wasm bundle has taken over the page: before that, clicks are lost. */
+export async function hydrated(page: Page) {
+  await expect(page.locator("html")).toHaveAttribute("data-hydrated", "true");
+}
+
+test("the shell renders on the server, hydrates and connects to /ws", async ({ page }) => {
+  const errors: string[] = [];
+  page.on("console", (msg) => msg.type() === "error" && errors.push(msg.text()));
+  const socket = page.waitForEvent("websocket");
+
+  await page.goto("/");
+  await expect(page.getByRole("heading", { name: "AGORA HAI" })).toBeVisible();
+  await hydrated(page);
+
+  const ws = await socket;
+  expect(new URL(ws.url()).pathname).toBe("/ws");
+  await expect(page.getByRole("status", { name: "Verbindingsstatus" })).toHaveText("verbonden");
+
+  const send = page.getByRole("button", { name: "Verstuur" });
+  await expect(send).toBeDisabled();
+  await page.getByLabel("Bericht").fill("Goedemorgen");
+  await expect(send).toBeEnabled();
+  await page.getByLabel("Bericht").fill("");
+  await expect(send).toBeDisabled();
+
+  await page.screenshot({ path: "screenshots/shell.png", fullPage: true });
+  expect(errors).toEqual([]);
+});
