@@ -1,1 +1,3 @@
 //! Runs, routing, agents, tools, approvals and LLM providers.
+
+pub mod store;
