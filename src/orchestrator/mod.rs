@@ -1,3 +1,4 @@
 //! Runs, routing, agents, tools, approvals and LLM providers.
 
+pub mod llm;
 pub mod store;
