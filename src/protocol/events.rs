@@ -6,7 +6,7 @@
 
 use json_patch::PatchOperation;
 use serde::de::Error as _;
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::{Map, Value};
 
 use super::input::{Message, RunAgentInput};
@@ -374,104 +374,101 @@ pub struct Custom {
     pub base: EventBase,
 }
 
-/// One server→client message, tagged by `type` in SCREAMING_SNAKE_CASE.
-///
-/// Parsing keeps an unknown `type` as [`Event::Unknown`] instead of failing, so a newer
-/// producer does not break older clients; a known `type` with bad fields is still an error.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(remote = "Self", tag = "type", rename_all = "SCREAMING_SNAKE_CASE")]
-pub enum Event {
-    RunStarted(RunStarted),
-    RunFinished(RunFinished),
-    RunError(RunError),
-    StepStarted(Step),
-    StepFinished(Step),
-    TextMessageStart(MessageStart),
-    TextMessageContent(MessageContent),
-    TextMessageEnd(MessageRef),
-    TextMessageChunk(MessageChunk),
-    ToolCallStart(ToolCallStart),
-    ToolCallArgs(ToolCallArgs),
-    ToolCallEnd(ToolCallEnd),
-    ToolCallChunk(ToolCallChunk),
-    ToolCallResult(ToolCallResult),
-    StateSnapshot(StateSnapshot),
-    StateDelta(StateDelta),
-    MessagesSnapshot(MessagesSnapshot),
-    ActivitySnapshot(ActivitySnapshot),
-    ActivityDelta(ActivityDelta),
-    ReasoningStart(MessageRef),
-    ReasoningMessageStart(MessageStart),
-    ReasoningMessageContent(MessageContent),
-    ReasoningMessageEnd(MessageRef),
-    ReasoningMessageChunk(MessageChunk),
-    ReasoningEnd(MessageRef),
-    ReasoningEncryptedValue(ReasoningEncryptedValue),
-    Raw(Raw),
-    Custom(Custom),
-    /// An event whose `type` is none of the above (e.g. the deprecated `THINKING_*`), verbatim.
-    #[serde(skip)]
-    Unknown(Value),
-}
-
-/// The wire names of the typed variants; any other `type` parses as [`Event::Unknown`].
-/// The tests check it against [`Event::kind`] and serde's names.
-pub(super) const KNOWN_TYPES: [&str; 28] = [
-    "RUN_STARTED",
-    "RUN_FINISHED",
-    "RUN_ERROR",
-    "STEP_STARTED",
-    "STEP_FINISHED",
-    "TEXT_MESSAGE_START",
-    "TEXT_MESSAGE_CONTENT",
-    "TEXT_MESSAGE_END",
-    "TEXT_MESSAGE_CHUNK",
-    "TOOL_CALL_START",
-    "TOOL_CALL_ARGS",
-    "TOOL_CALL_END",
-    "TOOL_CALL_CHUNK",
-    "TOOL_CALL_RESULT",
-    "STATE_SNAPSHOT",
-    "STATE_DELTA",
-    "MESSAGES_SNAPSHOT",
-    "ACTIVITY_SNAPSHOT",
-    "ACTIVITY_DELTA",
-    "REASONING_START",
-    "REASONING_MESSAGE_START",
-    "REASONING_MESSAGE_CONTENT",
-    "REASONING_MESSAGE_END",
-    "REASONING_MESSAGE_CHUNK",
-    "REASONING_END",
-    "REASONING_ENCRYPTED_VALUE",
-    "RAW",
-    "CUSTOM",
-];
-
-impl Serialize for Event {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        match self {
-            Event::Unknown(value) => value.serialize(serializer),
-            known => Event::serialize(known, serializer),
+/// Declares [`Event`] from one list of `Variant(Payload) = "WIRE_NAME"`, so the enum, its serde
+/// names, [`Event::kind`] and the parser's dispatch cannot drift apart.
+macro_rules! events {
+    ($($(#[$doc:meta])* $variant:ident($payload:ty) = $wire:literal,)+) => {
+        /// One server→client message, tagged by `type`.
+        ///
+        /// Parsing keeps an unknown `type` as [`Event::Unknown`] instead of failing, so a newer
+        /// producer does not break older clients; a known `type` with bad fields is an error.
+        #[derive(Debug, Clone, PartialEq, Serialize)]
+        #[serde(tag = "type")]
+        pub enum Event {
+            $($(#[$doc])* #[serde(rename = $wire)] $variant($payload),)+
+            /// An event of another `type` (e.g. the deprecated `THINKING_*`), verbatim.
+            #[serde(untagged)]
+            Unknown(Value),
         }
-    }
-}
 
-impl<'de> Deserialize<'de> for Event {
-    /// Serde's derive cannot fall back on an unknown tag without also swallowing the errors of
-    /// known ones, so the tag is looked up first.
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let value = Value::deserialize(deserializer)?;
-        match value.get("type") {
-            None => Err(D::Error::missing_field("type")),
-            Some(Value::String(kind)) if KNOWN_TYPES.contains(&kind.as_str()) => {
-                Event::deserialize(value).map_err(D::Error::custom)
+        impl Event {
+            /// The wire `type`, e.g. `"RUN_STARTED"`; for [`Event::Unknown`] whatever it carried.
+            pub fn kind(&self) -> &str {
+                match self {
+                    $(Event::$variant(_) => $wire,)+
+                    Event::Unknown(value) => value.get("type").and_then(Value::as_str).unwrap_or(""),
+                }
             }
-            Some(Value::String(_)) => Ok(Event::Unknown(value)),
-            Some(other) => Err(D::Error::custom(format!(
-                "event `type` must be a string, found {other}"
-            ))),
+
+            fn base_mut(&mut self) -> Option<&mut EventBase> {
+                match self {
+                    $(Event::$variant(event) => Some(&mut event.base),)+
+                    Event::Unknown(_) => None,
+                }
+            }
         }
+
+        impl<'de> Deserialize<'de> for Event {
+            /// By hand because serde's derive cannot fall back on an unknown tag without also
+            /// swallowing the errors of the known ones.
+            fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                let value = Value::deserialize(deserializer)?;
+                let kind = match value.get("type") {
+                    Some(Value::String(kind)) => kind.clone(),
+                    Some(other) => {
+                        let message = format!("event `type` must be a string, found {other}");
+                        return Err(D::Error::custom(message));
+                    }
+                    None => return Err(D::Error::missing_field("type")),
+                };
+                let parsed = match kind.as_str() {
+                    $($wire => <$payload>::deserialize(without_type(value)).map(Event::$variant),)+
+                    _ => Ok(Event::Unknown(value)),
+                };
+                parsed.map_err(D::Error::custom)
+            }
+        }
+    };
+}
+
+/// The payload structs would keep `type` as an unknown field.
+fn without_type(value: Value) -> Value {
+    match value {
+        Value::Object(map) => Value::Object(map.into_iter().filter(|(k, _)| k != "type").collect()),
+        other => other,
     }
+}
+
+events! {
+    RunStarted(RunStarted) = "RUN_STARTED",
+    RunFinished(RunFinished) = "RUN_FINISHED",
+    RunError(RunError) = "RUN_ERROR",
+    StepStarted(Step) = "STEP_STARTED",
+    StepFinished(Step) = "STEP_FINISHED",
+    TextMessageStart(MessageStart) = "TEXT_MESSAGE_START",
+    TextMessageContent(MessageContent) = "TEXT_MESSAGE_CONTENT",
+    TextMessageEnd(MessageRef) = "TEXT_MESSAGE_END",
+    TextMessageChunk(MessageChunk) = "TEXT_MESSAGE_CHUNK",
+    ToolCallStart(ToolCallStart) = "TOOL_CALL_START",
+    ToolCallArgs(ToolCallArgs) = "TOOL_CALL_ARGS",
+    ToolCallEnd(ToolCallEnd) = "TOOL_CALL_END",
+    ToolCallChunk(ToolCallChunk) = "TOOL_CALL_CHUNK",
+    ToolCallResult(ToolCallResult) = "TOOL_CALL_RESULT",
+    StateSnapshot(StateSnapshot) = "STATE_SNAPSHOT",
+    StateDelta(StateDelta) = "STATE_DELTA",
+    MessagesSnapshot(MessagesSnapshot) = "MESSAGES_SNAPSHOT",
+    ActivitySnapshot(ActivitySnapshot) = "ACTIVITY_SNAPSHOT",
+    ActivityDelta(ActivityDelta) = "ACTIVITY_DELTA",
+    /// Opens a block of reasoning messages.
+    ReasoningStart(MessageRef) = "REASONING_START",
+    ReasoningMessageStart(MessageStart) = "REASONING_MESSAGE_START",
+    ReasoningMessageContent(MessageContent) = "REASONING_MESSAGE_CONTENT",
+    ReasoningMessageEnd(MessageRef) = "REASONING_MESSAGE_END",
+    ReasoningMessageChunk(MessageChunk) = "REASONING_MESSAGE_CHUNK",
+    ReasoningEnd(MessageRef) = "REASONING_END",
+    ReasoningEncryptedValue(ReasoningEncryptedValue) = "REASONING_ENCRYPTED_VALUE",
+    Raw(Raw) = "RAW",
+    Custom(Custom) = "CUSTOM",
 }
 
 /// Constructors for the events the AGORA server emits; set the time with [`Event::with_timestamp`].
@@ -597,72 +594,57 @@ impl Event {
         })
     }
 
-    /// The wire `type`, e.g. `"RUN_STARTED"`; for [`Event::Unknown`] whatever it carried.
-    pub fn kind(&self) -> &str {
-        match self {
-            Event::RunStarted(_) => "RUN_STARTED",
-            Event::RunFinished(_) => "RUN_FINISHED",
-            Event::RunError(_) => "RUN_ERROR",
-            Event::StepStarted(_) => "STEP_STARTED",
-            Event::StepFinished(_) => "STEP_FINISHED",
-            Event::TextMessageStart(_) => "TEXT_MESSAGE_START",
-            Event::TextMessageContent(_) => "TEXT_MESSAGE_CONTENT",
-            Event::TextMessageEnd(_) => "TEXT_MESSAGE_END",
-            Event::TextMessageChunk(_) => "TEXT_MESSAGE_CHUNK",
-            Event::ToolCallStart(_) => "TOOL_CALL_START",
-            Event::ToolCallArgs(_) => "TOOL_CALL_ARGS",
-            Event::ToolCallEnd(_) => "TOOL_CALL_END",
-            Event::ToolCallChunk(_) => "TOOL_CALL_CHUNK",
-            Event::ToolCallResult(_) => "TOOL_CALL_RESULT",
-            Event::StateSnapshot(_) => "STATE_SNAPSHOT",
-            Event::StateDelta(_) => "STATE_DELTA",
-            Event::MessagesSnapshot(_) => "MESSAGES_SNAPSHOT",
-            Event::ActivitySnapshot(_) => "ACTIVITY_SNAPSHOT",
-            Event::ActivityDelta(_) => "ACTIVITY_DELTA",
-            Event::ReasoningStart(_) => "REASONING_START",
-            Event::ReasoningMessageStart(_) => "REASONING_MESSAGE_START",
-            Event::ReasoningMessageContent(_) => "REASONING_MESSAGE_CONTENT",
-            Event::ReasoningMessageEnd(_) => "REASONING_MESSAGE_END",
-            Event::ReasoningMessageChunk(_) => "REASONING_MESSAGE_CHUNK",
-            Event::ReasoningEnd(_) => "REASONING_END",
-            Event::ReasoningEncryptedValue(_) => "REASONING_ENCRYPTED_VALUE",
-            Event::Raw(_) => "RAW",
-            Event::Custom(_) => "CUSTOM",
-            Event::Unknown(value) => value.get("type").and_then(Value::as_str).unwrap_or(""),
-        }
-    }
-
     /// Sets `timestamp` (Unix milliseconds). The crate has no clock: it also runs in the browser.
     /// An [`Event::Unknown`] is left as it is.
     pub fn with_timestamp(mut self, unix_millis: u64) -> Self {
-        let base = match &mut self {
-            Event::RunStarted(e) => &mut e.base,
-            Event::RunFinished(e) => &mut e.base,
-            Event::RunError(e) => &mut e.base,
-            Event::StepStarted(e) | Event::StepFinished(e) => &mut e.base,
-            Event::TextMessageStart(e) | Event::ReasoningMessageStart(e) => &mut e.base,
-            Event::TextMessageContent(e) | Event::ReasoningMessageContent(e) => &mut e.base,
-            Event::TextMessageEnd(e)
-            | Event::ReasoningStart(e)
-            | Event::ReasoningMessageEnd(e)
-            | Event::ReasoningEnd(e) => &mut e.base,
-            Event::TextMessageChunk(e) | Event::ReasoningMessageChunk(e) => &mut e.base,
-            Event::ToolCallStart(e) => &mut e.base,
-            Event::ToolCallArgs(e) => &mut e.base,
-            Event::ToolCallEnd(e) => &mut e.base,
-            Event::ToolCallChunk(e) => &mut e.base,
-            Event::ToolCallResult(e) => &mut e.base,
-            Event::StateSnapshot(e) => &mut e.base,
-            Event::StateDelta(e) => &mut e.base,
-            Event::MessagesSnapshot(e) => &mut e.base,
-            Event::ActivitySnapshot(e) => &mut e.base,
-            Event::ActivityDelta(e) => &mut e.base,
-            Event::ReasoningEncryptedValue(e) => &mut e.base,
-            Event::Raw(e) => &mut e.base,
-            Event::Custom(e) => &mut e.base,
-            Event::Unknown(_) => return self,
-        };
-        base.timestamp = Some(unix_millis);
+        if let Some(base) = self.base_mut() {
+            base.timestamp = Some(unix_millis);
+        }
         self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every variant parses back from what it serialises to, under its own `kind`.
+    #[test]
+    fn every_variant_round_trips() {
+        let one_of_each = [
+            Event::RunStarted(Default::default()),
+            Event::RunFinished(Default::default()),
+            Event::RunError(Default::default()),
+            Event::StepStarted(Default::default()),
+            Event::StepFinished(Default::default()),
+            Event::TextMessageStart(Default::default()),
+            Event::TextMessageContent(Default::default()),
+            Event::TextMessageEnd(Default::default()),
+            Event::TextMessageChunk(Default::default()),
+            Event::ToolCallStart(Default::default()),
+            Event::ToolCallArgs(Default::default()),
+            Event::ToolCallEnd(Default::default()),
+            Event::ToolCallChunk(Default::default()),
+            Event::ToolCallResult(Default::default()),
+            Event::StateSnapshot(Default::default()),
+            Event::StateDelta(Default::default()),
+            Event::MessagesSnapshot(Default::default()),
+            Event::ActivitySnapshot(Default::default()),
+            Event::ActivityDelta(Default::default()),
+            Event::ReasoningStart(Default::default()),
+            Event::ReasoningMessageStart(Default::default()),
+            Event::ReasoningMessageContent(Default::default()),
+            Event::ReasoningMessageEnd(Default::default()),
+            Event::ReasoningMessageChunk(Default::default()),
+            Event::ReasoningEnd(Default::default()),
+            Event::ReasoningEncryptedValue(Default::default()),
+            Event::Raw(Default::default()),
+            Event::Custom(Default::default()),
+        ];
+        for event in one_of_each {
+            let json = serde_json::to_value(&event).unwrap();
+            assert_eq!(json["type"], event.kind());
+            assert_eq!(serde_json::from_value::<Event>(json).unwrap(), event);
+        }
     }
 }

@@ -130,6 +130,9 @@ pub fn verify<'a>(events: impl IntoIterator<Item = &'a Event>, dialect: Dialect)
 enum Run {
     /// No event yet.
     Idle,
+    /// Events came before any RUN_STARTED; they are checked as a run that a RUN_STARTED may
+    /// still replace without a second violation.
+    Unstarted,
     Active,
     Errored,
     Finished,
@@ -191,7 +194,7 @@ impl Verifier {
     /// Call when the stream ends. In AGORA a run that has not sent `RUN_FINISHED` is a
     /// violation; standard AG-UI does not check this.
     pub fn finish(self) -> Option<Violation> {
-        let open = matches!(self.run, Run::Active | Run::Errored);
+        let open = matches!(self.run, Run::Unstarted | Run::Active | Run::Errored);
         (self.dialect == Dialect::Agora && open).then(|| Violation {
             index: self.index,
             rule: Rule::RunNotFinished,
@@ -221,14 +224,16 @@ impl Verifier {
         let agora = self.dialect == Dialect::Agora;
         let kind = event.kind();
         match self.run {
-            Run::Active => {
-                if matches!(event, Event::RunStarted(_)) {
+            Run::Unstarted | Run::Active => {
+                if !matches!(event, Event::RunStarted(_)) {
+                    return true;
+                }
+                if self.run == Run::Active {
                     let message = "RUN_STARTED before the active run finished".to_owned();
                     found.push(self.violation(Rule::RunAlreadyStarted, message));
-                    self.start_run();
-                    return false;
                 }
-                true
+                self.start_run();
+                false
             }
             Run::Errored => {
                 match (event, agora) {
@@ -264,8 +269,9 @@ impl Verifier {
                 _ => {
                     let message = format!("{kind} before RUN_STARTED");
                     found.push(self.violation(Rule::RunNotStarted, message));
-                    // Check the rest as part of a run that started well.
                     self.start_run();
+                    self.run = Run::Unstarted;
+                    // Only the missing RUN_STARTED is reported, not a missing snapshot after it.
                     self.snapshot_sent = true;
                     true
                 }
