@@ -1,0 +1,187 @@
+//! Human approval of tool calls: the policy that decides which calls need it, and the registry
+//! that pairs each `agora:tool_approval_response` with the run waiting for it.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::Mutex;
+
+use serde_json::Value;
+use tokio::sync::oneshot;
+
+use crate::protocol::RiskLevel;
+
+/// Name fragments the original system treats as high risk.
+const HIGH_RISK_NAME_PARTS: &[&str] = &[
+    "delete",
+    "remove",
+    "destroy",
+    "drop",
+    "submit_final",
+    "approve_compliance",
+    "publish_report",
+    "certify",
+];
+
+/// The original system's policy: the final report is critical, destructive or binding tools and
+/// large or wide-reaching parameters are high, the rest is low and runs without asking.
+pub fn risk_level(tool_name: &str, arguments: &Value) -> RiskLevel {
+    if tool_name == "generate_final_report" {
+        return RiskLevel::Critical;
+    }
+    let name = tool_name.to_ascii_lowercase();
+    if HIGH_RISK_NAME_PARTS.iter().any(|part| name.contains(part)) {
+        return RiskLevel::High;
+    }
+    let large_amount = arguments.get("amount").and_then(Value::as_f64).is_some_and(|a| a > 10_000.0);
+    let wide_scope = matches!(arguments.get("scope").and_then(Value::as_str), Some("company_wide" | "global"));
+    if large_amount || wide_scope {
+        return RiskLevel::High;
+    }
+    RiskLevel::Low
+}
+
+pub fn needs_approval(risk: RiskLevel) -> bool {
+    matches!(risk, RiskLevel::High | RiskLevel::Critical)
+}
+
+/// What the user decided; an expired request counts as rejected.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Decision {
+    pub approved: bool,
+    pub feedback: Option<String>,
+    /// The user who answered, or `system` when it expired.
+    pub decided_by: String,
+}
+
+/// Why a response was refused; each becomes an `agora:error`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum Refusal {
+    #[error("unknown approvalId")]
+    Unknown,
+    #[error("this approval was already answered")]
+    Duplicate,
+    #[error("this approval belongs to another run or connection")]
+    Foreign,
+}
+
+impl Refusal {
+    pub fn code(self) -> &'static str {
+        match self {
+            Refusal::Unknown => "unknown_approval",
+            Refusal::Duplicate => "duplicate_approval",
+            Refusal::Foreign => "foreign_approval",
+        }
+    }
+}
+
+struct Pending {
+    /// Only the connection the request went to may answer it.
+    connection_id: u64,
+    /// Only the run's owner may answer it.
+    user_id: String,
+    reply: oneshot::Sender<Decision>,
+}
+
+/// Approvals in flight, across all connections.
+#[derive(Default)]
+pub struct Approvals {
+    inner: Mutex<Inner>,
+}
+
+#[derive(Default)]
+struct Inner {
+    pending: HashMap<String, Pending>,
+    /// Answered or expired ids, so a replay is told it is a duplicate rather than unknown.
+    settled: HashSet<String>,
+}
+
+impl Approvals {
+    /// Registers a request; the receiver yields the decision.
+    pub fn register(&self, approval_id: &str, connection_id: u64, user_id: &str) -> oneshot::Receiver<Decision> {
+        let (reply, receiver) = oneshot::channel();
+        let pending = Pending {
+            connection_id,
+            user_id: user_id.to_owned(),
+            reply,
+        };
+        self.lock().pending.insert(approval_id.to_owned(), pending);
+        receiver
+    }
+
+    /// Delivers a user's answer to the waiting run.
+    pub fn resolve(
+        &self,
+        approval_id: &str,
+        connection_id: u64,
+        user_id: &str,
+        approved: bool,
+        feedback: Option<String>,
+    ) -> Result<(), Refusal> {
+        let mut inner = self.lock();
+        let Some(pending) = inner.pending.get(approval_id) else {
+            return Err(if inner.settled.contains(approval_id) { Refusal::Duplicate } else { Refusal::Unknown });
+        };
+        if pending.connection_id != connection_id || pending.user_id != user_id {
+            return Err(Refusal::Foreign);
+        }
+        let pending = inner.pending.remove(approval_id).expect("checked above");
+        inner.settled.insert(approval_id.to_owned());
+        let decision = Decision {
+            approved,
+            feedback,
+            decided_by: user_id.to_owned(),
+        };
+        // The run may have been cancelled meanwhile; then nobody waits and that is fine.
+        let _ = pending.reply.send(decision);
+        Ok(())
+    }
+
+    /// Forgets a request whose run stopped waiting (expired or cancelled).
+    pub fn settle(&self, approval_id: &str) {
+        let mut inner = self.lock();
+        inner.pending.remove(approval_id);
+        inner.settled.insert(approval_id.to_owned());
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
+        // A panic elsewhere cannot leave this map half-updated: every change is one statement.
+        self.inner.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn policy_matches_the_original_system() {
+        let cases = [
+            ("generate_final_report", json!({}), RiskLevel::Critical),
+            ("delete_inspection", json!({}), RiskLevel::High),
+            ("publish_report_now", json!({}), RiskLevel::High),
+            ("certify_company", json!({}), RiskLevel::High),
+            ("search_regulations", json!({"amount": 20000}), RiskLevel::High),
+            ("search_regulations", json!({"amount": 10000}), RiskLevel::Low),
+            ("search_regulations", json!({"scope": "global"}), RiskLevel::High),
+            ("search_regulations", json!({"scope": "company_wide"}), RiskLevel::High),
+            ("get_company_info", json!({"kvk": "92251854"}), RiskLevel::Low),
+        ];
+        for (tool, args, expected) in cases {
+            assert_eq!(risk_level(tool, &args), expected, "{tool} {args}");
+        }
+    }
+
+    #[test]
+    fn only_the_owner_on_its_connection_answers_once() {
+        let approvals = Approvals::default();
+        let mut receiver = approvals.register("appr-1", 7, "alice");
+        assert_eq!(approvals.resolve("nope", 7, "alice", true, None), Err(Refusal::Unknown));
+        assert_eq!(approvals.resolve("appr-1", 8, "alice", true, None), Err(Refusal::Foreign));
+        assert_eq!(approvals.resolve("appr-1", 7, "bob", true, None), Err(Refusal::Foreign));
+        assert_eq!(approvals.resolve("appr-1", 7, "alice", false, Some("nee".into())), Ok(()));
+        assert_eq!(approvals.resolve("appr-1", 7, "alice", true, None), Err(Refusal::Duplicate));
+        let decision = receiver.try_recv().expect("decision delivered");
+        assert!(!decision.approved);
+        assert_eq!(decision.feedback.as_deref(), Some("nee"));
+    }
+}
