@@ -1,4 +1,5 @@
 //! Runs, routing, agents, tools, approvals and LLM providers.
 
+pub mod agents;
 pub mod llm;
 pub mod store;

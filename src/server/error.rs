@@ -12,6 +12,8 @@ pub enum AppError {
     BadRequest(String),
     #[error("{0}")]
     Unprocessable(String),
+    #[error("{0}")]
+    Conflict(String),
     #[error("internal error: {0}")]
     Internal(#[from] anyhow::Error),
 }
@@ -22,11 +24,23 @@ impl IntoResponse for AppError {
             Self::NotFound(m) => (StatusCode::NOT_FOUND, m.clone()),
             Self::BadRequest(m) => (StatusCode::BAD_REQUEST, m.clone()),
             Self::Unprocessable(m) => (StatusCode::UNPROCESSABLE_ENTITY, m.clone()),
+            Self::Conflict(m) => (StatusCode::CONFLICT, m.clone()),
             Self::Internal(e) => {
                 tracing::error!(error = ?e, "internal error");
                 (StatusCode::INTERNAL_SERVER_ERROR, "Internal server error".to_owned())
             }
         };
         (status, Json(serde_json::json!({ "detail": detail }))).into_response()
+    }
+}
+
+impl From<crate::orchestrator::store::StoreError> for AppError {
+    fn from(e: crate::orchestrator::store::StoreError) -> Self {
+        use crate::orchestrator::store::StoreError;
+        match e {
+            StoreError::NotFound(m) => Self::NotFound(m),
+            StoreError::Conflict(m) => Self::Conflict(m),
+            StoreError::Backend(m) => Self::Internal(anyhow::anyhow!("store: {m}")),
+        }
     }
 }

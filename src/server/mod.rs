@@ -3,6 +3,8 @@
 mod assets;
 mod config;
 mod error;
+pub mod rest;
+pub mod store;
 mod ws;
 
 use std::sync::Arc;
@@ -25,6 +27,9 @@ pub struct AppState {
     pub leptos: LeptosOptions,
     /// Start-up configuration, read by the transports and the store.
     pub config: Arc<Config>,
+    /// Threads, messages, runs, approvals and users; the orchestrator takes it as
+    /// `Arc<dyn Store>` (trait upcasting).
+    pub db: Arc<dyn store::Database>,
 }
 
 impl AppState {
@@ -36,9 +41,16 @@ impl AppState {
             .site_pkg_dir("pkg")
             .site_addr(config.addr)
             .build();
+        let db = store::SqliteStore::open(&config.data_dir.join("agora.db")).await?;
+        if db.interrupted_at_startup() > 0 {
+            tracing::warn!(runs = db.interrupted_at_startup(), "runs cut off by the last stop marked interrupted");
+        }
+        let db: Arc<dyn store::Database> = Arc::new(db);
+        rest::seed_dev_user(db.as_ref()).await?;
         Ok(Self {
             leptos,
             config: Arc::new(config),
+            db,
         })
     }
 }
@@ -55,8 +67,10 @@ pub fn router(state: AppState) -> Router {
     Router::new()
         .route("/health", get(health))
         .route("/ws", get(ws::upgrade))
+        .merge(rest::routes())
         .leptos_routes(&state, routes, move || shell(options.clone()))
         .fallback(assets::serve)
+        .layer(axum::middleware::from_fn(rest::negotiate_root))
         .layer(tower_http::compression::CompressionLayer::new())
         .with_state(state)
 }
@@ -65,6 +79,7 @@ async fn health() -> axum::Json<serde_json::Value> {
     axum::Json(serde_json::json!({
         "status": "healthy",
         "service": "agora-hai",
+        "protocol": "ag-ui",
         "version": env!("CARGO_PKG_VERSION"),
     }))
 }

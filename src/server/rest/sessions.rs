@@ -1,0 +1,220 @@
+//! Sessions: the REST name of a thread (`sessionId` = AG-UI `threadId`). A user sees only
+//! their own; someone else's session is 404, as an unknown one.
+
+use std::collections::HashMap;
+
+use axum::Json;
+use axum::body::Bytes;
+use axum::extract::{Path, Query, State};
+use serde_json::{Map, Value, json};
+
+use super::{AppError, CurrentUser, Paging, json_object, query_bool, timestamp};
+use crate::protocol::Message;
+use crate::server::AppState;
+use crate::server::store::{MAX_TITLE_CHARS, ThreadSummary, user_text};
+
+/// The contract's `SessionMetadata`.
+fn metadata_json(summary: &ThreadSummary) -> Value {
+    let thread = &summary.thread;
+    json!({
+        "sessionId": thread.id,
+        "userId": thread.owner,
+        "title": thread.title,
+        "firstMessagePreview": summary.first_message_preview,
+        "messageCount": thread.message_count,
+        "createdAt": timestamp(thread.created_at),
+        "lastActivity": timestamp(thread.last_activity),
+    })
+}
+
+/// The session if it exists and belongs to `user`.
+async fn owned(state: &AppState, user: &CurrentUser, session_id: &str) -> Result<ThreadSummary, AppError> {
+    let summary = state.db.thread_summary(session_id).await?;
+    if summary.thread.owner != user.id {
+        return Err(AppError::NotFound(format!("Session {session_id} not found")));
+    }
+    Ok(summary)
+}
+
+/// `GET /sessions?user_id&limit&offset`: most recent activity first.
+pub async fn list(
+    State(state): State<AppState>,
+    user: CurrentUser,
+    Query(query): Query<HashMap<String, String>>,
+) -> Result<Json<Value>, AppError> {
+    let paging = Paging::from_query(&query)?;
+    let page = state.db.list_threads(&user.id, paging.limit, paging.offset).await?;
+    let sessions: Vec<Value> = page.items.iter().map(metadata_json).collect();
+    Ok(Json(json!({
+        "success": true,
+        "sessions": sessions,
+        "totalCount": page.total,
+    })))
+}
+
+/// `GET /sessions/{id}/metadata`.
+pub async fn metadata(
+    State(state): State<AppState>,
+    user: CurrentUser,
+    Path(session_id): Path<String>,
+) -> Result<Json<Value>, AppError> {
+    let summary = owned(&state, &user, &session_id).await?;
+    Ok(Json(json!({ "success": true, "session": metadata_json(&summary) })))
+}
+
+/// `GET /sessions/{id}/history?include_tools`.
+pub async fn history(
+    State(state): State<AppState>,
+    user: CurrentUser,
+    Path(session_id): Path<String>,
+    Query(query): Query<HashMap<String, String>>,
+) -> Result<Json<Value>, AppError> {
+    let include_tools = query_bool(&query, "include_tools")?.unwrap_or(false);
+    owned(&state, &user, &session_id).await?;
+    let messages = state.db.messages(&session_id).await?;
+    let history = history_messages(&messages, include_tools);
+    Ok(Json(json!({
+        "success": true,
+        "threadId": session_id,
+        "messageCount": history.len(),
+        "history": history,
+    })))
+}
+
+/// The stored AG-UI messages as the contract's `HistoryMessage`s: user and assistant text,
+/// and with `include_tools` each tool call (`tool_call`, arguments as content) and result
+/// (`tool`). System, developer, reasoning and activity messages are not history.
+pub fn history_messages(messages: &[Message], include_tools: bool) -> Vec<Value> {
+    let mut tool_names: HashMap<&str, &str> = HashMap::new();
+    let mut history = Vec::new();
+    for message in messages {
+        match message {
+            Message::User(user) => history.push(json!({ "role": "user", "content": user_text(user) })),
+            Message::Assistant(assistant) => {
+                let agent_id = assistant.name.as_deref();
+                if let Some(content) = assistant.content.as_deref().filter(|c| !c.trim().is_empty()) {
+                    let mut entry = Map::new();
+                    entry.insert("role".into(), "assistant".into());
+                    entry.insert("content".into(), content.into());
+                    if let Some(agent_id) = agent_id {
+                        entry.insert("agent_id".into(), agent_id.into());
+                    }
+                    let spoken = ["spokenText", "spoken_text"]
+                        .iter()
+                        .find_map(|key| assistant.extra.get(*key).and_then(Value::as_str));
+                    if let Some(spoken) = spoken {
+                        entry.insert("spoken_text".into(), spoken.into());
+                    }
+                    history.push(Value::Object(entry));
+                }
+                for call in assistant.tool_calls.iter().flatten() {
+                    tool_names.insert(&call.id, &call.function.name);
+                    if include_tools {
+                        let mut entry = Map::new();
+                        entry.insert("role".into(), "tool_call".into());
+                        entry.insert("content".into(), call.function.arguments.clone().into());
+                        entry.insert("tool_call_id".into(), call.id.clone().into());
+                        entry.insert("tool_name".into(), call.function.name.clone().into());
+                        if let Some(agent_id) = agent_id {
+                            entry.insert("agent_id".into(), agent_id.into());
+                        }
+                        history.push(Value::Object(entry));
+                    }
+                }
+            }
+            Message::Tool(result) if include_tools => {
+                let name = tool_names.get(result.tool_call_id.as_str()).copied().unwrap_or("unknown");
+                let content = match &result.error {
+                    Some(error) if result.content.is_empty() => error.clone(),
+                    _ => result.content.clone(),
+                };
+                history.push(json!({
+                    "role": "tool",
+                    "content": content,
+                    "tool_call_id": result.tool_call_id,
+                    "tool_name": name,
+                }));
+            }
+            _ => {}
+        }
+    }
+    history
+}
+
+/// `PUT /sessions/{id}` with `{"title": …}`: no field is 400; a title that is not text, blank
+/// or longer than 200 characters is 422.
+pub async fn update(
+    State(state): State<AppState>,
+    user: CurrentUser,
+    Path(session_id): Path<String>,
+    body: Bytes,
+) -> Result<Json<Value>, AppError> {
+    let body = json_object(&body)?.unwrap_or_default();
+    let title = match body.get("title") {
+        None | Some(Value::Null) => return Err(AppError::BadRequest("No update fields provided".to_owned())),
+        Some(Value::String(title)) => title.trim().to_owned(),
+        Some(_) => return Err(AppError::Unprocessable("title must be a string".to_owned())),
+    };
+    if title.is_empty() {
+        return Err(AppError::Unprocessable("title must not be empty".to_owned()));
+    }
+    if title.chars().count() > MAX_TITLE_CHARS {
+        return Err(AppError::Unprocessable(format!(
+            "title must be at most {MAX_TITLE_CHARS} characters"
+        )));
+    }
+    owned(&state, &user, &session_id).await?;
+    let summary = state.db.rename_thread(&session_id, &title).await?;
+    Ok(Json(json!({ "success": true, "session": metadata_json(&summary) })))
+}
+
+/// `DELETE /sessions/{id}`: the thread with its messages, runs and approvals.
+pub async fn delete(
+    State(state): State<AppState>,
+    user: CurrentUser,
+    Path(session_id): Path<String>,
+) -> Result<Json<Value>, AppError> {
+    owned(&state, &user, &session_id).await?;
+    state.db.delete_thread(&session_id).await?;
+    Ok(Json(json!({ "success": true, "message": "Session deleted" })))
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn history_hides_tools_unless_asked() {
+        let messages: Vec<Message> = serde_json::from_value(json!([
+            {"role": "system", "content": "je bent een agent"},
+            {"role": "user", "id": "u1", "content": "Zoek Bella Rosa"},
+            {"role": "assistant", "id": "a1", "name": "history-agent", "toolCalls": [
+                {"id": "call-1", "type": "function", "function": {"name": "get_company_info", "arguments": "{\"naam\":\"Bella Rosa\"}"}}
+            ]},
+            {"role": "tool", "id": "t1", "toolCallId": "call-1", "content": "{\"kvk\":\"123\"}"},
+            {"role": "assistant", "id": "a2", "name": "history-agent", "content": "Gevonden.", "spokenText": "Gevonden"}
+        ]))
+        .unwrap();
+        let plain = history_messages(&messages, false);
+        assert_eq!(
+            plain,
+            vec![
+                json!({"role": "user", "content": "Zoek Bella Rosa"}),
+                json!({"role": "assistant", "content": "Gevonden.", "agent_id": "history-agent", "spoken_text": "Gevonden"}),
+            ]
+        );
+        let full = history_messages(&messages, true);
+        assert_eq!(full.len(), 4);
+        assert_eq!(
+            full[1],
+            json!({"role": "tool_call", "content": "{\"naam\":\"Bella Rosa\"}", "tool_call_id": "call-1",
+                   "tool_name": "get_company_info", "agent_id": "history-agent"})
+        );
+        assert_eq!(
+            full[2],
+            json!({"role": "tool", "content": "{\"kvk\":\"123\"}", "tool_call_id": "call-1", "tool_name": "get_company_info"})
+        );
+    }
+}

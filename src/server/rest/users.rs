@@ -1,0 +1,225 @@
+//! Users and their preferences. Invalid input is 400 and a taken email 409, as the contract
+//! says; a malformed `limit`/`offset` is 422 like everywhere else.
+
+use std::collections::HashMap;
+
+use axum::Json;
+use axum::body::Bytes;
+use axum::extract::{Path, Query, State};
+use axum::http::StatusCode;
+use serde_json::{Map, Value, json};
+
+use super::{AppError, CurrentUser, Paging, json_object, timestamp};
+use crate::server::AppState;
+use crate::server::store::{NewUser, PreferencesUpdate, SpokenTextType, Theme, UserRecord, UserRole, UserUpdate};
+
+/// Longest display name accepted.
+const MAX_NAME_CHARS: usize = 200;
+
+/// The contract's `UserProfile`.
+fn profile_json(user: &UserRecord) -> Value {
+    json!({
+        "id": user.id,
+        "email": user.email,
+        "name": user.name,
+        "role": user.role,
+        "preferences": user.preferences,
+        "createdAt": timestamp(user.created_at),
+        "lastActivity": timestamp(user.last_activity),
+    })
+}
+
+fn bad(message: impl Into<String>) -> AppError {
+    AppError::BadRequest(message.into())
+}
+
+/// A display name: text, not blank, at most [`MAX_NAME_CHARS`] characters.
+fn valid_name(raw: &str) -> Result<String, AppError> {
+    let name = raw.trim();
+    if name.is_empty() {
+        return Err(bad("name must not be empty"));
+    }
+    if name.chars().count() > MAX_NAME_CHARS {
+        return Err(bad(format!("name must be at most {MAX_NAME_CHARS} characters")));
+    }
+    Ok(name.to_owned())
+}
+
+/// A plausible address: `local@domain.tld` without spaces. Delivery is not checked.
+fn valid_email(raw: &str) -> Result<String, AppError> {
+    let email = raw.trim();
+    let plausible = email.len() <= 254
+        && !email.chars().any(char::is_whitespace)
+        && email.split_once('@').is_some_and(|(local, domain)| {
+            !local.is_empty()
+                && !domain.contains('@')
+                && domain.split('.').count() >= 2
+                && domain.split('.').all(|label| !label.is_empty())
+        });
+    if plausible { Ok(email.to_owned()) } else { Err(bad(format!("{raw:?} is not a valid email address"))) }
+}
+
+fn valid_role(raw: &str) -> Result<UserRole, AppError> {
+    UserRole::parse(raw.trim()).ok_or_else(|| bad(format!("role must be admin, inspector or viewer, not {raw:?}")))
+}
+
+fn string_field<'a>(body: &'a Map<String, Value>, key: &str) -> Result<Option<&'a str>, AppError> {
+    match body.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s)),
+        Some(_) => Err(bad(format!("{key} must be a string"))),
+    }
+}
+
+/// The contract's `UpdatePreferencesRequest`; unknown keys are ignored, a wrong value is 400.
+fn preferences_update(body: &Map<String, Value>) -> Result<PreferencesUpdate, AppError> {
+    let theme = string_field(body, "theme")?
+        .map(|raw| Theme::parse(raw).ok_or_else(|| bad(format!("theme must be light, dark or system, not {raw:?}"))))
+        .transpose()?;
+    let notifications_enabled = match body.get("notifications_enabled") {
+        None | Some(Value::Null) => None,
+        Some(Value::Bool(enabled)) => Some(*enabled),
+        Some(_) => return Err(bad("notifications_enabled must be true or false")),
+    };
+    let default_agent_id = string_field(body, "default_agent_id")?
+        .map(|raw| {
+            crate::orchestrator::agents::agent(raw.trim())
+                .map(|agent| agent.id.to_owned())
+                .ok_or_else(|| bad(format!("default_agent_id {raw:?} is not an agent")))
+        })
+        .transpose()?;
+    let language = string_field(body, "language")?
+        .map(|raw| {
+            let language = raw.trim();
+            if language.is_empty() || language.len() > 35 {
+                Err(bad("language must be a language tag such as nl-NL"))
+            } else {
+                Ok(language.to_owned())
+            }
+        })
+        .transpose()?;
+    let spoken_text_type = string_field(body, "spoken_text_type")?
+        .map(|raw| {
+            SpokenTextType::parse(raw)
+                .ok_or_else(|| bad(format!("spoken_text_type must be dictate or summarize, not {raw:?}")))
+        })
+        .transpose()?;
+    Ok(PreferencesUpdate {
+        theme,
+        notifications_enabled,
+        default_agent_id,
+        language,
+        spoken_text_type,
+    })
+}
+
+/// `GET /users/me`: the bare `UserProfile`.
+pub async fn me(State(state): State<AppState>, user: CurrentUser) -> Result<Json<Value>, AppError> {
+    let record = state.db.user(&user.id).await?;
+    Ok(Json(profile_json(&record)))
+}
+
+/// `GET /users/me/preferences`.
+pub async fn preferences(State(state): State<AppState>, user: CurrentUser) -> Result<Json<Value>, AppError> {
+    let preferences = state.db.preferences(&user.id).await?;
+    Ok(Json(json!({ "success": true, "preferences": preferences })))
+}
+
+/// `PUT /users/me/preferences`: a partial update; no known field is 400.
+pub async fn update_preferences(
+    State(state): State<AppState>,
+    user: CurrentUser,
+    body: Bytes,
+) -> Result<Json<Value>, AppError> {
+    let body = json_object(&body)?.unwrap_or_default();
+    let update = preferences_update(&body)?;
+    if update.is_empty() {
+        return Err(bad("No preference fields provided"));
+    }
+    let preferences = state.db.update_preferences(&user.id, &update).await?;
+    Ok(Json(json!({ "success": true, "preferences": preferences })))
+}
+
+/// `POST /users` with `{email, name, role?}`: 201, 400 for invalid input, 409 for a taken email.
+pub async fn create(State(state): State<AppState>, body: Bytes) -> Result<(StatusCode, Json<Value>), AppError> {
+    let body = json_object(&body)?.ok_or_else(|| bad("email and name are required"))?;
+    let email = valid_email(string_field(&body, "email")?.ok_or_else(|| bad("email is required"))?)?;
+    let name = valid_name(string_field(&body, "name")?.ok_or_else(|| bad("name is required"))?)?;
+    let role = string_field(&body, "role")?.map(valid_role).transpose()?.unwrap_or(UserRole::Inspector);
+    let record = state.db.create_user(&NewUser { id: None, email, name, role }).await?;
+    Ok((StatusCode::CREATED, Json(json!({ "success": true, "user": profile_json(&record) }))))
+}
+
+/// `GET /users?limit&offset`: newest first.
+pub async fn list(
+    State(state): State<AppState>,
+    Query(query): Query<HashMap<String, String>>,
+) -> Result<Json<Value>, AppError> {
+    let paging = Paging::from_query(&query)?;
+    let page = state.db.list_users(paging.limit, paging.offset).await?;
+    let users: Vec<Value> = page.items.iter().map(profile_json).collect();
+    Ok(Json(json!({ "success": true, "users": users, "totalCount": page.total })))
+}
+
+/// `GET /users/{id}`.
+pub async fn get(State(state): State<AppState>, Path(user_id): Path<String>) -> Result<Json<Value>, AppError> {
+    let record = state.db.user(&user_id).await?;
+    Ok(Json(json!({ "success": true, "user": profile_json(&record) })))
+}
+
+/// `PUT /users/{id}`: `name` and `role` as query parameters (the contract), and also a JSON
+/// body `UpdateUserRequest` (`name`, `preferences`); the query wins. No field is 400.
+pub async fn update(
+    State(state): State<AppState>,
+    Path(user_id): Path<String>,
+    Query(query): Query<HashMap<String, String>>,
+    body: Bytes,
+) -> Result<Json<Value>, AppError> {
+    let body = json_object(&body)?.unwrap_or_default();
+    let name = match query.get("name") {
+        Some(name) => Some(name.as_str()),
+        None => string_field(&body, "name")?,
+    };
+    let role = match query.get("role") {
+        Some(role) => Some(role.as_str()),
+        None => string_field(&body, "role")?,
+    };
+    let preferences = match body.get("preferences") {
+        None | Some(Value::Null) => None,
+        Some(Value::Object(preferences)) => Some(preferences_update(preferences)?),
+        Some(_) => return Err(bad("preferences must be an object")),
+    };
+    let update = UserUpdate {
+        name: name.map(valid_name).transpose()?,
+        role: role.map(valid_role).transpose()?,
+        preferences,
+    };
+    if update.is_empty() {
+        return Err(bad("No update fields provided"));
+    }
+    let record = state.db.update_user(&user_id, &update).await?;
+    Ok(Json(json!({ "success": true, "user": profile_json(&record) })))
+}
+
+/// `DELETE /users/{id}`: the user and every session they own.
+pub async fn delete(State(state): State<AppState>, Path(user_id): Path<String>) -> Result<Json<Value>, AppError> {
+    let deleted = state.db.delete_user(&user_id).await?;
+    Ok(Json(json!({
+        "success": true,
+        "message": "User and associated sessions deleted",
+        "deletedSessionsCount": deleted,
+    })))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn emails_are_checked_loosely() {
+        assert_eq!(valid_email(" jan@nvwa.nl ").unwrap(), "jan@nvwa.nl");
+        for bad in ["", "jan", "jan@", "@nvwa.nl", "jan@nvwa", "jan @nvwa.nl", "a@b@c.nl", "jan@nvwa..nl"] {
+            assert!(valid_email(bad).is_err(), "{bad}");
+        }
+    }
+}

@@ -1,0 +1,325 @@
+//! Persistence behind two traits: the orchestrator's [`Store`] (threads, messages, runs,
+//! approvals) and the REST side's [`Database`] on top of it (listing, renaming and deleting
+//! threads, users and their preferences). [`SqliteStore`] is the embedded implementation.
+//!
+//! A PostgreSQL implementation for several instances behind a load balancer needs:
+//! - the same tables (see `migrations/`; types map one to one, `TEXT` JSON may become `JSONB`);
+//! - `append_message` numbering messages per thread atomically (a row lock on the thread, as
+//!   SQLite's single writer gives here for free);
+//! - runs tagged with the instance that executes them, so that at start-up an instance marks
+//!   only *its own* `running` runs `interrupted` ([`Database::interrupt_running_runs`]); a
+//!   run's WebSocket stays on the instance that started it (sticky sessions, or a shared bus);
+//! - timestamps from the database clock (`now()`), since instances' clocks differ.
+
+mod sqlite;
+
+use serde::{Deserialize, Serialize};
+
+pub use crate::orchestrator::store::{
+    ApprovalDecision, ApprovalRecord, RunRecord, RunStatus, Store, StoreError, ThreadRecord,
+};
+use crate::protocol::{InputContent, UserContent, UserMessage};
+pub use sqlite::SqliteStore;
+
+/// The user every request acts as until authentication exists (see `rest::current_user`).
+pub const DEV_USER_ID: &str = "00000000-0000-4000-8000-000000000001";
+pub const DEV_USER_EMAIL: &str = "inspecteur@nvwa.nl";
+pub const DEV_USER_NAME: &str = "Koen Inspecteur";
+
+/// Shown for a thread that has no user message yet.
+pub const UNTITLED: &str = "Nieuw gesprek";
+/// Automatic titles are at most this many characters, ellipsis included.
+pub const AUTO_TITLE_CHARS: usize = 60;
+/// A title a user gives is at most this many characters.
+pub const MAX_TITLE_CHARS: usize = 200;
+/// `firstMessagePreview` is at most this many characters, ellipsis included.
+pub const PREVIEW_CHARS: usize = 100;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum UserRole {
+    Admin,
+    Inspector,
+    Viewer,
+}
+
+impl UserRole {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Admin => "admin",
+            Self::Inspector => "inspector",
+            Self::Viewer => "viewer",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "admin" => Some(Self::Admin),
+            "inspector" => Some(Self::Inspector),
+            "viewer" => Some(Self::Viewer),
+            _ => None,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Theme {
+    Light,
+    Dark,
+    System,
+}
+
+impl Theme {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Light => "light",
+            Self::Dark => "dark",
+            Self::System => "system",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "light" => Some(Self::Light),
+            "dark" => Some(Self::Dark),
+            "system" => Some(Self::System),
+            _ => None,
+        }
+    }
+}
+
+/// How assistant answers are spoken: in full or summarised.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SpokenTextType {
+    Dictate,
+    Summarize,
+}
+
+impl SpokenTextType {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Dictate => "dictate",
+            Self::Summarize => "summarize",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "dictate" => Some(Self::Dictate),
+            "summarize" => Some(Self::Summarize),
+            _ => None,
+        }
+    }
+}
+
+/// A user's settings; the contract's `UserPreferences`, defaults included.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Preferences {
+    pub theme: Theme,
+    pub notifications_enabled: bool,
+    pub default_agent_id: String,
+    pub language: String,
+    pub spoken_text_type: SpokenTextType,
+}
+
+impl Default for Preferences {
+    fn default() -> Self {
+        Self {
+            theme: Theme::System,
+            notifications_enabled: true,
+            default_agent_id: "general-agent".to_owned(),
+            language: "nl-NL".to_owned(),
+            spoken_text_type: SpokenTextType::Summarize,
+        }
+    }
+}
+
+/// A partial update of [`Preferences`]: `None` keeps the current value.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct PreferencesUpdate {
+    pub theme: Option<Theme>,
+    pub notifications_enabled: Option<bool>,
+    pub default_agent_id: Option<String>,
+    pub language: Option<String>,
+    pub spoken_text_type: Option<SpokenTextType>,
+}
+
+impl PreferencesUpdate {
+    pub fn is_empty(&self) -> bool {
+        *self == Self::default()
+    }
+
+    pub fn apply(&self, to: &mut Preferences) {
+        if let Some(theme) = self.theme {
+            to.theme = theme;
+        }
+        if let Some(enabled) = self.notifications_enabled {
+            to.notifications_enabled = enabled;
+        }
+        if let Some(agent) = &self.default_agent_id {
+            to.default_agent_id.clone_from(agent);
+        }
+        if let Some(language) = &self.language {
+            to.language.clone_from(language);
+        }
+        if let Some(kind) = self.spoken_text_type {
+            to.spoken_text_type = kind;
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct UserRecord {
+    pub id: String,
+    /// Unique, compared without regard to case.
+    pub email: String,
+    pub name: String,
+    pub role: UserRole,
+    pub preferences: Preferences,
+    /// Unix milliseconds.
+    pub created_at: i64,
+    /// Unix milliseconds: creation, an update, or the last thread the user opened.
+    pub last_activity: i64,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct NewUser {
+    /// A fresh UUID when `None`.
+    pub id: Option<String>,
+    pub email: String,
+    pub name: String,
+    pub role: UserRole,
+}
+
+/// A partial update of a user: `None` keeps the current value.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct UserUpdate {
+    pub name: Option<String>,
+    pub role: Option<UserRole>,
+    pub preferences: Option<PreferencesUpdate>,
+}
+
+impl UserUpdate {
+    pub fn is_empty(&self) -> bool {
+        self.name.is_none() && self.role.is_none() && self.preferences.as_ref().is_none_or(PreferencesUpdate::is_empty)
+    }
+}
+
+/// A thread as the sidebar shows it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ThreadSummary {
+    pub thread: ThreadRecord,
+    /// The first user message, shortened; empty until there is one.
+    pub first_message_preview: String,
+}
+
+/// One page of a listing and the size of the whole list.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Page<T> {
+    pub items: Vec<T>,
+    pub total: u64,
+}
+
+/// What the REST API needs beyond the orchestrator's [`Store`]. `AppState` holds an
+/// `Arc<dyn Database>`; the orchestrator takes it as `Arc<dyn Store>` (trait upcasting).
+#[async_trait::async_trait]
+pub trait Database: Store {
+    /// Marks every run still `running` as `interrupted` and returns how many there were. Called
+    /// once at start-up, before any run can start.
+    async fn interrupt_running_runs(&self) -> Result<u64, StoreError>;
+
+    /// The owner's threads, most recent activity first.
+    async fn list_threads(&self, owner: &str, limit: u32, offset: u32) -> Result<Page<ThreadSummary>, StoreError>;
+    async fn thread_summary(&self, thread_id: &str) -> Result<ThreadSummary, StoreError>;
+    /// Sets a title (already validated) that later messages never overwrite.
+    async fn rename_thread(&self, thread_id: &str, title: &str) -> Result<ThreadSummary, StoreError>;
+    /// Deletes the thread with its messages, runs and approvals.
+    async fn delete_thread(&self, thread_id: &str) -> Result<(), StoreError>;
+
+    /// `Conflict` when the email (or the given id) is taken.
+    async fn create_user(&self, user: &NewUser) -> Result<UserRecord, StoreError>;
+    /// Creates the user with the given id unless it exists; returns it either way.
+    async fn ensure_user(&self, user: &NewUser) -> Result<UserRecord, StoreError>;
+    async fn user(&self, user_id: &str) -> Result<UserRecord, StoreError>;
+    /// Newest first.
+    async fn list_users(&self, limit: u32, offset: u32) -> Result<Page<UserRecord>, StoreError>;
+    async fn update_user(&self, user_id: &str, update: &UserUpdate) -> Result<UserRecord, StoreError>;
+    /// Deletes the user and the threads they own; returns how many threads went.
+    async fn delete_user(&self, user_id: &str) -> Result<u64, StoreError>;
+
+    async fn preferences(&self, user_id: &str) -> Result<Preferences, StoreError>;
+    async fn update_preferences(&self, user_id: &str, update: &PreferencesUpdate) -> Result<Preferences, StoreError>;
+}
+
+/// The text of a user message: the string, or its text parts joined by blank lines.
+pub fn user_text(message: &UserMessage) -> String {
+    match &message.content {
+        UserContent::Text(text) => text.clone(),
+        UserContent::Parts(parts) => parts
+            .iter()
+            .filter_map(|part| match part {
+                InputContent::Text(text) => Some(text.text.as_str()),
+                _ => None,
+            })
+            .collect::<Vec<_>>()
+            .join("\n\n"),
+    }
+}
+
+/// A thread's automatic title: the first non-empty line of the first user message, at most
+/// [`AUTO_TITLE_CHARS`] characters with an ellipsis when shortened; empty for blank text.
+pub fn title_from_text(text: &str) -> String {
+    let line = text.lines().map(str::trim).find(|line| !line.is_empty()).unwrap_or("");
+    shorten(line, AUTO_TITLE_CHARS)
+}
+
+/// `firstMessagePreview`: the message with its whitespace collapsed, at most
+/// [`PREVIEW_CHARS`] characters with an ellipsis when shortened.
+pub fn preview_from_text(text: &str) -> String {
+    let collapsed = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    shorten(&collapsed, PREVIEW_CHARS)
+}
+
+/// At most `max` characters; when shortened, cut at a word boundary where one is near and
+/// end with `…`.
+fn shorten(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text.to_owned();
+    }
+    let cut: String = text.chars().take(max - 1).collect();
+    let cut = match cut.rfind(char::is_whitespace) {
+        Some(space) if cut[..space].chars().count() >= max / 2 => &cut[..space],
+        _ => cut.as_str(),
+    };
+    format!("{}…", cut.trim_end())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn titles_take_the_first_line_and_stay_short() {
+        assert_eq!(title_from_text("  \n  Inspectie bij Bella Rosa  \nmeer"), "Inspectie bij Bella Rosa");
+        assert_eq!(title_from_text("   "), "");
+        let long = "woord ".repeat(30);
+        let title = title_from_text(&long);
+        assert!(title.chars().count() <= AUTO_TITLE_CHARS, "{title}");
+        assert!(title.ends_with("woord…"), "{title}");
+        let unbroken = "x".repeat(100);
+        let title = title_from_text(&unbroken);
+        assert_eq!(title.chars().count(), AUTO_TITLE_CHARS);
+        assert!(title.ends_with('…'));
+        // Multi-byte characters are counted, not bytes.
+        let dutch = "ë".repeat(61);
+        assert_eq!(title_from_text(&dutch).chars().count(), AUTO_TITLE_CHARS);
+    }
+
+    #[test]
+    fn previews_collapse_whitespace() {
+        assert_eq!(preview_from_text("a\n\n b\tc"), "a b c");
+        assert!(preview_from_text(&"abc ".repeat(50)).chars().count() <= PREVIEW_CHARS);
+    }
+}

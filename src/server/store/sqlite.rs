@@ -1,0 +1,857 @@
+//! The embedded store: one SQLite file in WAL mode, written through sqlx.
+
+use std::path::Path;
+use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use sqlx::error::ErrorKind;
+use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous};
+use sqlx::{FromRow, Sqlite, Transaction};
+
+use super::{
+    ApprovalDecision, ApprovalRecord, Database, NewUser, Page, Preferences, PreferencesUpdate, RunRecord, RunStatus,
+    SpokenTextType, Store, StoreError, Theme, ThreadRecord, ThreadSummary, UNTITLED, UserRecord, UserRole,
+    UserUpdate, preview_from_text, title_from_text, user_text,
+};
+use crate::protocol::Message;
+
+static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations");
+
+/// SQLite through a small connection pool: readers run side by side, writers take turns
+/// (WAL). Every write is committed (and synced) before the call returns.
+pub struct SqliteStore {
+    pool: SqlitePool,
+    /// Last timestamp handed out, so that times within this process strictly increase and
+    /// "most recent first" is well defined even within one millisecond.
+    clock: AtomicI64,
+    interrupted_at_startup: AtomicU64,
+}
+
+impl SqliteStore {
+    /// Opens (creating if needed) the database file, runs the migrations and marks the runs a
+    /// previous process left `running` as `interrupted` (see [`Self::interrupted_at_startup`]).
+    pub async fn open(path: &Path) -> Result<Self, StoreError> {
+        let options = SqliteConnectOptions::new()
+            .filename(path)
+            .create_if_missing(true)
+            .journal_mode(SqliteJournalMode::Wal)
+            // FULL: a commit survives a power cut too, not only a killed process.
+            .synchronous(SqliteSynchronous::Full)
+            .foreign_keys(true)
+            .busy_timeout(Duration::from_secs(10));
+        let pool = SqlitePoolOptions::new()
+            .max_connections(8)
+            .connect_with(options)
+            .await
+            .map_err(backend)?;
+        MIGRATOR
+            .run(&pool)
+            .await
+            .map_err(|e| StoreError::Backend(format!("migrations failed: {e}")))?;
+        let store = Self {
+            pool,
+            clock: AtomicI64::new(0),
+            interrupted_at_startup: AtomicU64::new(0),
+        };
+        let interrupted = store.interrupt_running_runs().await?;
+        store.interrupted_at_startup.store(interrupted, Ordering::Relaxed);
+        Ok(store)
+    }
+
+    /// How many runs [`Self::open`] found `running` and marked `interrupted`.
+    pub fn interrupted_at_startup(&self) -> u64 {
+        self.interrupted_at_startup.load(Ordering::Relaxed)
+    }
+
+    /// Closes the pool, checkpointing the WAL; for tests and orderly shutdown.
+    pub async fn close(&self) {
+        self.pool.close().await;
+    }
+
+    /// Unix milliseconds, strictly increasing within this store.
+    fn now(&self) -> i64 {
+        let wall = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX));
+        let mut last = self.clock.load(Ordering::Relaxed);
+        loop {
+            let next = wall.max(last + 1);
+            match self
+                .clock
+                .compare_exchange_weak(last, next, Ordering::Relaxed, Ordering::Relaxed)
+            {
+                Ok(_) => return next,
+                Err(seen) => last = seen,
+            }
+        }
+    }
+
+    async fn begin(&self) -> Result<Transaction<'static, Sqlite>, StoreError> {
+        self.pool.begin().await.map_err(backend)
+    }
+
+    async fn thread_row(&self, thread_id: &str) -> Result<ThreadRow, StoreError> {
+        sqlx::query_as::<_, ThreadRow>(&format!("{THREAD_COLUMNS} WHERE id = ?"))
+            .bind(thread_id)
+            .fetch_optional(&self.pool)
+            .await
+            .map_err(backend)?
+            .ok_or_else(|| thread_not_found(thread_id))
+    }
+
+    async fn require_thread(&self, thread_id: &str) -> Result<(), StoreError> {
+        self.thread_row(thread_id).await.map(|_| ())
+    }
+
+    async fn user_row(&self, user_id: &str) -> Result<UserRecord, StoreError> {
+        sqlx::query_as::<_, UserRow>(&format!("{USER_COLUMNS} WHERE u.id = ?"))
+            .bind(user_id)
+            .fetch_optional(&self.pool)
+            .await
+            .map_err(backend)?
+            .ok_or_else(|| user_not_found(user_id))?
+            .into_record()
+    }
+}
+
+const THREAD_COLUMNS: &str = "SELECT id, owner, title, first_message_preview, created_at, last_activity, \
+                              message_count FROM threads";
+
+#[derive(FromRow)]
+struct ThreadRow {
+    id: String,
+    owner: String,
+    title: String,
+    first_message_preview: String,
+    created_at: i64,
+    last_activity: i64,
+    message_count: i64,
+}
+
+impl ThreadRow {
+    fn into_summary(self) -> ThreadSummary {
+        ThreadSummary {
+            thread: ThreadRecord {
+                id: self.id,
+                owner: self.owner,
+                title: if self.title.is_empty() { UNTITLED.to_owned() } else { self.title },
+                created_at: self.created_at,
+                last_activity: self.last_activity,
+                message_count: self.message_count,
+            },
+            first_message_preview: self.first_message_preview,
+        }
+    }
+}
+
+const USER_COLUMNS: &str = "SELECT u.id, u.email, u.name, u.role, u.created_at, u.last_activity, p.theme, \
+                            p.notifications_enabled, p.default_agent_id, p.language, p.spoken_text_type \
+                            FROM users u LEFT JOIN user_preferences p ON p.user_id = u.id";
+
+#[derive(FromRow)]
+struct UserRow {
+    id: String,
+    email: String,
+    name: String,
+    role: String,
+    created_at: i64,
+    last_activity: i64,
+    #[sqlx(flatten)]
+    preferences: PreferencesRow,
+}
+
+impl UserRow {
+    fn into_record(self) -> Result<UserRecord, StoreError> {
+        Ok(UserRecord {
+            role: UserRole::parse(&self.role).ok_or_else(|| corrupt("role", &self.role))?,
+            preferences: self.preferences.into_preferences()?,
+            id: self.id,
+            email: self.email,
+            name: self.name,
+            created_at: self.created_at,
+            last_activity: self.last_activity,
+        })
+    }
+}
+
+/// All `None` when the user never saved preferences.
+#[derive(FromRow)]
+struct PreferencesRow {
+    theme: Option<String>,
+    notifications_enabled: Option<bool>,
+    default_agent_id: Option<String>,
+    language: Option<String>,
+    spoken_text_type: Option<String>,
+}
+
+impl PreferencesRow {
+    fn into_preferences(self) -> Result<Preferences, StoreError> {
+        let mut preferences = Preferences::default();
+        if let Some(theme) = self.theme {
+            preferences.theme = Theme::parse(&theme).ok_or_else(|| corrupt("theme", &theme))?;
+        }
+        if let Some(enabled) = self.notifications_enabled {
+            preferences.notifications_enabled = enabled;
+        }
+        if let Some(agent) = self.default_agent_id {
+            preferences.default_agent_id = agent;
+        }
+        if let Some(language) = self.language {
+            preferences.language = language;
+        }
+        if let Some(kind) = self.spoken_text_type {
+            preferences.spoken_text_type = SpokenTextType::parse(&kind).ok_or_else(|| corrupt("spoken_text_type", &kind))?;
+        }
+        Ok(preferences)
+    }
+}
+
+#[derive(FromRow)]
+struct RunRow {
+    id: String,
+    thread_id: String,
+    status: String,
+    started_at: i64,
+    finished_at: Option<i64>,
+    error: Option<String>,
+}
+
+impl RunRow {
+    fn into_record(self) -> Result<RunRecord, StoreError> {
+        Ok(RunRecord {
+            status: parse_status(&self.status)?,
+            id: self.id,
+            thread_id: self.thread_id,
+            started_at: self.started_at,
+            finished_at: self.finished_at,
+            error: self.error,
+        })
+    }
+}
+
+#[derive(FromRow)]
+struct ApprovalRow {
+    approval_id: String,
+    thread_id: String,
+    run_id: String,
+    tool_call_id: String,
+    tool_name: String,
+    parameters: String,
+    risk_level: String,
+    requested_by: String,
+    requested_at: i64,
+    approved: Option<bool>,
+    feedback: Option<String>,
+    decided_by: Option<String>,
+    decided_at: Option<i64>,
+}
+
+impl ApprovalRow {
+    fn into_record(self) -> Result<ApprovalRecord, StoreError> {
+        let decision = match (self.approved, self.decided_by, self.decided_at) {
+            (Some(approved), Some(decided_by), Some(decided_at)) => Some(ApprovalDecision {
+                approved,
+                feedback: self.feedback,
+                decided_by,
+                decided_at,
+            }),
+            _ => None,
+        };
+        Ok(ApprovalRecord {
+            parameters: serde_json::from_str(&self.parameters).map_err(|e| corrupt("parameters", &e.to_string()))?,
+            approval_id: self.approval_id,
+            thread_id: self.thread_id,
+            run_id: self.run_id,
+            tool_call_id: self.tool_call_id,
+            tool_name: self.tool_name,
+            risk_level: self.risk_level,
+            requested_by: self.requested_by,
+            requested_at: self.requested_at,
+            decision,
+        })
+    }
+}
+
+fn status_str(status: RunStatus) -> &'static str {
+    match status {
+        RunStatus::Running => "running",
+        RunStatus::Finished => "finished",
+        RunStatus::Error => "error",
+        RunStatus::Cancelled => "cancelled",
+        RunStatus::Interrupted => "interrupted",
+    }
+}
+
+fn parse_status(s: &str) -> Result<RunStatus, StoreError> {
+    Ok(match s {
+        "running" => RunStatus::Running,
+        "finished" => RunStatus::Finished,
+        "error" => RunStatus::Error,
+        "cancelled" => RunStatus::Cancelled,
+        "interrupted" => RunStatus::Interrupted,
+        other => return Err(corrupt("run status", other)),
+    })
+}
+
+fn backend(e: sqlx::Error) -> StoreError {
+    StoreError::Backend(e.to_string())
+}
+
+fn corrupt(what: &str, value: &str) -> StoreError {
+    StoreError::Backend(format!("unreadable {what} in the database: {value}"))
+}
+
+fn thread_not_found(thread_id: &str) -> StoreError {
+    StoreError::NotFound(format!("Session {thread_id} not found"))
+}
+
+fn user_not_found(user_id: &str) -> StoreError {
+    StoreError::NotFound(format!("User {user_id} not found"))
+}
+
+fn error_kind(e: &sqlx::Error) -> Option<ErrorKind> {
+    e.as_database_error().map(|d| d.kind())
+}
+
+/// What the indexed columns of a message hold, and what it does to its thread.
+struct Described {
+    role: &'static str,
+    agent_id: Option<String>,
+    /// Counted in `message_count`: user and assistant messages with text.
+    visible: bool,
+    /// The text of a user message, which may name the thread.
+    user_text: Option<String>,
+}
+
+fn describe(message: &Message) -> Described {
+    let (role, agent_id, visible, text) = match message {
+        Message::Developer(_) => ("developer", None, false, None),
+        Message::System(_) => ("system", None, false, None),
+        Message::Reasoning(_) => ("reasoning", None, false, None),
+        Message::Activity(_) => ("activity", None, false, None),
+        Message::Tool(_) => ("tool", None, false, None),
+        Message::User(user) => {
+            let text = user_text(user);
+            ("user", None, true, Some(text))
+        }
+        Message::Assistant(assistant) => {
+            let visible = assistant.content.as_deref().is_some_and(|c| !c.trim().is_empty());
+            ("assistant", assistant.name.clone(), visible, None)
+        }
+    };
+    Described {
+        role,
+        agent_id,
+        visible,
+        user_text: text,
+    }
+}
+
+/// The message's id, given one if it has none, so that snapshots can refer to it.
+fn with_id(message: &Message) -> (Message, String) {
+    let mut message = message.clone();
+    let slot = match &mut message {
+        Message::Developer(m) | Message::System(m) | Message::Reasoning(m) => &mut m.id,
+        Message::Assistant(m) => &mut m.id,
+        Message::User(m) => &mut m.id,
+        Message::Tool(m) => &mut m.id,
+        Message::Activity(m) => &mut m.id,
+    };
+    let id = slot.get_or_insert_with(|| uuid::Uuid::new_v4().to_string()).clone();
+    (message, id)
+}
+
+#[async_trait::async_trait]
+impl Store for SqliteStore {
+    async fn open_thread(&self, thread_id: &str, owner: &str, first_text: &str) -> Result<ThreadRecord, StoreError> {
+        let now = self.now();
+        let title = title_from_text(first_text);
+        let mut tx = self.begin().await?;
+        sqlx::query(
+            "INSERT INTO threads (id, owner, title, created_at, last_activity) VALUES (?, ?, ?, ?, ?) \
+             ON CONFLICT (id) DO NOTHING",
+        )
+        .bind(thread_id)
+        .bind(owner)
+        .bind(&title)
+        .bind(now)
+        .bind(now)
+        .execute(&mut *tx)
+        .await
+        .map_err(backend)?;
+        let row = sqlx::query_as::<_, ThreadRow>(&format!("{THREAD_COLUMNS} WHERE id = ?"))
+            .bind(thread_id)
+            .fetch_one(&mut *tx)
+            .await
+            .map_err(backend)?;
+        if row.owner != owner {
+            return Err(thread_not_found(thread_id));
+        }
+        // A thread opened before it had any text gets its title from the first text it sees.
+        sqlx::query("UPDATE threads SET title = ? WHERE id = ? AND title = '' AND title_locked = 0 AND ? <> ''")
+            .bind(&title)
+            .bind(thread_id)
+            .bind(&title)
+            .execute(&mut *tx)
+            .await
+            .map_err(backend)?;
+        sqlx::query("UPDATE users SET last_activity = ? WHERE id = ?")
+            .bind(now)
+            .bind(owner)
+            .execute(&mut *tx)
+            .await
+            .map_err(backend)?;
+        tx.commit().await.map_err(backend)?;
+        Ok(self.thread_row(thread_id).await?.into_summary().thread)
+    }
+
+    async fn thread(&self, thread_id: &str) -> Result<ThreadRecord, StoreError> {
+        Ok(self.thread_row(thread_id).await?.into_summary().thread)
+    }
+
+    /// Appending a message whose id the thread already holds changes nothing, so a retried
+    /// write or a client that resends the whole history cannot duplicate messages. A message
+    /// without an id is given one.
+    async fn append_message(&self, thread_id: &str, message: &Message) -> Result<(), StoreError> {
+        let (message, id) = with_id(message);
+        let described = describe(&message);
+        let body = serde_json::to_string(&message).map_err(|e| StoreError::Backend(e.to_string()))?;
+        let user_text = described.user_text.as_deref().unwrap_or("");
+        let title = title_from_text(user_text);
+        let preview = preview_from_text(user_text);
+        let now = self.now();
+
+        let mut tx = self.begin().await?;
+        // Writing first takes SQLite's write lock for the whole transaction, so the sequence
+        // number below cannot race with another writer.
+        let updated = sqlx::query(
+            "UPDATE threads SET last_activity = ?, message_count = message_count + ?, \
+             title = CASE WHEN title = '' AND title_locked = 0 THEN ? ELSE title END, \
+             first_message_preview = CASE WHEN first_message_preview = '' THEN ? ELSE first_message_preview END \
+             WHERE id = ?",
+        )
+        .bind(now)
+        .bind(i64::from(described.visible))
+        .bind(&title)
+        .bind(&preview)
+        .bind(thread_id)
+        .execute(&mut *tx)
+        .await
+        .map_err(backend)?;
+        if updated.rows_affected() == 0 {
+            return Err(thread_not_found(thread_id));
+        }
+        let inserted = sqlx::query(
+            "INSERT INTO messages (thread_id, seq, id, role, agent_id, created_at, body) \
+             SELECT ?, COALESCE(MAX(seq), 0) + 1, ?, ?, ?, ?, ? FROM messages WHERE thread_id = ? \
+             ON CONFLICT DO NOTHING",
+        )
+        .bind(thread_id)
+        .bind(&id)
+        .bind(described.role)
+        .bind(&described.agent_id)
+        .bind(now)
+        .bind(&body)
+        .bind(thread_id)
+        .execute(&mut *tx)
+        .await
+        .map_err(backend)?;
+        if inserted.rows_affected() == 0 {
+            // Already stored: undo the thread update.
+            tx.rollback().await.map_err(backend)?;
+            return Ok(());
+        }
+        tx.commit().await.map_err(backend)
+    }
+
+    async fn messages(&self, thread_id: &str) -> Result<Vec<Message>, StoreError> {
+        let bodies: Vec<(String,)> = sqlx::query_as("SELECT body FROM messages WHERE thread_id = ? ORDER BY seq")
+            .bind(thread_id)
+            .fetch_all(&self.pool)
+            .await
+            .map_err(backend)?;
+        if bodies.is_empty() {
+            self.require_thread(thread_id).await?;
+        }
+        bodies
+            .into_iter()
+            .map(|(body,)| serde_json::from_str(&body).map_err(|e| corrupt("message", &e.to_string())))
+            .collect()
+    }
+
+    async fn start_run(&self, run_id: &str, thread_id: &str) -> Result<(), StoreError> {
+        let result = sqlx::query("INSERT INTO runs (id, thread_id, status, started_at) VALUES (?, ?, 'running', ?)")
+            .bind(run_id)
+            .bind(thread_id)
+            .bind(self.now())
+            .execute(&self.pool)
+            .await;
+        match result {
+            Ok(_) => Ok(()),
+            Err(e) => Err(match error_kind(&e) {
+                Some(ErrorKind::UniqueViolation) => StoreError::Conflict(format!("run {run_id} exists")),
+                Some(ErrorKind::ForeignKeyViolation) => thread_not_found(thread_id),
+                _ => backend(e),
+            }),
+        }
+    }
+
+    /// The first ending wins: finishing a run that already ended changes nothing.
+    async fn finish_run(&self, run_id: &str, status: RunStatus, error: Option<&str>) -> Result<(), StoreError> {
+        if status == RunStatus::Running {
+            return Err(StoreError::Conflict("a run cannot finish as running".to_owned()));
+        }
+        let updated = sqlx::query(
+            "UPDATE runs SET status = ?, finished_at = ?, error = ? WHERE id = ? AND status = 'running'",
+        )
+        .bind(status_str(status))
+        .bind(self.now())
+        .bind(error)
+        .bind(run_id)
+        .execute(&self.pool)
+        .await
+        .map_err(backend)?;
+        if updated.rows_affected() == 0 {
+            let exists: Option<(String,)> = sqlx::query_as("SELECT id FROM runs WHERE id = ?")
+                .bind(run_id)
+                .fetch_optional(&self.pool)
+                .await
+                .map_err(backend)?;
+            if exists.is_none() {
+                return Err(StoreError::NotFound(format!("run {run_id} not found")));
+            }
+        }
+        Ok(())
+    }
+
+    async fn runs(&self, thread_id: &str) -> Result<Vec<RunRecord>, StoreError> {
+        let rows: Vec<RunRow> = sqlx::query_as(
+            "SELECT id, thread_id, status, started_at, finished_at, error FROM runs WHERE thread_id = ? \
+             ORDER BY started_at, rowid",
+        )
+        .bind(thread_id)
+        .fetch_all(&self.pool)
+        .await
+        .map_err(backend)?;
+        if rows.is_empty() {
+            self.require_thread(thread_id).await?;
+        }
+        rows.into_iter().map(RunRow::into_record).collect()
+    }
+
+    async fn record_approval_request(&self, record: &ApprovalRecord) -> Result<(), StoreError> {
+        let parameters = serde_json::to_string(&record.parameters).map_err(|e| StoreError::Backend(e.to_string()))?;
+        let decision = record.decision.as_ref();
+        let result = sqlx::query(
+            "INSERT INTO approvals (approval_id, thread_id, run_id, tool_call_id, tool_name, parameters, risk_level, \
+             requested_by, requested_at, approved, feedback, decided_by, decided_at) \
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        )
+        .bind(&record.approval_id)
+        .bind(&record.thread_id)
+        .bind(&record.run_id)
+        .bind(&record.tool_call_id)
+        .bind(&record.tool_name)
+        .bind(parameters)
+        .bind(&record.risk_level)
+        .bind(&record.requested_by)
+        .bind(record.requested_at)
+        .bind(decision.map(|d| d.approved))
+        .bind(decision.and_then(|d| d.feedback.as_deref()))
+        .bind(decision.map(|d| d.decided_by.as_str()))
+        .bind(decision.map(|d| d.decided_at))
+        .execute(&self.pool)
+        .await;
+        match result {
+            Ok(_) => Ok(()),
+            Err(e) => Err(match error_kind(&e) {
+                Some(ErrorKind::UniqueViolation) => {
+                    StoreError::Conflict(format!("approval {} exists", record.approval_id))
+                }
+                Some(ErrorKind::ForeignKeyViolation) => thread_not_found(&record.thread_id),
+                _ => backend(e),
+            }),
+        }
+    }
+
+    /// An audit log is never rewritten: a second decision is a `Conflict`.
+    async fn record_approval_decision(&self, approval_id: &str, decision: &ApprovalDecision) -> Result<(), StoreError> {
+        let updated = sqlx::query(
+            "UPDATE approvals SET approved = ?, feedback = ?, decided_by = ?, decided_at = ? \
+             WHERE approval_id = ? AND decided_at IS NULL",
+        )
+        .bind(decision.approved)
+        .bind(decision.feedback.as_deref())
+        .bind(&decision.decided_by)
+        .bind(decision.decided_at)
+        .bind(approval_id)
+        .execute(&self.pool)
+        .await
+        .map_err(backend)?;
+        if updated.rows_affected() == 1 {
+            return Ok(());
+        }
+        let exists: Option<(String,)> = sqlx::query_as("SELECT approval_id FROM approvals WHERE approval_id = ?")
+            .bind(approval_id)
+            .fetch_optional(&self.pool)
+            .await
+            .map_err(backend)?;
+        Err(match exists {
+            Some(_) => StoreError::Conflict(format!("approval {approval_id} was already decided")),
+            None => StoreError::NotFound(format!("approval {approval_id} not found")),
+        })
+    }
+
+    async fn approvals(&self, thread_id: &str) -> Result<Vec<ApprovalRecord>, StoreError> {
+        let rows: Vec<ApprovalRow> = sqlx::query_as(
+            "SELECT approval_id, thread_id, run_id, tool_call_id, tool_name, parameters, risk_level, requested_by, \
+             requested_at, approved, feedback, decided_by, decided_at FROM approvals WHERE thread_id = ? \
+             ORDER BY requested_at, rowid",
+        )
+        .bind(thread_id)
+        .fetch_all(&self.pool)
+        .await
+        .map_err(backend)?;
+        if rows.is_empty() {
+            self.require_thread(thread_id).await?;
+        }
+        rows.into_iter().map(ApprovalRow::into_record).collect()
+    }
+}
+
+#[async_trait::async_trait]
+impl Database for SqliteStore {
+    async fn interrupt_running_runs(&self) -> Result<u64, StoreError> {
+        let updated = sqlx::query(
+            "UPDATE runs SET status = 'interrupted', finished_at = ?, \
+             error = COALESCE(error, 'the server stopped during the run') WHERE status = 'running'",
+        )
+        .bind(self.now())
+        .execute(&self.pool)
+        .await
+        .map_err(backend)?;
+        Ok(updated.rows_affected())
+    }
+
+    async fn list_threads(&self, owner: &str, limit: u32, offset: u32) -> Result<Page<ThreadSummary>, StoreError> {
+        let rows: Vec<ThreadRow> = sqlx::query_as(&format!(
+            "{THREAD_COLUMNS} WHERE owner = ? ORDER BY last_activity DESC, created_at DESC, id LIMIT ? OFFSET ?"
+        ))
+        .bind(owner)
+        .bind(i64::from(limit))
+        .bind(i64::from(offset))
+        .fetch_all(&self.pool)
+        .await
+        .map_err(backend)?;
+        let (total,): (i64,) = sqlx::query_as("SELECT COUNT(*) FROM threads WHERE owner = ?")
+            .bind(owner)
+            .fetch_one(&self.pool)
+            .await
+            .map_err(backend)?;
+        Ok(Page {
+            items: rows.into_iter().map(ThreadRow::into_summary).collect(),
+            total: u64::try_from(total).unwrap_or(0),
+        })
+    }
+
+    async fn thread_summary(&self, thread_id: &str) -> Result<ThreadSummary, StoreError> {
+        Ok(self.thread_row(thread_id).await?.into_summary())
+    }
+
+    async fn rename_thread(&self, thread_id: &str, title: &str) -> Result<ThreadSummary, StoreError> {
+        let updated = sqlx::query("UPDATE threads SET title = ?, title_locked = 1 WHERE id = ?")
+            .bind(title)
+            .bind(thread_id)
+            .execute(&self.pool)
+            .await
+            .map_err(backend)?;
+        if updated.rows_affected() == 0 {
+            return Err(thread_not_found(thread_id));
+        }
+        self.thread_summary(thread_id).await
+    }
+
+    async fn delete_thread(&self, thread_id: &str) -> Result<(), StoreError> {
+        // Messages, runs and approvals follow through ON DELETE CASCADE.
+        let deleted = sqlx::query("DELETE FROM threads WHERE id = ?")
+            .bind(thread_id)
+            .execute(&self.pool)
+            .await
+            .map_err(backend)?;
+        if deleted.rows_affected() == 0 {
+            return Err(thread_not_found(thread_id));
+        }
+        Ok(())
+    }
+
+    async fn create_user(&self, user: &NewUser) -> Result<UserRecord, StoreError> {
+        let id = user.id.clone().unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
+        let now = self.now();
+        let result = sqlx::query(
+            "INSERT INTO users (id, email, name, role, created_at, last_activity) VALUES (?, ?, ?, ?, ?, ?)",
+        )
+        .bind(&id)
+        .bind(&user.email)
+        .bind(&user.name)
+        .bind(user.role.as_str())
+        .bind(now)
+        .bind(now)
+        .execute(&self.pool)
+        .await;
+        match result {
+            Ok(_) => self.user_row(&id).await,
+            Err(e) if error_kind(&e) == Some(ErrorKind::UniqueViolation) => {
+                let message = e.as_database_error().map(|d| d.message().to_owned()).unwrap_or_default();
+                Err(StoreError::Conflict(if message.contains("users.email") {
+                    format!("A user with email {} already exists", user.email)
+                } else {
+                    format!("A user with id {id} already exists")
+                }))
+            }
+            Err(e) => Err(backend(e)),
+        }
+    }
+
+    async fn ensure_user(&self, user: &NewUser) -> Result<UserRecord, StoreError> {
+        if let Some(id) = &user.id {
+            match self.user_row(id).await {
+                Ok(existing) => return Ok(existing),
+                Err(StoreError::NotFound(_)) => {}
+                Err(e) => return Err(e),
+            }
+        }
+        match self.create_user(user).await {
+            // Created meanwhile by another connection.
+            Err(StoreError::Conflict(_)) if user.id.is_some() => {
+                self.user_row(user.id.as_deref().unwrap_or_default()).await
+            }
+            other => other,
+        }
+    }
+
+    async fn user(&self, user_id: &str) -> Result<UserRecord, StoreError> {
+        self.user_row(user_id).await
+    }
+
+    async fn list_users(&self, limit: u32, offset: u32) -> Result<Page<UserRecord>, StoreError> {
+        let rows: Vec<UserRow> = sqlx::query_as(&format!(
+            "{USER_COLUMNS} ORDER BY u.created_at DESC, u.rowid DESC LIMIT ? OFFSET ?"
+        ))
+        .bind(i64::from(limit))
+        .bind(i64::from(offset))
+        .fetch_all(&self.pool)
+        .await
+        .map_err(backend)?;
+        let (total,): (i64,) = sqlx::query_as("SELECT COUNT(*) FROM users")
+            .fetch_one(&self.pool)
+            .await
+            .map_err(backend)?;
+        Ok(Page {
+            items: rows.into_iter().map(UserRow::into_record).collect::<Result<_, _>>()?,
+            total: u64::try_from(total).unwrap_or(0),
+        })
+    }
+
+    async fn update_user(&self, user_id: &str, update: &UserUpdate) -> Result<UserRecord, StoreError> {
+        let now = self.now();
+        let mut tx = self.begin().await?;
+        let updated = sqlx::query(
+            "UPDATE users SET name = COALESCE(?, name), role = COALESCE(?, role), last_activity = ? WHERE id = ?",
+        )
+        .bind(update.name.as_deref())
+        .bind(update.role.map(UserRole::as_str))
+        .bind(now)
+        .bind(user_id)
+        .execute(&mut *tx)
+        .await
+        .map_err(backend)?;
+        if updated.rows_affected() == 0 {
+            return Err(user_not_found(user_id));
+        }
+        if let Some(preferences) = &update.preferences {
+            write_preferences(&mut tx, user_id, preferences, now).await?;
+        }
+        tx.commit().await.map_err(backend)?;
+        self.user_row(user_id).await
+    }
+
+    async fn delete_user(&self, user_id: &str) -> Result<u64, StoreError> {
+        let mut tx = self.begin().await?;
+        let deleted = sqlx::query("DELETE FROM users WHERE id = ?")
+            .bind(user_id)
+            .execute(&mut *tx)
+            .await
+            .map_err(backend)?;
+        if deleted.rows_affected() == 0 {
+            return Err(user_not_found(user_id));
+        }
+        let threads = sqlx::query("DELETE FROM threads WHERE owner = ?")
+            .bind(user_id)
+            .execute(&mut *tx)
+            .await
+            .map_err(backend)?;
+        tx.commit().await.map_err(backend)?;
+        Ok(threads.rows_affected())
+    }
+
+    async fn preferences(&self, user_id: &str) -> Result<Preferences, StoreError> {
+        Ok(self.user_row(user_id).await?.preferences)
+    }
+
+    async fn update_preferences(&self, user_id: &str, update: &PreferencesUpdate) -> Result<Preferences, StoreError> {
+        let now = self.now();
+        let mut tx = self.begin().await?;
+        let updated = sqlx::query("UPDATE users SET last_activity = ? WHERE id = ?")
+            .bind(now)
+            .bind(user_id)
+            .execute(&mut *tx)
+            .await
+            .map_err(backend)?;
+        if updated.rows_affected() == 0 {
+            return Err(user_not_found(user_id));
+        }
+        let preferences = write_preferences(&mut tx, user_id, update, now).await?;
+        tx.commit().await.map_err(backend)?;
+        Ok(preferences)
+    }
+}
+
+/// Applies `update` to the stored (or default) preferences inside `tx`; returns the result.
+async fn write_preferences(
+    tx: &mut Transaction<'static, Sqlite>,
+    user_id: &str,
+    update: &PreferencesUpdate,
+    now: i64,
+) -> Result<Preferences, StoreError> {
+    let current: Option<PreferencesRow> = sqlx::query_as(
+        "SELECT theme, notifications_enabled, default_agent_id, language, spoken_text_type \
+         FROM user_preferences WHERE user_id = ?",
+    )
+    .bind(user_id)
+    .fetch_optional(&mut **tx)
+    .await
+    .map_err(backend)?;
+    let mut preferences = match current {
+        Some(row) => row.into_preferences()?,
+        None => Preferences::default(),
+    };
+    update.apply(&mut preferences);
+    sqlx::query(
+        "INSERT INTO user_preferences (user_id, theme, notifications_enabled, default_agent_id, language, \
+         spoken_text_type, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?) \
+         ON CONFLICT (user_id) DO UPDATE SET theme = excluded.theme, \
+         notifications_enabled = excluded.notifications_enabled, default_agent_id = excluded.default_agent_id, \
+         language = excluded.language, spoken_text_type = excluded.spoken_text_type, updated_at = excluded.updated_at",
+    )
+    .bind(user_id)
+    .bind(preferences.theme.as_str())
+    .bind(preferences.notifications_enabled)
+    .bind(&preferences.default_agent_id)
+    .bind(&preferences.language)
+    .bind(preferences.spoken_text_type.as_str())
+    .bind(now)
+    .execute(&mut **tx)
+    .await
+    .map_err(backend)?;
+    Ok(preferences)
+}
