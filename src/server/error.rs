@@ -27,7 +27,10 @@ impl IntoResponse for AppError {
             Self::Conflict(m) => (StatusCode::CONFLICT, m.clone()),
             Self::Internal(e) => {
                 tracing::error!(error = ?e, "internal error");
-                (StatusCode::INTERNAL_SERVER_ERROR, "Internal server error".to_owned())
+                (
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    "Internal server error".to_owned(),
+                )
             }
         };
         (status, Json(serde_json::json!({ "detail": detail }))).into_response()

@@ -43,7 +43,10 @@ impl AppState {
             .build();
         let db = store::SqliteStore::open(&config.data_dir.join("agora.db")).await?;
         if db.interrupted_at_startup() > 0 {
-            tracing::warn!(runs = db.interrupted_at_startup(), "runs cut off by the last stop marked interrupted");
+            tracing::warn!(
+                runs = db.interrupted_at_startup(),
+                "runs cut off by the last stop marked interrupted"
+            );
         }
         let db: Arc<dyn store::Database> = Arc::new(db);
         rest::seed_dev_user(db.as_ref()).await?;

@@ -16,7 +16,10 @@ const MODEL: &str = "embedded-planner";
 /// `GET /` is the app's page; a client that prefers JSON (`Accept: application/json`) gets
 /// the contract's API information instead. Everything else passes through.
 pub async fn negotiate_root(request: Request, next: Next) -> Response {
-    if request.method() == Method::GET && request.uri().path() == "/" && prefers_json(request.headers()) {
+    if request.method() == Method::GET
+        && request.uri().path() == "/"
+        && prefers_json(request.headers())
+    {
         return Json(root_info()).into_response();
     }
     next.run(request).await
@@ -51,7 +54,9 @@ fn prefers_json(headers: &HeaderMap) -> bool {
             let q = params
                 .filter_map(|p| {
                     let (key, value) = p.split_once('=')?;
-                    key.trim().eq_ignore_ascii_case("q").then(|| value.trim().parse::<f32>().ok())?
+                    key.trim()
+                        .eq_ignore_ascii_case("q")
+                        .then(|| value.trim().parse::<f32>().ok())?
                 })
                 .next()
                 .unwrap_or(1.0);
@@ -64,7 +69,12 @@ fn prefers_json(headers: &HeaderMap) -> bool {
         let any_sub = format!("{kind}/*");
         [exact.as_str(), any_sub.as_str(), "*/*"]
             .iter()
-            .find_map(|want| ranges.iter().find(|(range, _)| range == want).map(|(_, q)| *q))
+            .find_map(|want| {
+                ranges
+                    .iter()
+                    .find(|(range, _)| range == want)
+                    .map(|(_, q)| *q)
+            })
             .unwrap_or(0.0)
     };
     let json = quality("application", "json");

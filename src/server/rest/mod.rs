@@ -21,20 +21,31 @@ pub use info::negotiate_root;
 
 use super::AppState;
 use super::error::AppError;
-use super::store::{DEV_USER_EMAIL, DEV_USER_ID, DEV_USER_NAME, Database, NewUser, StoreError, UserRole};
+use super::store::{
+    DEV_USER_EMAIL, DEV_USER_ID, DEV_USER_NAME, Database, NewUser, StoreError, UserRole,
+};
 
 /// The REST routes; merged into the app's router next to the Leptos pages.
 pub fn routes() -> Router<AppState> {
     Router::new()
         .route("/agents", get(info::agents))
         .route("/sessions", get(sessions::list))
-        .route("/sessions/{session_id}", axum::routing::put(sessions::update).delete(sessions::delete))
+        .route(
+            "/sessions/{session_id}",
+            axum::routing::put(sessions::update).delete(sessions::delete),
+        )
         .route("/sessions/{session_id}/metadata", get(sessions::metadata))
         .route("/sessions/{session_id}/history", get(sessions::history))
         .route("/users", get(users::list).post(users::create))
         .route("/users/me", get(users::me))
-        .route("/users/me/preferences", get(users::preferences).put(users::update_preferences))
-        .route("/users/{user_id}", get(users::get).put(users::update).delete(users::delete))
+        .route(
+            "/users/me/preferences",
+            get(users::preferences).put(users::update_preferences),
+        )
+        .route(
+            "/users/{user_id}",
+            get(users::get).put(users::update).delete(users::delete),
+        )
 }
 
 /// Who is asking. Until authentication exists every request says so itself; [`current_user`]
@@ -50,7 +61,10 @@ pub fn current_user(parts: &Parts) -> Result<CurrentUser, AppError> {
     let from_header = parts
         .headers
         .get("x-user-id")
-        .map(|v| v.to_str().map_err(|_| AppError::BadRequest("X-User-Id is not valid text".to_owned())))
+        .map(|v| {
+            v.to_str()
+                .map_err(|_| AppError::BadRequest("X-User-Id is not valid text".to_owned()))
+        })
         .transpose()?
         .map(str::trim)
         .filter(|id| !id.is_empty())
@@ -86,7 +100,10 @@ pub async fn seed_dev_user(db: &dyn Database) -> Result<(), StoreError> {
     match db.ensure_user(&user).await {
         Ok(_) => Ok(()),
         Err(StoreError::NotFound(_) | StoreError::Conflict(_)) => {
-            tracing::warn!(email = DEV_USER_EMAIL, "development user not created: its email is taken");
+            tracing::warn!(
+                email = DEV_USER_EMAIL,
+                "development user not created: its email is taken"
+            );
             Ok(())
         }
         Err(e) => Err(e),
@@ -122,10 +139,9 @@ impl Paging {
         };
         let offset = match query.get("offset") {
             None => 0,
-            Some(raw) => raw
-                .trim()
-                .parse::<u32>()
-                .map_err(|_| AppError::Unprocessable(format!("offset must be an integer ≥ 0, not {raw:?}")))?,
+            Some(raw) => raw.trim().parse::<u32>().map_err(|_| {
+                AppError::Unprocessable(format!("offset must be an integer ≥ 0, not {raw:?}"))
+            })?,
         };
         Ok(Self { limit, offset })
     }
@@ -139,7 +155,9 @@ fn query_bool(query: &HashMap<String, String>, name: &str) -> Result<Option<bool
     match raw.trim().to_ascii_lowercase().as_str() {
         "true" | "1" | "yes" | "on" => Ok(Some(true)),
         "false" | "0" | "no" | "off" => Ok(Some(false)),
-        _ => Err(AppError::Unprocessable(format!("{name} must be true or false, not {raw:?}"))),
+        _ => Err(AppError::Unprocessable(format!(
+            "{name} must be true or false, not {raw:?}"
+        ))),
     }
 }
 
@@ -150,8 +168,12 @@ fn json_object(body: &[u8]) -> Result<Option<serde_json::Map<String, Value>>, Ap
     }
     match serde_json::from_slice::<Value>(body) {
         Ok(Value::Object(map)) => Ok(Some(map)),
-        Ok(_) => Err(AppError::BadRequest("the request body must be a JSON object".to_owned())),
-        Err(e) => Err(AppError::BadRequest(format!("the request body is not valid JSON: {e}"))),
+        Ok(_) => Err(AppError::BadRequest(
+            "the request body must be a JSON object".to_owned(),
+        )),
+        Err(e) => Err(AppError::BadRequest(format!(
+            "the request body is not valid JSON: {e}"
+        ))),
     }
 }
 
@@ -159,7 +181,10 @@ fn json_object(body: &[u8]) -> Result<Option<serde_json::Map<String, Value>>, Ap
 fn timestamp(ms: i64) -> String {
     time::OffsetDateTime::from_unix_timestamp_nanos(i128::from(ms) * 1_000_000)
         .ok()
-        .and_then(|t| t.format(&time::format_description::well_known::Rfc3339).ok())
+        .and_then(|t| {
+            t.format(&time::format_description::well_known::Rfc3339)
+                .ok()
+        })
         .unwrap_or_default()
 }
 
@@ -176,12 +201,24 @@ mod tests {
     #[test]
     fn paging_checks_its_bounds() {
         let q = |pairs: &[(&str, &str)]| -> HashMap<String, String> {
-            pairs.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect()
+            pairs
+                .iter()
+                .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+                .collect()
         };
-        assert_eq!(Paging::from_query(&q(&[])).unwrap(), Paging { limit: 50, offset: 0 });
+        assert_eq!(
+            Paging::from_query(&q(&[])).unwrap(),
+            Paging {
+                limit: 50,
+                offset: 0
+            }
+        );
         assert_eq!(
             Paging::from_query(&q(&[("limit", "100"), ("offset", "7")])).unwrap(),
-            Paging { limit: 100, offset: 7 }
+            Paging {
+                limit: 100,
+                offset: 7
+            }
         );
         for bad in ["0", "101", "-1", "ten", ""] {
             assert!(Paging::from_query(&q(&[("limit", bad)])).is_err(), "{bad}");

@@ -28,10 +28,16 @@ fn metadata_json(summary: &ThreadSummary) -> Value {
 }
 
 /// The session if it exists and belongs to `user`.
-async fn owned(state: &AppState, user: &CurrentUser, session_id: &str) -> Result<ThreadSummary, AppError> {
+async fn owned(
+    state: &AppState,
+    user: &CurrentUser,
+    session_id: &str,
+) -> Result<ThreadSummary, AppError> {
     let summary = state.db.thread_summary(session_id).await?;
     if summary.thread.owner != user.id {
-        return Err(AppError::NotFound(format!("Session {session_id} not found")));
+        return Err(AppError::NotFound(format!(
+            "Session {session_id} not found"
+        )));
     }
     Ok(summary)
 }
@@ -43,7 +49,10 @@ pub async fn list(
     Query(query): Query<HashMap<String, String>>,
 ) -> Result<Json<Value>, AppError> {
     let paging = Paging::from_query(&query)?;
-    let page = state.db.list_threads(&user.id, paging.limit, paging.offset).await?;
+    let page = state
+        .db
+        .list_threads(&user.id, paging.limit, paging.offset)
+        .await?;
     let sessions: Vec<Value> = page.items.iter().map(metadata_json).collect();
     Ok(Json(json!({
         "success": true,
@@ -59,7 +68,9 @@ pub async fn metadata(
     Path(session_id): Path<String>,
 ) -> Result<Json<Value>, AppError> {
     let summary = owned(&state, &user, &session_id).await?;
-    Ok(Json(json!({ "success": true, "session": metadata_json(&summary) })))
+    Ok(Json(
+        json!({ "success": true, "session": metadata_json(&summary) }),
+    ))
 }
 
 /// `GET /sessions/{id}/history?include_tools`.
@@ -89,10 +100,16 @@ pub fn history_messages(messages: &[Message], include_tools: bool) -> Vec<Value>
     let mut history = Vec::new();
     for message in messages {
         match message {
-            Message::User(user) => history.push(json!({ "role": "user", "content": user_text(user) })),
+            Message::User(user) => {
+                history.push(json!({ "role": "user", "content": user_text(user) }))
+            }
             Message::Assistant(assistant) => {
                 let agent_id = assistant.name.as_deref();
-                if let Some(content) = assistant.content.as_deref().filter(|c| !c.trim().is_empty()) {
+                if let Some(content) = assistant
+                    .content
+                    .as_deref()
+                    .filter(|c| !c.trim().is_empty())
+                {
                     let mut entry = Map::new();
                     entry.insert("role".into(), "assistant".into());
                     entry.insert("content".into(), content.into());
@@ -123,7 +140,10 @@ pub fn history_messages(messages: &[Message], include_tools: bool) -> Vec<Value>
                 }
             }
             Message::Tool(result) if include_tools => {
-                let name = tool_names.get(result.tool_call_id.as_str()).copied().unwrap_or("unknown");
+                let name = tool_names
+                    .get(result.tool_call_id.as_str())
+                    .copied()
+                    .unwrap_or("unknown");
                 let content = match &result.error {
                     Some(error) if result.content.is_empty() => error.clone(),
                     _ => result.content.clone(),
@@ -151,12 +171,16 @@ pub async fn update(
 ) -> Result<Json<Value>, AppError> {
     let body = json_object(&body)?.unwrap_or_default();
     let title = match body.get("title") {
-        None | Some(Value::Null) => return Err(AppError::BadRequest("No update fields provided".to_owned())),
+        None | Some(Value::Null) => {
+            return Err(AppError::BadRequest("No update fields provided".to_owned()));
+        }
         Some(Value::String(title)) => title.trim().to_owned(),
         Some(_) => return Err(AppError::Unprocessable("title must be a string".to_owned())),
     };
     if title.is_empty() {
-        return Err(AppError::Unprocessable("title must not be empty".to_owned()));
+        return Err(AppError::Unprocessable(
+            "title must not be empty".to_owned(),
+        ));
     }
     if title.chars().count() > MAX_TITLE_CHARS {
         return Err(AppError::Unprocessable(format!(
@@ -165,7 +189,9 @@ pub async fn update(
     }
     owned(&state, &user, &session_id).await?;
     let summary = state.db.rename_thread(&session_id, &title).await?;
-    Ok(Json(json!({ "success": true, "session": metadata_json(&summary) })))
+    Ok(Json(
+        json!({ "success": true, "session": metadata_json(&summary) }),
+    ))
 }
 
 /// `DELETE /sessions/{id}`: the thread with its messages, runs and approvals.
@@ -176,7 +202,9 @@ pub async fn delete(
 ) -> Result<Json<Value>, AppError> {
     owned(&state, &user, &session_id).await?;
     state.db.delete_thread(&session_id).await?;
-    Ok(Json(json!({ "success": true, "message": "Session deleted" })))
+    Ok(Json(
+        json!({ "success": true, "message": "Session deleted" }),
+    ))
 }
 
 #[cfg(test)]

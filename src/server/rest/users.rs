@@ -11,7 +11,9 @@ use serde_json::{Map, Value, json};
 
 use super::{AppError, CurrentUser, Paging, json_object, timestamp};
 use crate::server::AppState;
-use crate::server::store::{NewUser, PreferencesUpdate, SpokenTextType, Theme, UserRecord, UserRole, UserUpdate};
+use crate::server::store::{
+    NewUser, PreferencesUpdate, SpokenTextType, Theme, UserRecord, UserRole, UserUpdate,
+};
 
 /// Longest display name accepted.
 const MAX_NAME_CHARS: usize = 200;
@@ -40,7 +42,9 @@ fn valid_name(raw: &str) -> Result<String, AppError> {
         return Err(bad("name must not be empty"));
     }
     if name.chars().count() > MAX_NAME_CHARS {
-        return Err(bad(format!("name must be at most {MAX_NAME_CHARS} characters")));
+        return Err(bad(format!(
+            "name must be at most {MAX_NAME_CHARS} characters"
+        )));
     }
     Ok(name.to_owned())
 }
@@ -56,11 +60,19 @@ fn valid_email(raw: &str) -> Result<String, AppError> {
                 && domain.split('.').count() >= 2
                 && domain.split('.').all(|label| !label.is_empty())
         });
-    if plausible { Ok(email.to_owned()) } else { Err(bad(format!("{raw:?} is not a valid email address"))) }
+    if plausible {
+        Ok(email.to_owned())
+    } else {
+        Err(bad(format!("{raw:?} is not a valid email address")))
+    }
 }
 
 fn valid_role(raw: &str) -> Result<UserRole, AppError> {
-    UserRole::parse(raw.trim()).ok_or_else(|| bad(format!("role must be admin, inspector or viewer, not {raw:?}")))
+    UserRole::parse(raw.trim()).ok_or_else(|| {
+        bad(format!(
+            "role must be admin, inspector or viewer, not {raw:?}"
+        ))
+    })
 }
 
 fn string_field<'a>(body: &'a Map<String, Value>, key: &str) -> Result<Option<&'a str>, AppError> {
@@ -74,7 +86,10 @@ fn string_field<'a>(body: &'a Map<String, Value>, key: &str) -> Result<Option<&'
 /// The contract's `UpdatePreferencesRequest`; unknown keys are ignored, a wrong value is 400.
 fn preferences_update(body: &Map<String, Value>) -> Result<PreferencesUpdate, AppError> {
     let theme = string_field(body, "theme")?
-        .map(|raw| Theme::parse(raw).ok_or_else(|| bad(format!("theme must be light, dark or system, not {raw:?}"))))
+        .map(|raw| {
+            Theme::parse(raw)
+                .ok_or_else(|| bad(format!("theme must be light, dark or system, not {raw:?}")))
+        })
         .transpose()?;
     let notifications_enabled = match body.get("notifications_enabled") {
         None | Some(Value::Null) => None,
@@ -100,8 +115,11 @@ fn preferences_update(body: &Map<String, Value>) -> Result<PreferencesUpdate, Ap
         .transpose()?;
     let spoken_text_type = string_field(body, "spoken_text_type")?
         .map(|raw| {
-            SpokenTextType::parse(raw)
-                .ok_or_else(|| bad(format!("spoken_text_type must be dictate or summarize, not {raw:?}")))
+            SpokenTextType::parse(raw).ok_or_else(|| {
+                bad(format!(
+                    "spoken_text_type must be dictate or summarize, not {raw:?}"
+                ))
+            })
         })
         .transpose()?;
     Ok(PreferencesUpdate {
@@ -120,7 +138,10 @@ pub async fn me(State(state): State<AppState>, user: CurrentUser) -> Result<Json
 }
 
 /// `GET /users/me/preferences`.
-pub async fn preferences(State(state): State<AppState>, user: CurrentUser) -> Result<Json<Value>, AppError> {
+pub async fn preferences(
+    State(state): State<AppState>,
+    user: CurrentUser,
+) -> Result<Json<Value>, AppError> {
     let preferences = state.db.preferences(&user.id).await?;
     Ok(Json(json!({ "success": true, "preferences": preferences })))
 }
@@ -141,13 +162,31 @@ pub async fn update_preferences(
 }
 
 /// `POST /users` with `{email, name, role?}`: 201, 400 for invalid input, 409 for a taken email.
-pub async fn create(State(state): State<AppState>, body: Bytes) -> Result<(StatusCode, Json<Value>), AppError> {
+pub async fn create(
+    State(state): State<AppState>,
+    body: Bytes,
+) -> Result<(StatusCode, Json<Value>), AppError> {
     let body = json_object(&body)?.ok_or_else(|| bad("email and name are required"))?;
-    let email = valid_email(string_field(&body, "email")?.ok_or_else(|| bad("email is required"))?)?;
+    let email =
+        valid_email(string_field(&body, "email")?.ok_or_else(|| bad("email is required"))?)?;
     let name = valid_name(string_field(&body, "name")?.ok_or_else(|| bad("name is required"))?)?;
-    let role = string_field(&body, "role")?.map(valid_role).transpose()?.unwrap_or(UserRole::Inspector);
-    let record = state.db.create_user(&NewUser { id: None, email, name, role }).await?;
-    Ok((StatusCode::CREATED, Json(json!({ "success": true, "user": profile_json(&record) }))))
+    let role = string_field(&body, "role")?
+        .map(valid_role)
+        .transpose()?
+        .unwrap_or(UserRole::Inspector);
+    let record = state
+        .db
+        .create_user(&NewUser {
+            id: None,
+            email,
+            name,
+            role,
+        })
+        .await?;
+    Ok((
+        StatusCode::CREATED,
+        Json(json!({ "success": true, "user": profile_json(&record) })),
+    ))
 }
 
 /// `GET /users?limit&offset`: newest first.
@@ -158,13 +197,20 @@ pub async fn list(
     let paging = Paging::from_query(&query)?;
     let page = state.db.list_users(paging.limit, paging.offset).await?;
     let users: Vec<Value> = page.items.iter().map(profile_json).collect();
-    Ok(Json(json!({ "success": true, "users": users, "totalCount": page.total })))
+    Ok(Json(
+        json!({ "success": true, "users": users, "totalCount": page.total }),
+    ))
 }
 
 /// `GET /users/{id}`.
-pub async fn get(State(state): State<AppState>, Path(user_id): Path<String>) -> Result<Json<Value>, AppError> {
+pub async fn get(
+    State(state): State<AppState>,
+    Path(user_id): Path<String>,
+) -> Result<Json<Value>, AppError> {
     let record = state.db.user(&user_id).await?;
-    Ok(Json(json!({ "success": true, "user": profile_json(&record) })))
+    Ok(Json(
+        json!({ "success": true, "user": profile_json(&record) }),
+    ))
 }
 
 /// `PUT /users/{id}`: `name` and `role` as query parameters (the contract), and also a JSON
@@ -198,11 +244,16 @@ pub async fn update(
         return Err(bad("No update fields provided"));
     }
     let record = state.db.update_user(&user_id, &update).await?;
-    Ok(Json(json!({ "success": true, "user": profile_json(&record) })))
+    Ok(Json(
+        json!({ "success": true, "user": profile_json(&record) }),
+    ))
 }
 
 /// `DELETE /users/{id}`: the user and every session they own.
-pub async fn delete(State(state): State<AppState>, Path(user_id): Path<String>) -> Result<Json<Value>, AppError> {
+pub async fn delete(
+    State(state): State<AppState>,
+    Path(user_id): Path<String>,
+) -> Result<Json<Value>, AppError> {
     let deleted = state.db.delete_user(&user_id).await?;
     Ok(Json(json!({
         "success": true,
@@ -218,7 +269,16 @@ mod tests {
     #[test]
     fn emails_are_checked_loosely() {
         assert_eq!(valid_email(" jan@nvwa.nl ").unwrap(), "jan@nvwa.nl");
-        for bad in ["", "jan", "jan@", "@nvwa.nl", "jan@nvwa", "jan @nvwa.nl", "a@b@c.nl", "jan@nvwa..nl"] {
+        for bad in [
+            "",
+            "jan",
+            "jan@",
+            "@nvwa.nl",
+            "jan@nvwa",
+            "jan @nvwa.nl",
+            "a@b@c.nl",
+            "jan@nvwa..nl",
+        ] {
             assert!(valid_email(bad).is_err(), "{bad}");
         }
     }

@@ -203,7 +203,12 @@ pub struct UserUpdate {
 
 impl UserUpdate {
     pub fn is_empty(&self) -> bool {
-        self.name.is_none() && self.role.is_none() && self.preferences.as_ref().is_none_or(PreferencesUpdate::is_empty)
+        self.name.is_none()
+            && self.role.is_none()
+            && self
+                .preferences
+                .as_ref()
+                .is_none_or(PreferencesUpdate::is_empty)
     }
 }
 
@@ -231,10 +236,19 @@ pub trait Database: Store {
     async fn interrupt_running_runs(&self) -> Result<u64, StoreError>;
 
     /// The owner's threads, most recent activity first.
-    async fn list_threads(&self, owner: &str, limit: u32, offset: u32) -> Result<Page<ThreadSummary>, StoreError>;
+    async fn list_threads(
+        &self,
+        owner: &str,
+        limit: u32,
+        offset: u32,
+    ) -> Result<Page<ThreadSummary>, StoreError>;
     async fn thread_summary(&self, thread_id: &str) -> Result<ThreadSummary, StoreError>;
     /// Sets a title (already validated) that later messages never overwrite.
-    async fn rename_thread(&self, thread_id: &str, title: &str) -> Result<ThreadSummary, StoreError>;
+    async fn rename_thread(
+        &self,
+        thread_id: &str,
+        title: &str,
+    ) -> Result<ThreadSummary, StoreError>;
     /// Deletes the thread with its messages, runs and approvals.
     async fn delete_thread(&self, thread_id: &str) -> Result<(), StoreError>;
 
@@ -245,12 +259,20 @@ pub trait Database: Store {
     async fn user(&self, user_id: &str) -> Result<UserRecord, StoreError>;
     /// Newest first.
     async fn list_users(&self, limit: u32, offset: u32) -> Result<Page<UserRecord>, StoreError>;
-    async fn update_user(&self, user_id: &str, update: &UserUpdate) -> Result<UserRecord, StoreError>;
+    async fn update_user(
+        &self,
+        user_id: &str,
+        update: &UserUpdate,
+    ) -> Result<UserRecord, StoreError>;
     /// Deletes the user and the threads they own; returns how many threads went.
     async fn delete_user(&self, user_id: &str) -> Result<u64, StoreError>;
 
     async fn preferences(&self, user_id: &str) -> Result<Preferences, StoreError>;
-    async fn update_preferences(&self, user_id: &str, update: &PreferencesUpdate) -> Result<Preferences, StoreError>;
+    async fn update_preferences(
+        &self,
+        user_id: &str,
+        update: &PreferencesUpdate,
+    ) -> Result<Preferences, StoreError>;
 }
 
 /// The text of a user message: the string, or its text parts joined by blank lines.
@@ -271,7 +293,11 @@ pub fn user_text(message: &UserMessage) -> String {
 /// A thread's automatic title: the first non-empty line of the first user message, at most
 /// [`AUTO_TITLE_CHARS`] characters with an ellipsis when shortened; empty for blank text.
 pub fn title_from_text(text: &str) -> String {
-    let line = text.lines().map(str::trim).find(|line| !line.is_empty()).unwrap_or("");
+    let line = text
+        .lines()
+        .map(str::trim)
+        .find(|line| !line.is_empty())
+        .unwrap_or("");
     shorten(line, AUTO_TITLE_CHARS)
 }
 
@@ -302,7 +328,10 @@ mod tests {
 
     #[test]
     fn titles_take_the_first_line_and_stay_short() {
-        assert_eq!(title_from_text("  \n  Inspectie bij Bella Rosa  \nmeer"), "Inspectie bij Bella Rosa");
+        assert_eq!(
+            title_from_text("  \n  Inspectie bij Bella Rosa  \nmeer"),
+            "Inspectie bij Bella Rosa"
+        );
         assert_eq!(title_from_text("   "), "");
         let long = "woord ".repeat(30);
         let title = title_from_text(&long);

@@ -5,13 +5,15 @@ use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use sqlx::error::ErrorKind;
-use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous};
+use sqlx::sqlite::{
+    SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,
+};
 use sqlx::{FromRow, Sqlite, Transaction};
 
 use super::{
-    ApprovalDecision, ApprovalRecord, Database, NewUser, Page, Preferences, PreferencesUpdate, RunRecord, RunStatus,
-    SpokenTextType, Store, StoreError, Theme, ThreadRecord, ThreadSummary, UNTITLED, UserRecord, UserRole,
-    UserUpdate, preview_from_text, title_from_text, user_text,
+    ApprovalDecision, ApprovalRecord, Database, NewUser, Page, Preferences, PreferencesUpdate,
+    RunRecord, RunStatus, SpokenTextType, Store, StoreError, Theme, ThreadRecord, ThreadSummary,
+    UNTITLED, UserRecord, UserRole, UserUpdate, preview_from_text, title_from_text, user_text,
 };
 use crate::protocol::Message;
 
@@ -54,7 +56,9 @@ impl SqliteStore {
             interrupted_at_startup: AtomicU64::new(0),
         };
         let interrupted = store.interrupt_running_runs().await?;
-        store.interrupted_at_startup.store(interrupted, Ordering::Relaxed);
+        store
+            .interrupted_at_startup
+            .store(interrupted, Ordering::Relaxed);
         Ok(store)
     }
 
@@ -134,7 +138,11 @@ impl ThreadRow {
             thread: ThreadRecord {
                 id: self.id,
                 owner: self.owner,
-                title: if self.title.is_empty() { UNTITLED.to_owned() } else { self.title },
+                title: if self.title.is_empty() {
+                    UNTITLED.to_owned()
+                } else {
+                    self.title
+                },
                 created_at: self.created_at,
                 last_activity: self.last_activity,
                 message_count: self.message_count,
@@ -200,7 +208,8 @@ impl PreferencesRow {
             preferences.language = language;
         }
         if let Some(kind) = self.spoken_text_type {
-            preferences.spoken_text_type = SpokenTextType::parse(&kind).ok_or_else(|| corrupt("spoken_text_type", &kind))?;
+            preferences.spoken_text_type =
+                SpokenTextType::parse(&kind).ok_or_else(|| corrupt("spoken_text_type", &kind))?;
         }
         Ok(preferences)
     }
@@ -258,7 +267,8 @@ impl ApprovalRow {
             _ => None,
         };
         Ok(ApprovalRecord {
-            parameters: serde_json::from_str(&self.parameters).map_err(|e| corrupt("parameters", &e.to_string()))?,
+            parameters: serde_json::from_str(&self.parameters)
+                .map_err(|e| corrupt("parameters", &e.to_string()))?,
             approval_id: self.approval_id,
             thread_id: self.thread_id,
             run_id: self.run_id,
@@ -335,7 +345,10 @@ fn describe(message: &Message) -> Described {
             ("user", None, true, Some(text))
         }
         Message::Assistant(assistant) => {
-            let visible = assistant.content.as_deref().is_some_and(|c| !c.trim().is_empty());
+            let visible = assistant
+                .content
+                .as_deref()
+                .is_some_and(|c| !c.trim().is_empty());
             ("assistant", assistant.name.clone(), visible, None)
         }
     };
@@ -357,13 +370,20 @@ fn with_id(message: &Message) -> (Message, String) {
         Message::Tool(m) => &mut m.id,
         Message::Activity(m) => &mut m.id,
     };
-    let id = slot.get_or_insert_with(|| uuid::Uuid::new_v4().to_string()).clone();
+    let id = slot
+        .get_or_insert_with(|| uuid::Uuid::new_v4().to_string())
+        .clone();
     (message, id)
 }
 
 #[async_trait::async_trait]
 impl Store for SqliteStore {
-    async fn open_thread(&self, thread_id: &str, owner: &str, first_text: &str) -> Result<ThreadRecord, StoreError> {
+    async fn open_thread(
+        &self,
+        thread_id: &str,
+        owner: &str,
+        first_text: &str,
+    ) -> Result<ThreadRecord, StoreError> {
         let now = self.now();
         let title = title_from_text(first_text);
         let mut tx = self.begin().await?;
@@ -415,7 +435,8 @@ impl Store for SqliteStore {
     async fn append_message(&self, thread_id: &str, message: &Message) -> Result<(), StoreError> {
         let (message, id) = with_id(message);
         let described = describe(&message);
-        let body = serde_json::to_string(&message).map_err(|e| StoreError::Backend(e.to_string()))?;
+        let body =
+            serde_json::to_string(&message).map_err(|e| StoreError::Backend(e.to_string()))?;
         let user_text = described.user_text.as_deref().unwrap_or("");
         let title = title_from_text(user_text);
         let preview = preview_from_text(user_text);
@@ -465,31 +486,38 @@ impl Store for SqliteStore {
     }
 
     async fn messages(&self, thread_id: &str) -> Result<Vec<Message>, StoreError> {
-        let bodies: Vec<(String,)> = sqlx::query_as("SELECT body FROM messages WHERE thread_id = ? ORDER BY seq")
-            .bind(thread_id)
-            .fetch_all(&self.pool)
-            .await
-            .map_err(backend)?;
+        let bodies: Vec<(String,)> =
+            sqlx::query_as("SELECT body FROM messages WHERE thread_id = ? ORDER BY seq")
+                .bind(thread_id)
+                .fetch_all(&self.pool)
+                .await
+                .map_err(backend)?;
         if bodies.is_empty() {
             self.require_thread(thread_id).await?;
         }
         bodies
             .into_iter()
-            .map(|(body,)| serde_json::from_str(&body).map_err(|e| corrupt("message", &e.to_string())))
+            .map(|(body,)| {
+                serde_json::from_str(&body).map_err(|e| corrupt("message", &e.to_string()))
+            })
             .collect()
     }
 
     async fn start_run(&self, run_id: &str, thread_id: &str) -> Result<(), StoreError> {
-        let result = sqlx::query("INSERT INTO runs (id, thread_id, status, started_at) VALUES (?, ?, 'running', ?)")
-            .bind(run_id)
-            .bind(thread_id)
-            .bind(self.now())
-            .execute(&self.pool)
-            .await;
+        let result = sqlx::query(
+            "INSERT INTO runs (id, thread_id, status, started_at) VALUES (?, ?, 'running', ?)",
+        )
+        .bind(run_id)
+        .bind(thread_id)
+        .bind(self.now())
+        .execute(&self.pool)
+        .await;
         match result {
             Ok(_) => Ok(()),
             Err(e) => Err(match error_kind(&e) {
-                Some(ErrorKind::UniqueViolation) => StoreError::Conflict(format!("run {run_id} exists")),
+                Some(ErrorKind::UniqueViolation) => {
+                    StoreError::Conflict(format!("run {run_id} exists"))
+                }
                 Some(ErrorKind::ForeignKeyViolation) => thread_not_found(thread_id),
                 _ => backend(e),
             }),
@@ -497,9 +525,16 @@ impl Store for SqliteStore {
     }
 
     /// The first ending wins: finishing a run that already ended changes nothing.
-    async fn finish_run(&self, run_id: &str, status: RunStatus, error: Option<&str>) -> Result<(), StoreError> {
+    async fn finish_run(
+        &self,
+        run_id: &str,
+        status: RunStatus,
+        error: Option<&str>,
+    ) -> Result<(), StoreError> {
         if status == RunStatus::Running {
-            return Err(StoreError::Conflict("a run cannot finish as running".to_owned()));
+            return Err(StoreError::Conflict(
+                "a run cannot finish as running".to_owned(),
+            ));
         }
         let updated = sqlx::query(
             "UPDATE runs SET status = ?, finished_at = ?, error = ? WHERE id = ? AND status = 'running'",
@@ -540,7 +575,8 @@ impl Store for SqliteStore {
     }
 
     async fn record_approval_request(&self, record: &ApprovalRecord) -> Result<(), StoreError> {
-        let parameters = serde_json::to_string(&record.parameters).map_err(|e| StoreError::Backend(e.to_string()))?;
+        let parameters = serde_json::to_string(&record.parameters)
+            .map_err(|e| StoreError::Backend(e.to_string()))?;
         let decision = record.decision.as_ref();
         let result = sqlx::query(
             "INSERT INTO approvals (approval_id, thread_id, run_id, tool_call_id, tool_name, parameters, risk_level, \
@@ -575,7 +611,11 @@ impl Store for SqliteStore {
     }
 
     /// An audit log is never rewritten: a second decision is a `Conflict`.
-    async fn record_approval_decision(&self, approval_id: &str, decision: &ApprovalDecision) -> Result<(), StoreError> {
+    async fn record_approval_decision(
+        &self,
+        approval_id: &str,
+        decision: &ApprovalDecision,
+    ) -> Result<(), StoreError> {
         let updated = sqlx::query(
             "UPDATE approvals SET approved = ?, feedback = ?, decided_by = ?, decided_at = ? \
              WHERE approval_id = ? AND decided_at IS NULL",
@@ -591,11 +631,12 @@ impl Store for SqliteStore {
         if updated.rows_affected() == 1 {
             return Ok(());
         }
-        let exists: Option<(String,)> = sqlx::query_as("SELECT approval_id FROM approvals WHERE approval_id = ?")
-            .bind(approval_id)
-            .fetch_optional(&self.pool)
-            .await
-            .map_err(backend)?;
+        let exists: Option<(String,)> =
+            sqlx::query_as("SELECT approval_id FROM approvals WHERE approval_id = ?")
+                .bind(approval_id)
+                .fetch_optional(&self.pool)
+                .await
+                .map_err(backend)?;
         Err(match exists {
             Some(_) => StoreError::Conflict(format!("approval {approval_id} was already decided")),
             None => StoreError::NotFound(format!("approval {approval_id} not found")),
@@ -633,7 +674,12 @@ impl Database for SqliteStore {
         Ok(updated.rows_affected())
     }
 
-    async fn list_threads(&self, owner: &str, limit: u32, offset: u32) -> Result<Page<ThreadSummary>, StoreError> {
+    async fn list_threads(
+        &self,
+        owner: &str,
+        limit: u32,
+        offset: u32,
+    ) -> Result<Page<ThreadSummary>, StoreError> {
         let rows: Vec<ThreadRow> = sqlx::query_as(&format!(
             "{THREAD_COLUMNS} WHERE owner = ? ORDER BY last_activity DESC, created_at DESC, id LIMIT ? OFFSET ?"
         ))
@@ -658,7 +704,11 @@ impl Database for SqliteStore {
         Ok(self.thread_row(thread_id).await?.into_summary())
     }
 
-    async fn rename_thread(&self, thread_id: &str, title: &str) -> Result<ThreadSummary, StoreError> {
+    async fn rename_thread(
+        &self,
+        thread_id: &str,
+        title: &str,
+    ) -> Result<ThreadSummary, StoreError> {
         let updated = sqlx::query("UPDATE threads SET title = ?, title_locked = 1 WHERE id = ?")
             .bind(title)
             .bind(thread_id)
@@ -685,7 +735,10 @@ impl Database for SqliteStore {
     }
 
     async fn create_user(&self, user: &NewUser) -> Result<UserRecord, StoreError> {
-        let id = user.id.clone().unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
+        let id = user
+            .id
+            .clone()
+            .unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
         let now = self.now();
         let result = sqlx::query(
             "INSERT INTO users (id, email, name, role, created_at, last_activity) VALUES (?, ?, ?, ?, ?, ?)",
@@ -701,7 +754,10 @@ impl Database for SqliteStore {
         match result {
             Ok(_) => self.user_row(&id).await,
             Err(e) if error_kind(&e) == Some(ErrorKind::UniqueViolation) => {
-                let message = e.as_database_error().map(|d| d.message().to_owned()).unwrap_or_default();
+                let message = e
+                    .as_database_error()
+                    .map(|d| d.message().to_owned())
+                    .unwrap_or_default();
                 Err(StoreError::Conflict(if message.contains("users.email") {
                     format!("A user with email {} already exists", user.email)
                 } else {
@@ -747,12 +803,19 @@ impl Database for SqliteStore {
             .await
             .map_err(backend)?;
         Ok(Page {
-            items: rows.into_iter().map(UserRow::into_record).collect::<Result<_, _>>()?,
+            items: rows
+                .into_iter()
+                .map(UserRow::into_record)
+                .collect::<Result<_, _>>()?,
             total: u64::try_from(total).unwrap_or(0),
         })
     }
 
-    async fn update_user(&self, user_id: &str, update: &UserUpdate) -> Result<UserRecord, StoreError> {
+    async fn update_user(
+        &self,
+        user_id: &str,
+        update: &UserUpdate,
+    ) -> Result<UserRecord, StoreError> {
         let now = self.now();
         let mut tx = self.begin().await?;
         let updated = sqlx::query(
@@ -798,7 +861,11 @@ impl Database for SqliteStore {
         Ok(self.user_row(user_id).await?.preferences)
     }
 
-    async fn update_preferences(&self, user_id: &str, update: &PreferencesUpdate) -> Result<Preferences, StoreError> {
+    async fn update_preferences(
+        &self,
+        user_id: &str,
+        update: &PreferencesUpdate,
+    ) -> Result<Preferences, StoreError> {
         let now = self.now();
         let mut tx = self.begin().await?;
         let updated = sqlx::query("UPDATE users SET last_activity = ? WHERE id = ?")
