@@ -1,0 +1,442 @@
+//! The SQLite store on its own: messages in order, runs cut off by a stop, the approval audit
+//! log, cascades, users and preferences.
+#![cfg(feature = "ssr")]
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use agora_hai::orchestrator::store::{
+    ApprovalDecision, ApprovalRecord, RunStatus, Store, StoreError,
+};
+use agora_hai::protocol::Message;
+use agora_hai::server::store::{
+    Database, NewUser, PreferencesUpdate, SqliteStore, Theme, UNTITLED, UserRole, UserUpdate,
+};
+use serde_json::json;
+
+/// A directory under the system's temp dir, removed when dropped.
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new() -> Self {
+        let path = std::env::temp_dir().join(format!("agora-store-{}", uuid::Uuid::new_v4()));
+        std::fs::create_dir_all(&path).unwrap();
+        Self(path)
+    }
+
+    fn db(&self) -> PathBuf {
+        self.0.join("agora.db")
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+async fn open(path: &Path) -> SqliteStore {
+    SqliteStore::open(path).await.unwrap()
+}
+
+fn message(value: serde_json::Value) -> Message {
+    serde_json::from_value(value).unwrap()
+}
+
+fn conversation() -> Vec<Message> {
+    vec![
+        message(
+            json!({"role": "user", "id": "m1", "content": "Start inspectie bij Restaurant Bella Rosa\nAmsterdam"}),
+        ),
+        message(
+            json!({"role": "assistant", "id": "m2", "name": "history-agent", "toolCalls": [
+                {"id": "call-1", "type": "function", "function": {"name": "get_company_info", "arguments": "{\"naam\":\"Bella Rosa\"}"}}
+            ]}),
+        ),
+        message(
+            json!({"role": "tool", "id": "m3", "toolCallId": "call-1", "content": "{\"kvk\":\"12345678\"}"}),
+        ),
+        message(
+            json!({"role": "assistant", "id": "m4", "name": "history-agent", "content": "Bella Rosa is bekend."}),
+        ),
+        message(
+            json!({"role": "user", "id": "m5", "content": [{"type": "text", "text": "Welke regels gelden?"}]}),
+        ),
+        message(
+            json!({"role": "assistant", "id": "m6", "name": "regulation-agent", "content": "Artikel 5 …", "spokenText": "Artikel vijf"}),
+        ),
+    ]
+}
+
+#[tokio::test]
+async fn messages_round_trip_in_order_and_survive_a_reopen() {
+    let dir = TempDir::new();
+    let store = open(&dir.db()).await;
+    let thread = store.open_thread("t1", "koen", "").await.unwrap();
+    assert_eq!(thread.title, UNTITLED);
+    assert_eq!(thread.message_count, 0);
+
+    let messages = conversation();
+    for m in &messages {
+        store.append_message("t1", m).await.unwrap();
+    }
+    // Appending a message the thread already holds changes nothing.
+    store.append_message("t1", &messages[0]).await.unwrap();
+    assert_eq!(store.messages("t1").await.unwrap(), messages);
+
+    let thread = store.thread("t1").await.unwrap();
+    assert_eq!(thread.title, "Start inspectie bij Restaurant Bella Rosa");
+    assert_eq!(thread.owner, "koen");
+    // User and assistant messages with text: m1, m4, m5, m6.
+    assert_eq!(thread.message_count, 4);
+    assert!(thread.last_activity > thread.created_at);
+
+    // A message without an id gets one, so snapshots can refer to it.
+    store
+        .append_message(
+            "t1",
+            &message(json!({"role": "user", "content": "zonder id"})),
+        )
+        .await
+        .unwrap();
+    let stored = store.messages("t1").await.unwrap();
+    let Message::User(last) = stored.last().unwrap() else {
+        panic!("{stored:?}")
+    };
+    assert!(last.id.as_deref().is_some_and(|id| !id.is_empty()));
+
+    store.close().await;
+    drop(store);
+    let store = open(&dir.db()).await;
+    assert_eq!(store.messages("t1").await.unwrap(), stored);
+    assert_eq!(store.thread("t1").await.unwrap().message_count, 5);
+}
+
+#[tokio::test]
+async fn unknown_and_foreign_threads_are_not_found() {
+    let dir = TempDir::new();
+    let store = open(&dir.db()).await;
+    let not_found = |r: Result<_, StoreError>| matches!(r, Err(StoreError::NotFound(_)));
+    assert!(not_found(store.thread("nope").await.map(|_| ())));
+    assert!(not_found(store.messages("nope").await.map(|_| ())));
+    assert!(not_found(store.runs("nope").await.map(|_| ())));
+    assert!(not_found(store.approvals("nope").await.map(|_| ())));
+    assert!(not_found(
+        store.append_message("nope", &conversation()[0]).await
+    ));
+    assert!(not_found(store.start_run("r", "nope").await));
+
+    let first = store
+        .open_thread("t1", "koen", "Eerste vraag")
+        .await
+        .unwrap();
+    assert_eq!(first.title, "Eerste vraag");
+    // Reopening by the owner keeps the title; someone else is told it does not exist.
+    let again = store
+        .open_thread("t1", "koen", "Iets anders")
+        .await
+        .unwrap();
+    assert_eq!(again.title, "Eerste vraag");
+    assert!(not_found(
+        store.open_thread("t1", "fatima", "x").await.map(|_| ())
+    ));
+}
+
+#[tokio::test]
+async fn runs_left_running_become_interrupted_on_reopen() {
+    let dir = TempDir::new();
+    let store = open(&dir.db()).await;
+    assert_eq!(store.interrupted_at_startup(), 0);
+    store.open_thread("t1", "koen", "vraag").await.unwrap();
+    store.start_run("r1", "t1").await.unwrap();
+    store
+        .finish_run("r1", RunStatus::Finished, None)
+        .await
+        .unwrap();
+    store.start_run("r2", "t1").await.unwrap();
+    store
+        .finish_run("r2", RunStatus::Error, Some("model weg"))
+        .await
+        .unwrap();
+    store.start_run("r3", "t1").await.unwrap();
+    assert!(matches!(
+        store.start_run("r3", "t1").await,
+        Err(StoreError::Conflict(_))
+    ));
+    assert!(matches!(
+        store.finish_run("nope", RunStatus::Finished, None).await,
+        Err(StoreError::NotFound(_))
+    ));
+    // The first ending wins.
+    store
+        .finish_run("r1", RunStatus::Cancelled, None)
+        .await
+        .unwrap();
+    let runs = store.runs("t1").await.unwrap();
+    assert_eq!(
+        runs.iter()
+            .map(|r| (r.id.as_str(), r.status))
+            .collect::<Vec<_>>(),
+        [
+            ("r1", RunStatus::Finished),
+            ("r2", RunStatus::Error),
+            ("r3", RunStatus::Running)
+        ]
+    );
+    assert_eq!(runs[1].error.as_deref(), Some("model weg"));
+    assert!(runs[2].finished_at.is_none());
+    // No orderly close: the process "dies" with r3 running.
+    drop(store);
+
+    let store = open(&dir.db()).await;
+    assert_eq!(store.interrupted_at_startup(), 1);
+    let runs = store.runs("t1").await.unwrap();
+    assert_eq!(runs[0].status, RunStatus::Finished);
+    assert_eq!(runs[1].status, RunStatus::Error);
+    assert_eq!(runs[2].status, RunStatus::Interrupted);
+    assert!(runs[2].finished_at.is_some());
+    // The thread carries on.
+    store.start_run("r4", "t1").await.unwrap();
+    store
+        .finish_run("r4", RunStatus::Finished, None)
+        .await
+        .unwrap();
+    store.close().await;
+    drop(store);
+    assert_eq!(open(&dir.db()).await.interrupted_at_startup(), 0);
+}
+
+fn approval(id: &str) -> ApprovalRecord {
+    ApprovalRecord {
+        approval_id: id.to_owned(),
+        thread_id: "t1".to_owned(),
+        run_id: "r1".to_owned(),
+        tool_call_id: "call-9".to_owned(),
+        tool_name: "generate_final_report".to_owned(),
+        parameters: json!({"bedrijf": "Bella Rosa", "bevindingen": [1, 2]}),
+        risk_level: "high".to_owned(),
+        requested_by: "reporting-agent".to_owned(),
+        requested_at: 1_700_000_000_000,
+        decision: None,
+    }
+}
+
+#[tokio::test]
+async fn approvals_are_an_audit_log() {
+    let dir = TempDir::new();
+    let store = open(&dir.db()).await;
+    store.open_thread("t1", "koen", "rapport").await.unwrap();
+    store.start_run("r1", "t1").await.unwrap();
+    store
+        .record_approval_request(&approval("a1"))
+        .await
+        .unwrap();
+    store
+        .record_approval_request(&approval("a2"))
+        .await
+        .unwrap();
+    assert!(matches!(
+        store.record_approval_request(&approval("a1")).await,
+        Err(StoreError::Conflict(_))
+    ));
+    assert_eq!(
+        store.approvals("t1").await.unwrap(),
+        vec![approval("a1"), approval("a2")]
+    );
+
+    let decision = ApprovalDecision {
+        approved: false,
+        feedback: Some("Eerst de foto's toevoegen".to_owned()),
+        decided_by: "koen".to_owned(),
+        decided_at: 1_700_000_005_000,
+    };
+    store
+        .record_approval_decision("a1", &decision)
+        .await
+        .unwrap();
+    // A decision is never rewritten.
+    let other = ApprovalDecision {
+        approved: true,
+        ..decision.clone()
+    };
+    assert!(matches!(
+        store.record_approval_decision("a1", &other).await,
+        Err(StoreError::Conflict(_))
+    ));
+    assert!(matches!(
+        store.record_approval_decision("nope", &other).await,
+        Err(StoreError::NotFound(_))
+    ));
+    let log = store.approvals("t1").await.unwrap();
+    assert_eq!(log[0].decision.as_ref(), Some(&decision));
+    assert_eq!(log[1].decision, None);
+}
+
+#[tokio::test]
+async fn deleting_a_thread_takes_its_messages_runs_and_approvals() {
+    let dir = TempDir::new();
+    let store = open(&dir.db()).await;
+    store.open_thread("t1", "koen", "vraag").await.unwrap();
+    for m in conversation() {
+        store.append_message("t1", &m).await.unwrap();
+    }
+    store.start_run("r1", "t1").await.unwrap();
+    store
+        .record_approval_request(&approval("a1"))
+        .await
+        .unwrap();
+    store.open_thread("t2", "koen", "andere").await.unwrap();
+    store
+        .append_message("t2", &conversation()[0])
+        .await
+        .unwrap();
+
+    store.delete_thread("t1").await.unwrap();
+    assert!(matches!(
+        store.messages("t1").await,
+        Err(StoreError::NotFound(_))
+    ));
+    assert!(matches!(
+        store.delete_thread("t1").await,
+        Err(StoreError::NotFound(_))
+    ));
+    // A new thread under the same id starts empty: nothing was left behind.
+    store.open_thread("t1", "koen", "opnieuw").await.unwrap();
+    assert!(store.messages("t1").await.unwrap().is_empty());
+    assert!(store.runs("t1").await.unwrap().is_empty());
+    assert!(store.approvals("t1").await.unwrap().is_empty());
+    // The other thread is untouched; the message id m1 may exist in both threads.
+    assert_eq!(store.messages("t2").await.unwrap().len(), 1);
+    store
+        .append_message("t1", &conversation()[0])
+        .await
+        .unwrap();
+    assert_eq!(store.messages("t1").await.unwrap().len(), 1);
+}
+
+#[tokio::test]
+async fn threads_list_by_last_activity_and_can_be_renamed() {
+    let dir = TempDir::new();
+    let store = open(&dir.db()).await;
+    for id in ["a", "b", "c"] {
+        store
+            .open_thread(id, "koen", &format!("vraag {id}"))
+            .await
+            .unwrap();
+    }
+    store
+        .open_thread("x", "fatima", "niet van koen")
+        .await
+        .unwrap();
+    store.append_message("a", &conversation()[0]).await.unwrap();
+
+    let page = store.list_threads("koen", 50, 0).await.unwrap();
+    assert_eq!(page.total, 3);
+    let ids: Vec<_> = page.items.iter().map(|s| s.thread.id.as_str()).collect();
+    assert_eq!(ids, ["a", "c", "b"]);
+    assert_eq!(
+        page.items[0].first_message_preview,
+        "Start inspectie bij Restaurant Bella Rosa Amsterdam"
+    );
+    let second = store.list_threads("koen", 2, 2).await.unwrap();
+    assert_eq!(second.total, 3);
+    assert_eq!(second.items.len(), 1);
+    assert_eq!(second.items[0].thread.id, "b");
+
+    let renamed = store.rename_thread("b", "Mijn titel").await.unwrap();
+    assert_eq!(renamed.thread.title, "Mijn titel");
+    // A renamed thread keeps its title.
+    store.append_message("b", &conversation()[0]).await.unwrap();
+    assert_eq!(store.thread("b").await.unwrap().title, "Mijn titel");
+    assert!(matches!(
+        store.rename_thread("nope", "t").await,
+        Err(StoreError::NotFound(_))
+    ));
+}
+
+#[tokio::test]
+async fn users_preferences_and_cascading_deletes() {
+    let dir = TempDir::new();
+    let store: Arc<dyn Database> = Arc::new(open(&dir.db()).await);
+    let jan = store
+        .create_user(&NewUser {
+            id: None,
+            email: "jan@nvwa.nl".to_owned(),
+            name: "Jan".to_owned(),
+            role: UserRole::Inspector,
+        })
+        .await
+        .unwrap();
+    assert_eq!(jan.preferences.theme, Theme::System);
+    let duplicate = NewUser {
+        id: None,
+        email: "JAN@nvwa.nl".to_owned(),
+        name: "Jan 2".to_owned(),
+        role: UserRole::Viewer,
+    };
+    assert!(matches!(
+        store.create_user(&duplicate).await,
+        Err(StoreError::Conflict(_))
+    ));
+
+    let preferences = store
+        .update_preferences(
+            &jan.id,
+            &PreferencesUpdate {
+                theme: Some(Theme::Dark),
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap();
+    assert_eq!(preferences.theme, Theme::Dark);
+    assert!(preferences.notifications_enabled);
+    let updated = store
+        .update_user(
+            &jan.id,
+            &UserUpdate {
+                role: Some(UserRole::Admin),
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap();
+    assert_eq!(updated.role, UserRole::Admin);
+    assert_eq!(updated.name, "Jan");
+    assert_eq!(updated.preferences.theme, Theme::Dark);
+
+    // The orchestrator sees the same store through the Store trait.
+    let orchestrator: Arc<dyn Store> = store.clone();
+    orchestrator
+        .open_thread("t1", &jan.id, "een")
+        .await
+        .unwrap();
+    orchestrator
+        .open_thread("t2", &jan.id, "twee")
+        .await
+        .unwrap();
+    orchestrator.start_run("r1", "t1").await.unwrap();
+    orchestrator
+        .open_thread("t3", "someone-else", "drie")
+        .await
+        .unwrap();
+
+    assert_eq!(store.delete_user(&jan.id).await.unwrap(), 2);
+    assert!(matches!(
+        store.user(&jan.id).await,
+        Err(StoreError::NotFound(_))
+    ));
+    assert!(matches!(
+        store.thread("t1").await,
+        Err(StoreError::NotFound(_))
+    ));
+    assert!(store.thread("t3").await.is_ok());
+    assert!(matches!(
+        store.delete_user(&jan.id).await,
+        Err(StoreError::NotFound(_))
+    ));
+    assert!(matches!(
+        store.preferences(&jan.id).await,
+        Err(StoreError::NotFound(_))
+    ));
+}
