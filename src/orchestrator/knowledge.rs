@@ -1,0 +1,995 @@
+//! The embedded knowledge base: the food-safety law corpus (`data/regulations.json`) with a
+//! BM25 full-text index, and the demo company register (`data/companies.json`).
+//!
+//! Built once at start-up ([`Knowledge::load`]) and shared as `Arc<Knowledge>`. The index
+//! lives in RAM: 234 short documents take a few milliseconds to index.
+//!
+//! Search analyses Dutch text with lower-casing, Dutch stop words, ASCII folding
+//! ("hygiëne" = "hygiene") and the Snowball Dutch stemmer; the English titles get an English
+//! analyser, so questions in either language find the articles. Titles and topics are boosted.
+
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+use serde::{Deserialize, Serialize};
+use tantivy::collector::TopDocs;
+use tantivy::query::QueryParser;
+use tantivy::schema::{
+    Field, IndexRecordOption, STORED, STRING, Schema, TextFieldIndexing, TextOptions, Value as _,
+};
+use tantivy::tokenizer::{
+    AsciiFoldingFilter, Language, LowerCaser, RemoveLongFilter, SimpleTokenizer, Stemmer,
+    StopWordFilter, TextAnalyzer,
+};
+use tantivy::{Index, IndexReader, ReloadPolicy, TantivyDocument, doc};
+
+const REGULATIONS_JSON: &str = include_str!("../../data/regulations.json");
+const COMPANIES_JSON: &str = include_str!("../../data/companies.json");
+
+const DUTCH: &str = "nl_stem";
+const ENGLISH: &str = "en_stem";
+
+/// One entry of the law corpus: an article (or part of one) with a Dutch summary.
+///
+/// Read from the data file in snake_case, written to tool results in camelCase.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all(serialize = "camelCase"))]
+pub struct Regulation {
+    /// Stable id, e.g. `852-2004-bijlage-ii-hfst-ix-3`.
+    pub id: String,
+    /// The instrument, e.g. `Verordening (EG) nr. 852/2004`.
+    pub source: String,
+    /// Dutch title.
+    pub title: String,
+    pub title_en: String,
+    /// e.g. `Bijlage II, Hoofdstuk IX, punt 3`.
+    pub article: String,
+    /// Dutch summary of what the article requires.
+    pub summary: String,
+    /// How to cite it in a report: source + article.
+    pub citation: String,
+    #[serde(default)]
+    pub topics: Vec<String>,
+    #[serde(default)]
+    pub url: String,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all(serialize = "camelCase"))]
+pub struct Address {
+    pub street: String,
+    pub house_number: String,
+    pub postal_code: String,
+    pub city: String,
+}
+
+impl Address {
+    /// `Reguliersdwarsstraat 45, 1017 BK Amsterdam`.
+    pub fn one_line(&self) -> String {
+        format!(
+            "{} {}, {} {}",
+            self.street, self.house_number, self.postal_code, self.city
+        )
+    }
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all(serialize = "camelCase"))]
+pub struct Contact {
+    #[serde(default)]
+    pub phone: String,
+    #[serde(default)]
+    pub email: String,
+}
+
+/// A finding of an earlier inspection.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all(serialize = "camelCase"))]
+pub struct InspectionFinding {
+    pub category: String,
+    pub description: String,
+    /// `licht`, `matig` or `ernstig`.
+    pub severity: String,
+    #[serde(default)]
+    pub regulation_ids: Vec<String>,
+}
+
+/// An earlier inspection of a company.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all(serialize = "camelCase"))]
+pub struct Inspection {
+    pub id: String,
+    /// ISO date, `2024-10-03`.
+    pub date: String,
+    pub inspector: String,
+    /// e.g. `reguliere inspectie`, `herinspectie`.
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// e.g. `waarschuwing`, `geen overtredingen`, `bestuurlijke boete`.
+    pub outcome: String,
+    pub score: f64,
+    #[serde(default)]
+    pub findings: Vec<InspectionFinding>,
+    #[serde(default)]
+    pub measures: Vec<String>,
+    #[serde(default)]
+    pub follow_up: String,
+}
+
+/// A company in the demo register.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all(serialize = "camelCase"))]
+pub struct Company {
+    /// Eight digits.
+    pub kvk: String,
+    pub name: String,
+    #[serde(default)]
+    pub trade_names: Vec<String>,
+    #[serde(default)]
+    pub legal_form: String,
+    #[serde(default)]
+    pub sector: String,
+    #[serde(default)]
+    pub activity: String,
+    #[serde(default)]
+    pub sbi_code: String,
+    pub address: Address,
+    #[serde(default)]
+    pub established: String,
+    #[serde(default)]
+    pub employees: u32,
+    #[serde(default)]
+    pub contact: Contact,
+    /// `laag`, `midden` or `hoog`.
+    #[serde(default)]
+    pub risk_class: String,
+    /// In the order of the data file (oldest first); see [`Company::inspections_newest_first`].
+    #[serde(default)]
+    pub inspections: Vec<Inspection>,
+}
+
+impl Company {
+    pub fn inspections_newest_first(&self) -> Vec<&Inspection> {
+        let mut list: Vec<&Inspection> = self.inspections.iter().collect();
+        list.sort_by(|a, b| b.date.cmp(&a.date).then_with(|| b.id.cmp(&a.id)));
+        list
+    }
+}
+
+/// A search result: the article and its BM25 score (higher is better).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Hit<'a> {
+    pub regulation: &'a Regulation,
+    pub score: f32,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum KnowledgeError {
+    #[error("embedded data file {file} is unreadable: {source}")]
+    Data {
+        file: &'static str,
+        source: serde_json::Error,
+    },
+    #[error("duplicate id {0} in the embedded data")]
+    Duplicate(String),
+    #[error("search index: {0}")]
+    Index(#[from] tantivy::TantivyError),
+}
+
+struct Fields {
+    id: Field,
+    title: Field,
+    title_en: Field,
+    summary: Field,
+    topics: Field,
+    citation: Field,
+}
+
+/// The corpus, the register and the search index. Read-only after [`Knowledge::load`].
+pub struct Knowledge {
+    regulations: Vec<Regulation>,
+    regulation_index: HashMap<String, usize>,
+    companies: Vec<Company>,
+    company_index: HashMap<String, usize>,
+    reader: IndexReader,
+    parser: QueryParser,
+    id_field: Field,
+    build_time: Duration,
+}
+
+impl std::fmt::Debug for Knowledge {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Knowledge")
+            .field("regulations", &self.regulations.len())
+            .field("companies", &self.companies.len())
+            .field("build_time", &self.build_time)
+            .finish()
+    }
+}
+
+impl Knowledge {
+    /// Parses the embedded data and builds the in-RAM index. Logs how long it took.
+    pub fn load() -> Result<Knowledge, KnowledgeError> {
+        let started = Instant::now();
+        let regulations: Vec<Regulation> =
+            serde_json::from_str(REGULATIONS_JSON).map_err(|source| KnowledgeError::Data {
+                file: "data/regulations.json",
+                source,
+            })?;
+        let companies: Vec<Company> =
+            serde_json::from_str(COMPANIES_JSON).map_err(|source| KnowledgeError::Data {
+                file: "data/companies.json",
+                source,
+            })?;
+
+        let mut regulation_index = HashMap::with_capacity(regulations.len());
+        for (i, r) in regulations.iter().enumerate() {
+            if regulation_index.insert(r.id.clone(), i).is_some() {
+                return Err(KnowledgeError::Duplicate(r.id.clone()));
+            }
+        }
+        let mut company_index = HashMap::with_capacity(companies.len());
+        for (i, c) in companies.iter().enumerate() {
+            if company_index.insert(c.kvk.clone(), i).is_some() {
+                return Err(KnowledgeError::Duplicate(c.kvk.clone()));
+            }
+        }
+
+        let (schema, fields) = schema();
+        let index = Index::create_in_ram(schema);
+        register_analyzers(&index);
+        // One thread with the smallest arena tantivy allows (15 MB): the corpus is tiny.
+        let mut writer = index.writer_with_num_threads::<TantivyDocument>(1, 15_000_000)?;
+        for r in &regulations {
+            let mut document = doc!(
+                fields.id => r.id.as_str(),
+                fields.title => r.title.as_str(),
+                fields.title_en => r.title_en.as_str(),
+                fields.summary => r.summary.as_str(),
+                fields.citation => format!("{} {}", r.citation, r.source),
+            );
+            for topic in &r.topics {
+                document.add_text(fields.topics, topic);
+            }
+            writer.add_document(document)?;
+        }
+        writer.commit()?;
+        drop(writer);
+
+        let reader = index
+            .reader_builder()
+            .reload_policy(ReloadPolicy::Manual)
+            .try_into()?;
+        let mut parser = QueryParser::for_index(
+            &index,
+            vec![
+                fields.title,
+                fields.title_en,
+                fields.summary,
+                fields.topics,
+                fields.citation,
+            ],
+        );
+        parser.set_field_boost(fields.title, 2.0);
+        parser.set_field_boost(fields.topics, 3.0);
+        parser.set_field_boost(fields.title_en, 2.0);
+        parser.set_field_boost(fields.summary, 1.0);
+        parser.set_field_boost(fields.citation, 0.5);
+
+        let build_time = started.elapsed();
+        tracing::info!(
+            regulations = regulations.len(),
+            companies = companies.len(),
+            build_ms = build_time.as_secs_f64() * 1000.0,
+            "knowledge base loaded and search index built"
+        );
+        Ok(Knowledge {
+            regulations,
+            regulation_index,
+            companies,
+            company_index,
+            reader,
+            parser,
+            id_field: fields.id,
+            build_time,
+        })
+    }
+
+    /// How long [`Knowledge::load`] took.
+    pub fn build_time(&self) -> Duration {
+        self.build_time
+    }
+
+    /// All articles, in the order of the data file.
+    pub fn regulations(&self) -> &[Regulation] {
+        &self.regulations
+    }
+
+    pub fn regulation(&self, id: &str) -> Option<&Regulation> {
+        self.regulation_index
+            .get(id.trim())
+            .map(|&i| &self.regulations[i])
+    }
+
+    /// BM25 search over title (nl, en), summary, topics and citation, best first.
+    ///
+    /// Any user text is accepted: operators and punctuation are neutralised and the parse is
+    /// lenient, so this never fails; an empty or stop-word-only query finds nothing.
+    pub fn search(&self, query: &str, limit: usize) -> Vec<Hit<'_>> {
+        self.search_filtered(query, limit, None)
+    }
+
+    /// [`Knowledge::search`] restricted to sources whose name contains `source`
+    /// (case- and diacritic-insensitive: `852/2004`, `hygienecode`, `1169`).
+    pub fn search_filtered(&self, query: &str, limit: usize, source: Option<&str>) -> Vec<Hit<'_>> {
+        if limit == 0 {
+            return Vec::new();
+        }
+        let text = sanitize_query(query);
+        if text.is_empty() {
+            return Vec::new();
+        }
+        let source = source.map(normalize).filter(|s| !s.is_empty());
+        let (parsed, _errors) = self.parser.parse_query_lenient(&text);
+        let searcher = self.reader.searcher();
+        let fetch = if source.is_some() {
+            self.regulations.len().max(1)
+        } else {
+            limit.min(self.regulations.len().max(1))
+        };
+        let top = match searcher.search(&parsed, &TopDocs::with_limit(fetch).order_by_score()) {
+            Ok(top) => top,
+            Err(error) => {
+                tracing::warn!(%error, query = %text, "regulation search failed");
+                return Vec::new();
+            }
+        };
+        let mut hits = Vec::with_capacity(limit.min(top.len()));
+        for (score, address) in top {
+            let Ok(document) = searcher.doc::<TantivyDocument>(address) else {
+                continue;
+            };
+            let Some(id) = document.get_first(self.id_field).and_then(|v| v.as_str()) else {
+                continue;
+            };
+            let Some(regulation) = self.regulation(id) else {
+                continue;
+            };
+            if let Some(filter) = &source {
+                let haystack = normalize(&format!("{} {}", regulation.source, regulation.id));
+                if !haystack.contains(filter.as_str()) {
+                    continue;
+                }
+            }
+            hits.push(Hit { regulation, score });
+            if hits.len() == limit {
+                break;
+            }
+        }
+        hits
+    }
+
+    /// All companies, in the order of the data file.
+    pub fn companies(&self) -> &[Company] {
+        &self.companies
+    }
+
+    pub fn company_by_kvk(&self, kvk: &str) -> Option<&Company> {
+        let digits: String = kvk.chars().filter(|c| !c.is_whitespace()).collect();
+        self.company_index.get(&digits).map(|&i| &self.companies[i])
+    }
+
+    /// Companies matching a name, a trade name or a KVK number, best match first.
+    ///
+    /// An eight-digit number in the text is looked up as KVK number first. Names match
+    /// case- and diacritic-insensitively: whole name contained in the text ("Start inspectie
+    /// bij Restaurant Bella Rosa"), text contained in a name ("bella"), or all distinctive
+    /// words of a name present ("rosa bella"). Generic words (restaurant, bakkerij, b.v., de)
+    /// alone never match.
+    pub fn find_company(&self, name_or_kvk: &str) -> Vec<&Company> {
+        if let Some(kvk) = find_kvk(name_or_kvk) {
+            if let Some(company) = self.company_by_kvk(&kvk) {
+                return vec![company];
+            }
+        }
+        let query = normalize(name_or_kvk);
+        if query.is_empty() {
+            return Vec::new();
+        }
+        let query_tokens: Vec<&str> = query.split(' ').collect();
+        let distinctive_query: Vec<&str> = query_tokens
+            .iter()
+            .copied()
+            .filter(|t| !is_generic_word(t))
+            .collect();
+        let mut scored: Vec<(u32, &Company)> = Vec::new();
+        for company in &self.companies {
+            let mut best = 0u32;
+            for name in std::iter::once(&company.name).chain(company.trade_names.iter()) {
+                best = best.max(name_score(
+                    &normalize(name),
+                    &query,
+                    &query_tokens,
+                    &distinctive_query,
+                ));
+            }
+            if best > 0 {
+                scored.push((best, company));
+            }
+        }
+        scored.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.name.cmp(&b.1.name)));
+        // Keep only the strongest tier when there is a clear winner.
+        if let Some(&(top, _)) = scored.first() {
+            if top >= 60 {
+                scored.retain(|(s, _)| *s >= 60);
+            }
+        }
+        scored.into_iter().map(|(_, c)| c).collect()
+    }
+}
+
+/// A food-safety concern recognised in an inspector's text, in Dutch or English. Used to
+/// widen a search with the terms the corpus uses, and by the planner for advice.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Concern {
+    Temperature,
+    CrossContamination,
+    Pests,
+    Allergens,
+    HandHygiene,
+    PersonalHygiene,
+    Cleaning,
+    Records,
+    ShelfLife,
+    CoolingDown,
+    Thawing,
+    HotHolding,
+    Parasites,
+    Chemicals,
+    Waste,
+    Listeria,
+    Salmonella,
+}
+
+impl Concern {
+    /// Every concern, in the order [`concerns`] reports them.
+    pub const ALL: [Concern; 17] = [
+        Concern::CrossContamination,
+        Concern::Temperature,
+        Concern::Pests,
+        Concern::Allergens,
+        Concern::HandHygiene,
+        Concern::PersonalHygiene,
+        Concern::Cleaning,
+        Concern::Records,
+        Concern::ShelfLife,
+        Concern::CoolingDown,
+        Concern::Thawing,
+        Concern::HotHolding,
+        Concern::Parasites,
+        Concern::Chemicals,
+        Concern::Waste,
+        Concern::Listeria,
+        Concern::Salmonella,
+    ];
+
+    /// The words the corpus uses for it (Dutch), added to a search query.
+    pub fn search_terms(self) -> &'static str {
+        match self {
+            Concern::Temperature => "temperatuur koelen koudeketen bewaartemperatuur",
+            Concern::CrossContamination => "kruisbesmetting gescheiden opslag rauw bereid",
+            Concern::Pests => "ongedierte plaagdierbestrijding muizenkeutels",
+            Concern::Allergens => "allergenen allergeneninformatie",
+            Concern::HandHygiene => "handen wassen wastafel",
+            Concern::PersonalHygiene => "persoonlijke hygiëne werkkleding",
+            Concern::Cleaning => "schoonmaak reiniging",
+            Concern::Records => "HACCP registratie",
+            Concern::ShelfLife => "houdbaarheid datum etiketteren",
+            Concern::CoolingDown => "terugkoelen afkoelen",
+            Concern::Thawing => "ontdooien",
+            Concern::HotHolding => "warmhouden",
+            Concern::Parasites => "parasieten invriezen rauwe vis",
+            Concern::Chemicals => "schoonmaakmiddelen chemische verontreiniging",
+            Concern::Waste => "afval",
+            Concern::Listeria => "Listeria",
+            Concern::Salmonella => "Salmonella",
+        }
+    }
+
+    /// Words (normalised, see [`normalize`]) that signal it: `koel*` is a prefix, other
+    /// words match as such or with a Dutch/English plural or inflection (`-s`, `-e`, `-en`).
+    fn triggers(self) -> &'static [&'static str] {
+        match self {
+            Concern::Temperature => &[
+                "temperat*",
+                "koel*",
+                "gekoeld*",
+                "vriez*",
+                "diepvries*",
+                "graden",
+                "fridge*",
+                "refrigerat*",
+                "chill*",
+                "freezer*",
+                "degrees",
+                "warm",
+                "lauw",
+            ],
+            Concern::CrossContamination => &[
+                "naast",
+                "kruisbesmet*",
+                "onafgedekt",
+                "bovenop",
+                "snijplank*",
+                "next",
+                "beside",
+                "cross*",
+                "uncovered",
+                "cutting",
+            ],
+            Concern::Pests => &[
+                "muis",
+                "muizen*",
+                "keutel*",
+                "rat",
+                "ratten",
+                "kakkerlak*",
+                "ongedierte*",
+                "vlieg",
+                "vliegen",
+                "knaagd*",
+                "insect*",
+                "mice",
+                "mouse",
+                "rodent*",
+                "dropping*",
+                "cockroach*",
+                "pest",
+                "pests",
+                "flies",
+                "vermin",
+            ],
+            Concern::Allergens => &[
+                "allerg*", "gluten*", "noot", "noten", "pinda*", "lactose*", "nut", "peanut*",
+            ],
+            Concern::HandHygiene => &[
+                "hand",
+                "handen",
+                "wastafel*",
+                "zeep*",
+                "handdoek*",
+                "handwas*",
+                "soap",
+                "sink",
+                "washbasin*",
+            ],
+            Concern::PersonalHygiene => &[
+                "sieraden",
+                "werkkleding",
+                "haarnet*",
+                "ziek",
+                "ziekte",
+                "wond",
+                "jewel*",
+                "sick",
+                "ill",
+                "apron",
+                "clothing",
+            ],
+            Concern::Cleaning => &[
+                "vuil",
+                "vies",
+                "smerig*",
+                "schoonma*",
+                "aanslag",
+                "vetaanslag",
+                "schimmel*",
+                "dirty",
+                "clean*",
+                "grease*",
+                "greasy",
+                "mould*",
+                "mold*",
+            ],
+            Concern::Records => &[
+                "registrat*",
+                "haccp*",
+                "logboek*",
+                "administrat*",
+                "record*",
+                "log",
+                "bijgehouden",
+            ],
+            Concern::ShelfLife => &[
+                "houdbaar*",
+                "datum",
+                "tht",
+                "tgt",
+                "verlopen",
+                "expired",
+                "expiry",
+                "etiket*",
+                "label*",
+            ],
+            Concern::CoolingDown => &["terugkoel*", "afkoel*", "cooling", "cooled"],
+            Concern::Thawing => &["ontdooi*", "thaw*", "defrost*"],
+            Concern::HotHolding => &["warmhoud*", "buffet*", "bain", "holding"],
+            Concern::Parasites => &["sushi*", "sashimi*", "anisakis*", "parasi*", "carpaccio*"],
+            Concern::Chemicals => &[
+                "schoonmaakmiddel*",
+                "chemic*",
+                "bleek*",
+                "chloor*",
+                "ontsmettingsmiddel*",
+                "detergent*",
+                "bleach*",
+            ],
+            Concern::Waste => &["afval*", "vuilnis*", "afvalbak*", "waste", "garbage", "bin"],
+            Concern::Listeria => &["listeria*"],
+            Concern::Salmonella => &["salmonella*"],
+        }
+    }
+
+    /// Whether a normalised word matches one of the [`Concern::triggers`].
+    fn triggered_by(self, word: &str) -> bool {
+        self.triggers().iter().any(|t| match t.strip_suffix('*') {
+            Some(prefix) => word.starts_with(prefix),
+            None => {
+                word == *t
+                    || word
+                        .strip_prefix(t)
+                        .is_some_and(|rest| matches!(rest, "s" | "e" | "en" | "es" | "te"))
+            }
+        })
+    }
+}
+
+/// The concerns in a text, most specific first; a temperature ("12 °C", "9 graden") counts
+/// as [`Concern::Temperature`], raw food stored with other food as cross-contamination.
+pub fn concerns(text: &str) -> Vec<Concern> {
+    let normalized = normalize(text);
+    let words: Vec<&str> = normalized.split(' ').filter(|w| !w.is_empty()).collect();
+    let mut found: Vec<Concern> = Concern::ALL
+        .iter()
+        .copied()
+        .filter(|c| words.iter().any(|w| c.triggered_by(w)))
+        .collect();
+    if temperature_celsius(text).is_some() && !found.contains(&Concern::Temperature) {
+        found.push(Concern::Temperature);
+    }
+    let raw = words
+        .iter()
+        .any(|w| *w == "rauw" || *w == "rauwe" || *w == "raw");
+    let other_food = words.iter().any(|w| {
+        *w == "sla"
+            || [
+                "groente",
+                "salade",
+                "bereid",
+                "fruit",
+                "vegetable",
+                "salad",
+                "cooked",
+                "ready",
+            ]
+            .iter()
+            .any(|f| w.starts_with(f))
+    });
+    if raw && other_food && !found.contains(&Concern::CrossContamination) {
+        found.insert(0, Concern::CrossContamination);
+    }
+    found
+}
+
+/// The user's text widened with the corpus terms of its [`concerns`]: what an expert would
+/// type into the search box.
+pub fn expanded_query(text: &str) -> String {
+    let mut query = text.trim().to_string();
+    for concern in concerns(text) {
+        query.push(' ');
+        query.push_str(concern.search_terms());
+    }
+    query
+}
+
+/// The first temperature in a text: "12 °C", "12°C", "7,5 graden", "-18 C", "40 degrees".
+pub fn temperature_celsius(text: &str) -> Option<f64> {
+    let chars: Vec<char> = text.chars().collect();
+    let mut i = 0;
+    while i < chars.len() {
+        let starts_number =
+            chars[i].is_ascii_digit() && (i == 0 || !chars[i - 1].is_ascii_alphanumeric());
+        if !starts_number {
+            i += 1;
+            continue;
+        }
+        let negative = i > 0 && matches!(chars[i - 1], '-' | '−');
+        let mut j = i;
+        let mut number = String::new();
+        while j < chars.len()
+            && (chars[j].is_ascii_digit()
+                || (matches!(chars[j], ',' | '.')
+                    && chars.get(j + 1).is_some_and(|c| c.is_ascii_digit())))
+        {
+            number.push(if chars[j] == ',' { '.' } else { chars[j] });
+            j += 1;
+        }
+        let rest: String = chars[j..]
+            .iter()
+            .take(12)
+            .collect::<String>()
+            .to_lowercase();
+        let rest = rest.trim_start();
+        let unit = rest.starts_with("°")
+            || rest.starts_with("graden")
+            || rest.starts_with("degrees")
+            || rest.starts_with("c ")
+            || rest == "c"
+            || rest.starts_with("c.")
+            || rest.starts_with("c,");
+        if unit {
+            if let Ok(value) = number.parse::<f64>() {
+                return Some(if negative { -value } else { value });
+            }
+        }
+        i = j.max(i + 1);
+    }
+    None
+}
+
+fn name_score(name: &str, query: &str, query_tokens: &[&str], distinctive_query: &[&str]) -> u32 {
+    if name.is_empty() {
+        return 0;
+    }
+    if name == query {
+        return 100;
+    }
+    let name_tokens: Vec<&str> = name.split(' ').collect();
+    let distinctive_name: Vec<&str> = name_tokens
+        .iter()
+        .copied()
+        .filter(|t| !is_generic_word(t))
+        .collect();
+    // The whole name appears in the text, on word boundaries.
+    if contains_words(query_tokens, &name_tokens) && !distinctive_name.is_empty() {
+        return 80 + name.len().min(19) as u32;
+    }
+    // The text is part of the name ("bella", "gouden frituur").
+    if !distinctive_query.is_empty() && contains_words(&name_tokens, query_tokens) {
+        return 70;
+    }
+    if distinctive_name.is_empty() {
+        return 0;
+    }
+    let present = distinctive_name
+        .iter()
+        .filter(|t| query_tokens.contains(t))
+        .count();
+    if present == distinctive_name.len() {
+        return 60;
+    }
+    // A distinctive word of four letters or more, e.g. "zwaan" for "Grand Café De Zwaan".
+    let strong = distinctive_name
+        .iter()
+        .filter(|t| t.len() >= 4 && query_tokens.contains(t))
+        .count();
+    if strong > 0 {
+        return 20 + 10 * strong as u32;
+    }
+    0
+}
+
+/// `needle` occurs in `haystack` as a run of consecutive words.
+fn contains_words(haystack: &[&str], needle: &[&str]) -> bool {
+    !needle.is_empty()
+        && needle.len() <= haystack.len()
+        && haystack.windows(needle.len()).any(|w| w == needle)
+}
+
+fn is_generic_word(word: &str) -> bool {
+    const GENERIC: &[&str] = &[
+        "de",
+        "het",
+        "een",
+        "van",
+        "en",
+        "the",
+        "b",
+        "v",
+        "bv",
+        "nv",
+        "vof",
+        "restaurant",
+        "hotel",
+        "cafe",
+        "eetcafe",
+        "grand",
+        "bakkerij",
+        "slagerij",
+        "vishandel",
+        "snackbar",
+        "pizzeria",
+        "catering",
+        "stichting",
+        "supermarkt",
+        "buurtsupermarkt",
+        "foodtruck",
+        "bar",
+        "kitchen",
+        "markt",
+        "market",
+        "inspectie",
+        "inspection",
+        "bij",
+        "at",
+        "start",
+        "kvk",
+    ];
+    word.len() < 2 || GENERIC.contains(&word)
+}
+
+/// The first run of exactly eight digits (a KVK number), spaces inside allowed ("9225 1854").
+pub fn find_kvk(text: &str) -> Option<String> {
+    let chars: Vec<char> = text.chars().collect();
+    let mut i = 0;
+    while i < chars.len() {
+        if chars[i].is_ascii_digit() && (i == 0 || !chars[i - 1].is_ascii_alphanumeric()) {
+            let mut digits = String::new();
+            let mut j = i;
+            while j < chars.len()
+                && (chars[j].is_ascii_digit()
+                    || (chars[j] == ' '
+                        && digits.len() == 4
+                        && chars.get(j + 1).is_some_and(|c| c.is_ascii_digit())))
+            {
+                if chars[j].is_ascii_digit() {
+                    digits.push(chars[j]);
+                }
+                j += 1;
+            }
+            let bounded = j >= chars.len() || !chars[j].is_ascii_alphanumeric();
+            if digits.len() == 8 && bounded {
+                return Some(digits);
+            }
+            i = j.max(i + 1);
+        } else {
+            i += 1;
+        }
+    }
+    None
+}
+
+/// Lower-case, strip diacritics, every run of non-alphanumerics becomes one space.
+/// `"Hygiëne-code  Café!"` → `"hygiene code cafe"`.
+pub fn normalize(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut pending_space = false;
+    for c in text.chars() {
+        if c.is_alphanumeric() {
+            if pending_space && !out.is_empty() {
+                out.push(' ');
+            }
+            pending_space = false;
+            for lower in c.to_lowercase() {
+                match fold_char(lower) {
+                    Some(ascii) => out.push_str(ascii),
+                    None => out.push(lower),
+                }
+            }
+        } else {
+            pending_space = true;
+        }
+    }
+    out
+}
+
+/// The ASCII form of a lower-case Latin letter with a diacritic, `None` for anything else.
+fn fold_char(c: char) -> Option<&'static str> {
+    Some(match c {
+        'à' | 'á' | 'â' | 'ã' | 'ä' | 'å' | 'ā' => "a",
+        'ç' | 'č' | 'ć' => "c",
+        'è' | 'é' | 'ê' | 'ë' | 'ē' | 'ė' | 'ę' => "e",
+        'ì' | 'í' | 'î' | 'ï' | 'ī' => "i",
+        'ñ' | 'ń' => "n",
+        'ò' | 'ó' | 'ô' | 'õ' | 'ö' | 'ø' | 'ō' => "o",
+        'ù' | 'ú' | 'û' | 'ü' | 'ū' => "u",
+        'ý' | 'ÿ' => "y",
+        'š' | 'ś' => "s",
+        'ž' | 'ź' | 'ż' => "z",
+        'ß' => "ss",
+        'æ' => "ae",
+        'œ' => "oe",
+        'ĳ' => "ij",
+        _ => return None,
+    })
+}
+
+/// Keeps letters, digits and spaces, lower-cased, so the query grammar sees only words:
+/// no field prefixes, no `AND`/`OR`/`NOT`, no phrases, no `-` exclusions.
+fn sanitize_query(query: &str) -> String {
+    let mut out = String::with_capacity(query.len());
+    for c in query.chars() {
+        if c.is_alphanumeric() {
+            out.extend(c.to_lowercase());
+        } else if !out.ends_with(' ') && !out.is_empty() {
+            out.push(' ');
+        }
+    }
+    out.trim_end().to_string()
+}
+
+fn schema() -> (Schema, Fields) {
+    let mut builder = Schema::builder();
+    let dutch = TextOptions::default().set_indexing_options(
+        TextFieldIndexing::default()
+            .set_tokenizer(DUTCH)
+            .set_index_option(IndexRecordOption::WithFreqsAndPositions),
+    );
+    let english = TextOptions::default().set_indexing_options(
+        TextFieldIndexing::default()
+            .set_tokenizer(ENGLISH)
+            .set_index_option(IndexRecordOption::WithFreqsAndPositions),
+    );
+    let fields = Fields {
+        id: builder.add_text_field("id", STRING | STORED),
+        title: builder.add_text_field("title", dutch.clone()),
+        title_en: builder.add_text_field("title_en", english),
+        summary: builder.add_text_field("summary", dutch.clone()),
+        topics: builder.add_text_field("topics", dutch.clone()),
+        citation: builder.add_text_field("citation", dutch),
+    };
+    (builder.build(), fields)
+}
+
+fn register_analyzers(index: &Index) {
+    let dutch = TextAnalyzer::builder(SimpleTokenizer::default())
+        .filter(RemoveLongFilter::limit(40))
+        .filter(LowerCaser)
+        .filter(StopWordFilter::new(Language::Dutch).expect("tantivy ships Dutch stop words"))
+        .filter(AsciiFoldingFilter)
+        .filter(Stemmer::new(Language::Dutch))
+        .build();
+    let english = TextAnalyzer::builder(SimpleTokenizer::default())
+        .filter(RemoveLongFilter::limit(40))
+        .filter(LowerCaser)
+        .filter(StopWordFilter::new(Language::English).expect("tantivy ships English stop words"))
+        .filter(AsciiFoldingFilter)
+        .filter(Stemmer::new(Language::English))
+        .build();
+    index.tokenizers().register(DUTCH, dutch);
+    index.tokenizers().register(ENGLISH, english);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn normalize_folds_and_collapses() {
+        assert_eq!(normalize("Hygiëne-code  Café!"), "hygiene code cafe");
+        assert_eq!(normalize("  KVK: 9225 1854 "), "kvk 9225 1854");
+    }
+
+    #[test]
+    fn kvk_numbers_are_found() {
+        assert_eq!(
+            find_kvk("inspectie KVK 92251854").as_deref(),
+            Some("92251854")
+        );
+        assert_eq!(find_kvk("kvk 9225 1854.").as_deref(), Some("92251854"));
+        assert_eq!(find_kvk("bel 0201234567"), None);
+        assert_eq!(find_kvk("12 °C"), None);
+    }
+
+    #[test]
+    fn temperatures_and_concerns() {
+        assert_eq!(temperature_celsius("bewaard op 12 °C"), Some(12.0));
+        assert_eq!(temperature_celsius("kern 7,5 graden"), Some(7.5));
+        assert_eq!(temperature_celsius("vriezer op -12°C"), Some(-12.0));
+        assert_eq!(temperature_celsius("KVK 92251854"), None);
+        let found = concerns("rauwe vis naast groenten bewaard op 12 °C");
+        assert_eq!(found[0], Concern::CrossContamination);
+        assert!(found.contains(&Concern::Temperature));
+        assert_eq!(concerns("muizenkeutels in de opslag"), vec![Concern::Pests]);
+    }
+}

@@ -1,0 +1,309 @@
+//! The agents' tools: one file each, behind one trait, collected in a [`Toolbox`].
+//!
+//! Every tool takes its arguments as a JSON object described by a JSON Schema
+//! ([`Tool::parameters`]), deserialises them into a typed struct and answers with a JSON
+//! value (camelCase keys). Mistakes in the arguments are [`ToolError::InvalidArguments`]
+//! naming the field. Tools do not ask for approval: the run loop applies the policy first.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::Arc;
+
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value, json};
+
+use super::knowledge::{Company, Knowledge, Regulation};
+use super::llm::ToolSpec;
+use crate::protocol::Message;
+
+mod check_company_exists;
+mod generate_final_report;
+mod get_company_info;
+mod get_inspection_history;
+mod lookup_regulation_articles;
+mod search_regulations;
+
+pub use check_company_exists::CheckCompanyExists;
+pub use generate_final_report::GenerateFinalReport;
+pub use get_company_info::GetCompanyInfo;
+pub use get_inspection_history::GetInspectionHistory;
+pub use lookup_regulation_articles::LookupRegulationArticles;
+pub use search_regulations::SearchRegulations;
+
+/// Tool names, as the models call them.
+pub const CHECK_COMPANY_EXISTS: &str = "check_company_exists";
+pub const GET_COMPANY_INFO: &str = "get_company_info";
+pub const GET_INSPECTION_HISTORY: &str = "get_inspection_history";
+pub const SEARCH_REGULATIONS: &str = "search_regulations";
+pub const LOOKUP_REGULATION_ARTICLES: &str = "lookup_regulation_articles";
+pub const GENERATE_FINAL_REPORT: &str = "generate_final_report";
+
+/// What a tool may know about the run that calls it.
+#[derive(Debug, Clone, Copy)]
+pub struct ToolContext<'a> {
+    pub thread_id: &'a str,
+    /// The inspector who owns the thread.
+    pub user_id: &'a str,
+    /// The thread so far.
+    pub messages: &'a [Message],
+    /// Where generate_final_report writes `<id>.pdf` and `<id>.json`; served as `/reports/`.
+    pub reports_dir: &'a Path,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ToolError {
+    /// The arguments do not fit the schema; the message names the field, in Dutch and English.
+    #[error("ongeldige argumenten / invalid arguments: {0}")]
+    InvalidArguments(String),
+    /// A KVK number or id that is not in the data.
+    #[error("niet gevonden / not found: {0}")]
+    NotFound(String),
+    /// Anything else, e.g. the report could not be written.
+    #[error("tool mislukt / tool failed: {0}")]
+    Failed(String),
+}
+
+#[async_trait::async_trait]
+pub trait Tool: Send + Sync {
+    /// As the model calls it, e.g. `search_regulations`.
+    fn name(&self) -> &'static str;
+    /// Dutch, for people: sent as `toolDisplayName` on TOOL_CALL_START.
+    fn display_name(&self) -> &'static str;
+    /// For the model and for `toolDescription`.
+    fn description(&self) -> &'static str;
+    /// JSON Schema of the arguments object.
+    fn parameters(&self) -> Value;
+    async fn call(&self, ctx: &ToolContext<'_>, args: &Value) -> Result<Value, ToolError>;
+
+    /// The tool as offered to a model.
+    fn spec(&self) -> ToolSpec {
+        ToolSpec {
+            name: self.name().to_string(),
+            description: self.description().to_string(),
+            parameters: self.parameters(),
+        }
+    }
+}
+
+/// All tools, by name.
+#[derive(Clone)]
+pub struct Toolbox {
+    tools: BTreeMap<&'static str, Arc<dyn Tool>>,
+    knowledge: Arc<Knowledge>,
+}
+
+impl std::fmt::Debug for Toolbox {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Toolbox")
+            .field("tools", &self.tools.keys().collect::<Vec<_>>())
+            .finish()
+    }
+}
+
+impl Toolbox {
+    /// The six tools over one knowledge base.
+    pub fn new(knowledge: Arc<Knowledge>) -> Toolbox {
+        let list: Vec<Arc<dyn Tool>> = vec![
+            Arc::new(CheckCompanyExists::new(knowledge.clone())),
+            Arc::new(GetCompanyInfo::new(knowledge.clone())),
+            Arc::new(GetInspectionHistory::new(knowledge.clone())),
+            Arc::new(SearchRegulations::new(knowledge.clone())),
+            Arc::new(LookupRegulationArticles::new(knowledge.clone())),
+            Arc::new(GenerateFinalReport::new(knowledge.clone())),
+        ];
+        let tools = list.into_iter().map(|t| (t.name(), t)).collect();
+        Toolbox { tools, knowledge }
+    }
+
+    pub fn get(&self, name: &str) -> Option<Arc<dyn Tool>> {
+        self.tools.get(name).cloned()
+    }
+
+    /// Specs of the named tools, in the given order; names that are not tools of this box
+    /// (such as `handoff_to_agent`, which the run loop provides) are skipped.
+    pub fn specs(&self, names: &[&str]) -> Vec<ToolSpec> {
+        names
+            .iter()
+            .filter_map(|n| self.tools.get(n))
+            .map(|t| t.spec())
+            .collect()
+    }
+
+    /// All tool names, sorted.
+    pub fn names(&self) -> Vec<&'static str> {
+        self.tools.keys().copied().collect()
+    }
+
+    pub fn knowledge(&self) -> &Arc<Knowledge> {
+        &self.knowledge
+    }
+
+    /// Looks the tool up and calls it; an unknown name is [`ToolError::NotFound`].
+    pub async fn call(
+        &self,
+        name: &str,
+        ctx: &ToolContext<'_>,
+        args: &Value,
+    ) -> Result<Value, ToolError> {
+        match self.get(name) {
+            Some(tool) => tool.call(ctx, args).await,
+            None => Err(ToolError::NotFound(format!(
+                "onbekende tool `{name}` / unknown tool `{name}`"
+            ))),
+        }
+    }
+}
+
+/// Checks `args` against the top-level shape of `schema` (object, required fields, types,
+/// recursively into arrays and objects) and deserialises it into `T`. A JSON text in a string
+/// is accepted too, since some models send the arguments that way.
+pub(crate) fn parse_args<T: DeserializeOwned>(
+    schema: &Value,
+    args: &Value,
+) -> Result<T, ToolError> {
+    let owned;
+    let args = match args {
+        Value::Null => {
+            owned = Value::Object(Map::new());
+            &owned
+        }
+        Value::String(text) => {
+            owned = serde_json::from_str::<Value>(text).map_err(|_| {
+                ToolError::InvalidArguments(
+                    "argumenten moeten een JSON-object zijn / arguments must be a JSON object"
+                        .to_string(),
+                )
+            })?;
+            &owned
+        }
+        other => other,
+    };
+    if !args.is_object() {
+        return Err(ToolError::InvalidArguments(
+            "argumenten moeten een JSON-object zijn / arguments must be a JSON object".to_string(),
+        ));
+    }
+    check_value(args, schema, "")?;
+    serde_json::from_value(args.clone()).map_err(|e| ToolError::InvalidArguments(format!("{e}")))
+}
+
+fn check_value(value: &Value, schema: &Value, path: &str) -> Result<(), ToolError> {
+    if let Some(expected) = schema.get("type").and_then(Value::as_str) {
+        if !has_type(value, expected) {
+            let field = if path.is_empty() { "arguments" } else { path };
+            return Err(ToolError::InvalidArguments(format!(
+                "veld `{field}` moet van type {} zijn, niet {} / field `{field}` must be {expected}, got {}",
+                dutch_type(expected),
+                dutch_type(type_of(value)),
+                type_of(value)
+            )));
+        }
+    }
+    match value {
+        Value::Object(object) => {
+            if let Some(required) = schema.get("required").and_then(Value::as_array) {
+                for name in required.iter().filter_map(Value::as_str) {
+                    if object.get(name).is_none_or(Value::is_null) {
+                        let field = join(path, name);
+                        return Err(ToolError::InvalidArguments(format!(
+                            "verplicht veld `{field}` ontbreekt / missing required field `{field}`"
+                        )));
+                    }
+                }
+            }
+            if let Some(properties) = schema.get("properties").and_then(Value::as_object) {
+                for (name, sub) in properties {
+                    if let Some(v) = object.get(name).filter(|v| !v.is_null()) {
+                        check_value(v, sub, &join(path, name))?;
+                    }
+                }
+            }
+        }
+        Value::Array(items) => {
+            if let Some(sub) = schema.get("items") {
+                for (i, item) in items.iter().enumerate() {
+                    check_value(item, sub, &format!("{path}[{i}]"))?;
+                }
+            }
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+fn join(path: &str, name: &str) -> String {
+    if path.is_empty() {
+        name.to_string()
+    } else {
+        format!("{path}.{name}")
+    }
+}
+
+fn has_type(value: &Value, expected: &str) -> bool {
+    match expected {
+        "object" => value.is_object(),
+        "array" => value.is_array(),
+        "string" => value.is_string(),
+        "integer" => value.is_i64() || value.is_u64(),
+        "number" => value.is_number(),
+        "boolean" => value.is_boolean(),
+        "null" => value.is_null(),
+        _ => true,
+    }
+}
+
+fn type_of(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(n) if n.is_i64() || n.is_u64() => "integer",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
+fn dutch_type(name: &str) -> &str {
+    match name {
+        "object" => "object",
+        "array" => "lijst",
+        "string" => "tekst",
+        "integer" => "geheel getal",
+        "number" => "getal",
+        "boolean" => "ja/nee",
+        other => other,
+    }
+}
+
+/// A KVK number: eight digits, spaces allowed ("9225 1854").
+pub(crate) fn kvk_arg(field: &str, raw: &str) -> Result<String, ToolError> {
+    let digits: String = raw.chars().filter(|c| !c.is_whitespace()).collect();
+    if digits.len() == 8 && digits.chars().all(|c| c.is_ascii_digit()) {
+        Ok(digits)
+    } else {
+        Err(ToolError::InvalidArguments(format!(
+            "veld `{field}` moet een KVK-nummer van 8 cijfers zijn, niet \"{raw}\" / field `{field}` must be an 8-digit KVK number, got \"{raw}\""
+        )))
+    }
+}
+
+/// The short form of a company used in several results.
+pub(crate) fn company_summary(company: &Company) -> Value {
+    json!({
+        "kvk": company.kvk,
+        "name": company.name,
+        "tradeNames": company.trade_names,
+        "legalForm": company.legal_form,
+        "sector": company.sector,
+        "activity": company.activity,
+        "address": company.address.one_line(),
+        "city": company.address.city,
+        "riskClass": company.risk_class,
+    })
+}
+
+/// A regulation as a search or lookup result (camelCase, everything but nothing more).
+pub(crate) fn regulation_json(regulation: &Regulation) -> Value {
+    serde_json::to_value(regulation).unwrap_or(Value::Null)
+}
