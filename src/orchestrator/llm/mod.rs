@@ -1,6 +1,8 @@
 //! Language-model providers behind one trait: the embedded deterministic planner (default,
 //! no external service) and an OpenAI-compatible chat-completions client.
 
+pub mod openai;
+
 use futures::stream::BoxStream;
 use serde_json::Value;
 
