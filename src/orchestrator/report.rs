@@ -8,7 +8,7 @@
 //! "page X of N" footer.
 
 use printpdf::{
-    BuiltinFont, Color, Line, LinePoint, Mm, Op, PdfDocument, PdfFontHandle, PdfPage,
+    BuiltinFont, Color, Line, LinePoint, Mm, Op, PaintMode, PdfDocument, PdfFontHandle, PdfPage,
     PdfSaveOptions, Point, Pt, Rect, Rgb, TextItem,
 };
 use serde::{Deserialize, Serialize};
@@ -120,6 +120,7 @@ struct Labels {
     unregistered: &'static str,
     findings: &'static str,
     no_findings: &'static str,
+    finding: &'static str,
     severity: &'static str,
     articles: &'static str,
     no_articles: &'static str,
@@ -147,7 +148,8 @@ const NL: Labels = Labels {
     unregistered: "(niet in het bedrijvenregister gevonden)",
     findings: "Bevindingen",
     no_findings: "Tijdens deze inspectie zijn geen bevindingen vastgelegd.",
-    severity: "Ernst",
+    finding: "Bevinding",
+    severity: "ernst",
     articles: "Toepasselijke regelgeving:",
     no_articles: "Geen artikelen gekoppeld.",
     summary: "Samenvatting",
@@ -174,7 +176,8 @@ const EN: Labels = Labels {
     unregistered: "(not found in the company register)",
     findings: "Findings",
     no_findings: "No findings were recorded during this inspection.",
-    severity: "Severity",
+    finding: "Finding",
+    severity: "severity",
     articles: "Applicable regulations:",
     no_articles: "No articles linked.",
     summary: "Summary",
@@ -238,10 +241,11 @@ pub fn render_pdf(report: &InspectionReport) -> RenderedPdf {
         let severity = severity_label(&finding.severity, report.language);
         layout.paragraph(
             &format!(
-                "{}. {}: {}",
+                "{}. {} – {}: {}",
                 i + 1,
+                labels.finding,
                 labels.severity,
-                severity.to_uppercase()
+                severity
             ),
             Font::Bold,
             11.0,
@@ -410,7 +414,7 @@ impl<'a> Layout<'a> {
         self.keep_together(48.0);
         self.space(4.0);
         self.line(text, Font::Bold, 14.0, 0.0, DARK_BLUE);
-        self.rule(self.y + 10.0, DARK_BLUE, 0.6);
+        self.rule(self.y - 4.0, DARK_BLUE, 0.6);
         self.space(6.0);
     }
 
@@ -512,7 +516,10 @@ impl<'a> Layout<'a> {
             Op::SaveGraphicsState,
             Op::SetFillColor { col: rgb(color) },
             Op::DrawRectangle {
-                rectangle: Rect::from_xywh(Pt(x), Pt(y), Pt(width), Pt(height)),
+                rectangle: Rect {
+                    mode: Some(PaintMode::Fill),
+                    ..Rect::from_xywh(Pt(x), Pt(y), Pt(width), Pt(height))
+                },
             },
             Op::RestoreGraphicsState,
         ]);

@@ -1,0 +1,227 @@
+//! generate_final_report: a real PDF (text extractable, Dutch characters intact) and JSON.
+#![cfg(feature = "ssr")]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::Arc;
+
+use agora_hai::orchestrator::knowledge::Knowledge;
+use agora_hai::orchestrator::tools::{ToolContext, ToolError, Toolbox};
+use serde_json::{Value, json};
+
+fn reports_dir() -> PathBuf {
+    std::env::temp_dir().join(format!("agora-report-{}", uuid::Uuid::new_v4()))
+}
+
+async fn generate(dir: &Path, args: Value) -> Result<Value, ToolError> {
+    let toolbox = Toolbox::new(Arc::new(Knowledge::load().unwrap()));
+    let ctx = ToolContext {
+        thread_id: "thread-report",
+        user_id: "inspecteur.jansen",
+        messages: &[],
+        reports_dir: dir,
+    };
+    toolbox.call("generate_final_report", &ctx, &args).await
+}
+
+/// The text of a PDF through `pdftotext` (poppler-utils), or `None` when it is not installed.
+fn pdftotext(path: &Path) -> Option<String> {
+    let out = Command::new("pdftotext")
+        .arg("-enc")
+        .arg("UTF-8")
+        .arg(path)
+        .arg("-")
+        .output()
+        .ok()?;
+    assert!(
+        out.status.success(),
+        "pdftotext failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    Some(String::from_utf8(out.stdout).unwrap())
+}
+
+/// Whitespace-insensitive: a wrapped line breaks a phrase at any space.
+fn squash(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+#[tokio::test]
+async fn report_pdf_contains_company_findings_and_articles() {
+    let dir = reports_dir();
+    let result = generate(
+        &dir,
+        json!({
+            "kvk": "92251854",
+            "inspector": "J. Jansen",
+            "findings": [
+                {
+                    "description": "Rauwe vis naast groenten bewaard op 12 °C in de saladette.",
+                    "severity": "ernstig",
+                    "regulation_ids": ["852-2004-bijlage-ii-hfst-ix-3", "wbbl-art-15", "bestaat-niet"]
+                },
+                {
+                    "description": "Muizenkeutels in de droge opslag achter de keuken.",
+                    "severity": "serious"
+                }
+            ],
+            "summary": "Twee ernstige bevindingen; herinspectie binnen zes weken. Hygiëne moet beter: € 0 kosten voor de gast.",
+            "language": "nl"
+        }),
+    )
+    .await
+    .expect("report generated");
+
+    let id = result["reportId"].as_str().unwrap();
+    assert!(id.starts_with("NVWA-"));
+    assert_eq!(result["downloadUrl"], format!("/reports/{id}.pdf"));
+    assert_eq!(result["jsonUrl"], format!("/reports/{id}.json"));
+    assert_eq!(result["company"]["name"], "Restaurant Bella Rosa");
+    assert_eq!(result["findingsCount"], 2);
+    assert_eq!(result["severityCounts"]["ernstig"], 2);
+    assert_eq!(result["unknownRegulationIds"], json!(["bestaat-niet"]));
+    assert_eq!(result["inspector"], "J. Jansen");
+
+    let pdf_path = dir.join(format!("{id}.pdf"));
+    let bytes = std::fs::read(&pdf_path).unwrap();
+    assert!(bytes.starts_with(b"%PDF-"));
+    assert!(bytes.len() > 1000);
+
+    let json_report: Value =
+        serde_json::from_slice(&std::fs::read(dir.join(format!("{id}.json"))).unwrap()).unwrap();
+    assert_eq!(json_report["reportId"], id);
+    assert_eq!(json_report["company"]["kvk"], "92251854");
+    assert_eq!(
+        json_report["findings"][0]["regulations"][0]["id"],
+        "852-2004-bijlage-ii-hfst-ix-3"
+    );
+    // The second finding named no articles: the tool found the pest-control ones.
+    let suggested: Vec<&str> = json_report["findings"][1]["regulations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["id"].as_str().unwrap())
+        .collect();
+    assert!(
+        suggested
+            .iter()
+            .any(|id| id.contains("ongedierte") || *id == "852-2004-bijlage-ii-hfst-ix-4"),
+        "{suggested:?}"
+    );
+    assert_eq!(json_report["approvedBy"], "inspecteur.jansen");
+
+    let Some(text) = pdftotext(&pdf_path) else {
+        eprintln!("pdftotext not installed: text checks skipped");
+        return;
+    };
+    let text = squash(&text);
+    for expected in [
+        "Inspectierapport",
+        "NVWA",
+        "Nederlandse Voedsel- en Warenautoriteit",
+        id,
+        "Restaurant Bella Rosa",
+        "92251854",
+        "Reguliersdwarsstraat 45, 1017 BK Amsterdam",
+        "J. Jansen",
+        "Rauwe vis naast groenten bewaard op 12 °C in de saladette.",
+        "Muizenkeutels in de droge opslag achter de keuken.",
+        "Bevinding – ernst: ernstig",
+        "Verordening (EG) nr. 852/2004, Bijlage II, Hoofdstuk IX, punt 3",
+        "Bescherming tegen verontreiniging en kruisbesmetting",
+        "Warenwetbesluit",
+        "Hygiëne moet beter: € 0 kosten",
+        "goedgekeurd",
+        "inspecteur.jansen",
+        "pagina 1 van 1",
+    ] {
+        assert!(
+            text.contains(expected),
+            "PDF text lacks {expected:?}:\n{text}"
+        );
+    }
+    assert!(!text.contains("bestaat-niet"));
+}
+
+#[tokio::test]
+async fn long_reports_wrap_and_span_pages() {
+    let dir = reports_dir();
+    let long = "De koelcel had een luchttemperatuur van 11 °C en de kerntemperatuur van de bereide saus was 9,4 °C; registraties ontbraken. ".repeat(3);
+    let findings: Vec<Value> = (0..14)
+        .map(|i| json!({"description": format!("Bevinding {i}: {long}"), "severity": "matig", "regulation_ids": ["852-2004-bijlage-ii-hfst-ix-5", "wbbl-art-15", "hygienecode-horeca-koelen"]}))
+        .collect();
+    let result = generate(
+        &dir,
+        json!({"kvk": "92251854", "findings": findings, "language": "en"}),
+    )
+    .await
+    .unwrap();
+    let pages = result["pages"].as_u64().unwrap();
+    assert!(pages >= 3, "{pages} pages");
+    let id = result["reportId"].as_str().unwrap();
+    let Some(text) = pdftotext(&dir.join(format!("{id}.pdf"))) else {
+        return;
+    };
+    let text = squash(&text);
+    assert!(text.contains("Inspection report"));
+    assert!(text.contains("Finding – severity: moderate"));
+    assert!(text.contains(&format!("page {pages} of {pages}")));
+    assert!(text.contains("Bevinding 13:"));
+    // A wrapped description keeps every word.
+    assert!(text.contains(&squash(&long)));
+    // The default summary, and the inspector defaults to the user.
+    assert!(text.contains("recorded 14 findings"));
+    assert!(text.contains("inspecteur.jansen"));
+}
+
+#[tokio::test]
+async fn unregistered_company_needs_a_name() {
+    let dir = reports_dir();
+    let err = generate(&dir, json!({"kvk": "12345678", "findings": []}))
+        .await
+        .unwrap_err();
+    assert!(matches!(err, ToolError::NotFound(_)));
+    let ok = generate(
+        &dir,
+        json!({"kvk": "12345678", "company_name": "Lunchroom Het Hoekje", "findings": []}),
+    )
+    .await
+    .unwrap();
+    assert_eq!(ok["company"]["registered"], false);
+    assert_eq!(ok["findingsCount"], 0);
+}
+
+#[tokio::test]
+async fn report_argument_errors_name_the_field() {
+    let dir = reports_dir();
+    let cases = [
+        (json!({"findings": []}), "kvk"),
+        (json!({"kvk": "92251854"}), "findings"),
+        (json!({"kvk": "92251854", "findings": "geen"}), "findings"),
+        (
+            json!({"kvk": "92251854", "findings": [{"severity": "licht"}]}),
+            "findings[0].description",
+        ),
+        (
+            json!({"kvk": "92251854", "findings": [{"description": "x", "regulation_ids": "wbbl-art-15"}]}),
+            "findings[0].regulation_ids",
+        ),
+        (
+            json!({"kvk": "92251854", "findings": [{"description": "  "}]}),
+            "findings[0].description",
+        ),
+        (json!({"kvk": "KVK", "findings": []}), "kvk"),
+    ];
+    for (args, field) in cases {
+        match generate(&dir, args.clone()).await {
+            Err(ToolError::InvalidArguments(message)) => {
+                assert!(
+                    message.contains(field),
+                    "{args}: {message:?} should name {field}"
+                )
+            }
+            other => panic!("{args}: expected InvalidArguments, got {other:?}"),
+        }
+    }
+    assert!(!dir.exists() || std::fs::read_dir(&dir).unwrap().next().is_none());
+}
