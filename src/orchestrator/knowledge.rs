@@ -387,10 +387,10 @@ impl Knowledge {
     /// words of a name present ("rosa bella"). Generic words (restaurant, bakkerij, b.v., de)
     /// alone never match.
     pub fn find_company(&self, name_or_kvk: &str) -> Vec<&Company> {
-        if let Some(kvk) = find_kvk(name_or_kvk) {
-            if let Some(company) = self.company_by_kvk(&kvk) {
-                return vec![company];
-            }
+        if let Some(kvk) = find_kvk(name_or_kvk)
+            && let Some(company) = self.company_by_kvk(&kvk)
+        {
+            return vec![company];
         }
         let query = normalize(name_or_kvk);
         if query.is_empty() {
@@ -419,10 +419,10 @@ impl Knowledge {
         }
         scored.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.name.cmp(&b.1.name)));
         // Keep only the strongest tier when there is a clear winner.
-        if let Some(&(top, _)) = scored.first() {
-            if top >= 60 {
-                scored.retain(|(s, _)| *s >= 60);
-            }
+        if let Some(&(top, _)) = scored.first()
+            && top >= 60
+        {
+            scored.retain(|(s, _)| *s >= 60);
         }
         scored.into_iter().map(|(_, c)| c).collect()
     }
@@ -496,7 +496,8 @@ impl Concern {
         }
     }
 
-    /// Words (normalised, see [`normalize`]) that signal it: `koel*` is a prefix, other
+    /// Words (normalised, see [`normalize`]) that signal it: `koel*` is a prefix (a stem of
+    /// five letters or more also matches inside a compound word), other
     /// words match as such or with a Dutch/English plural or inflection (`-s`, `-e`, `-en`).
     fn triggers(self) -> &'static [&'static str] {
         match self {
@@ -633,6 +634,8 @@ impl Concern {
     /// Whether a normalised word matches one of the [`Concern::triggers`].
     fn triggered_by(self, word: &str) -> bool {
         self.triggers().iter().any(|t| match t.strip_suffix('*') {
+            // Long stems also inside Dutch compounds: "temperatuurregistratie".
+            Some(prefix) if prefix.len() >= 5 => word.contains(prefix),
             Some(prefix) => word.starts_with(prefix),
             None => {
                 word == *t
@@ -727,10 +730,8 @@ pub fn temperature_celsius(text: &str) -> Option<f64> {
             || rest == "c"
             || rest.starts_with("c.")
             || rest.starts_with("c,");
-        if unit {
-            if let Ok(value) = number.parse::<f64>() {
-                return Some(if negative { -value } else { value });
-            }
+        if unit && let Ok(value) = number.parse::<f64>() {
+            return Some(if negative { -value } else { value });
         }
         i = j.max(i + 1);
     }

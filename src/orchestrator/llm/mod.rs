@@ -2,6 +2,8 @@
 //! no external service) and an OpenAI-compatible chat-completions client.
 
 pub mod openai;
+pub mod planner;
+pub mod prompts;
 
 use futures::stream::BoxStream;
 use serde_json::Value;

@@ -188,16 +188,16 @@ pub(crate) fn parse_args<T: DeserializeOwned>(
 }
 
 fn check_value(value: &Value, schema: &Value, path: &str) -> Result<(), ToolError> {
-    if let Some(expected) = schema.get("type").and_then(Value::as_str) {
-        if !has_type(value, expected) {
-            let field = if path.is_empty() { "arguments" } else { path };
-            return Err(ToolError::InvalidArguments(format!(
-                "veld `{field}` moet van type {} zijn, niet {} / field `{field}` must be {expected}, got {}",
-                dutch_type(expected),
-                dutch_type(type_of(value)),
-                type_of(value)
-            )));
-        }
+    if let Some(expected) = schema.get("type").and_then(Value::as_str)
+        && !has_type(value, expected)
+    {
+        let field = if path.is_empty() { "arguments" } else { path };
+        return Err(ToolError::InvalidArguments(format!(
+            "veld `{field}` moet van type {} zijn, niet {} / field `{field}` must be {expected}, got {}",
+            dutch_type(expected),
+            dutch_type(type_of(value)),
+            type_of(value)
+        )));
     }
     match value {
         Value::Object(object) => {

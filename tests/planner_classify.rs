@@ -1,0 +1,134 @@
+//! The planner's routing: intents and language of inspector messages.
+#![cfg(feature = "ssr")]
+
+use agora_hai::orchestrator::llm::planner::{
+    Intent, Lang, classify, detect_language, suggested_severity,
+};
+
+#[test]
+fn inspection_starts() {
+    for text in [
+        "Start inspectie bij Restaurant Bella Rosa",
+        "inspectie KVK 92251854",
+        "Ik begin een inspectie bij Sushi Yama",
+        "Start inspection at Restaurant Bella Rosa",
+        "92251854",
+        "Wat weet je over Grand Café De Zwaan?",
+        "Toon de inspectiegeschiedenis van Slagerij Hendriks",
+        "What do you know about Taco Loco?",
+    ] {
+        assert_eq!(classify(text), Intent::InspectionStart, "{text}");
+        assert_eq!(classify(text).agent(), "history-agent");
+    }
+}
+
+#[test]
+fn findings() {
+    for text in [
+        "rauwe vis naast groenten bewaard op 12 °C",
+        "muizenkeutels in de opslag",
+        "Bevinding: geen zeep bij de wastafel in de keuken",
+        "De koelcel staat op 11 graden",
+        "Raw chicken stored above the salad in the fridge at 9 °C",
+        "mouse droppings in the dry storage",
+        "verlopen kip (TGT gisteren) in de koeling",
+        "allergenenkaart ontbreekt",
+    ] {
+        assert_eq!(classify(text), Intent::Finding, "{text}");
+        assert_eq!(classify(text).agent(), "regulation-agent");
+    }
+}
+
+#[test]
+fn regulation_questions() {
+    for text in [
+        "Which rules apply to allergen information in a restaurant?",
+        "Welke regels gelden voor allergeneninformatie?",
+        "Hoe koud moet de koelcel zijn?",
+        "Wat zegt artikel 44 van Verordening 1169/2011?",
+        "What are the requirements for hand washing facilities?",
+        "Is een hygiënecode verplicht?",
+        "regelgeving over Listeria in gerookte vis",
+    ] {
+        assert_eq!(classify(text), Intent::RegulationQuestion, "{text}");
+    }
+}
+
+#[test]
+fn report_requests() {
+    for text in [
+        "Genereer het rapport",
+        "maak het inspectierapport",
+        "generate the report",
+        "Kun je het rapport opstellen?",
+        "Rapport graag",
+        "rapport",
+        "Rond de inspectie af",
+        "Please create the inspection report",
+    ] {
+        assert_eq!(classify(text), Intent::ReportRequest, "{text}");
+        assert_eq!(classify(text).agent(), "reporting-agent");
+    }
+}
+
+#[test]
+fn greetings_help_and_other() {
+    for text in ["Hallo", "hoi!", "Goedemorgen", "Hello", "hi there"] {
+        assert_eq!(classify(text), Intent::Greeting, "{text}");
+    }
+    for text in [
+        "Wat kun je?",
+        "help",
+        "What can you do?",
+        "Hoe werkt dit?",
+        "",
+    ] {
+        assert_eq!(classify(text), Intent::Help, "{text}");
+    }
+    for text in [
+        "Wat is de hoofdstad van Frankrijk?",
+        "Hoe laat is het?",
+        "Tell a joke",
+    ] {
+        assert_eq!(classify(text), Intent::Other, "{text}");
+        assert_eq!(classify(text).agent(), "general-agent");
+    }
+}
+
+#[test]
+fn languages() {
+    assert_eq!(
+        detect_language("Which rules apply to allergen information in a restaurant?"),
+        Lang::En
+    );
+    assert_eq!(
+        detect_language("Start inspection at Restaurant Bella Rosa"),
+        Lang::En
+    );
+    assert_eq!(detect_language("generate the report"), Lang::En);
+    assert_eq!(
+        detect_language("Start inspectie bij Restaurant Bella Rosa"),
+        Lang::Nl
+    );
+    assert_eq!(
+        detect_language("rauwe vis naast groenten bewaard op 12 °C"),
+        Lang::Nl
+    );
+    assert_eq!(detect_language("Genereer het rapport"), Lang::Nl);
+    assert_eq!(detect_language("92251854"), Lang::Nl);
+}
+
+#[test]
+fn severities() {
+    assert_eq!(
+        suggested_severity("rauwe vis naast groenten bewaard op 12 °C"),
+        "ernstig"
+    );
+    assert_eq!(suggested_severity("muizenkeutels in de opslag"), "ernstig");
+    assert_eq!(suggested_severity("koelcel op 8 °C"), "matig");
+    assert_eq!(
+        suggested_severity("temperatuurregistratie onvolledig"),
+        "licht"
+    );
+    assert_eq!(suggested_severity("allergenenkaart ontbreekt"), "matig");
+}
