@@ -5,7 +5,7 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
 
 #[derive(rust_embed::Embed)]
-#[folder = "$CARGO_MANIFEST_DIR/target/site"]
+#[folder = "target/site"]
 #[allow_missing = true]
 struct Site;
 
@@ -16,15 +16,26 @@ pub async fn serve(uri: Uri, headers: HeaderMap) -> Response {
         return super::error::AppError::NotFound(format!("no such file: /{path}")).into_response();
     };
     let etag = format!("\"{}\"", hex(&file.metadata.sha256_hash()[..16]));
-    if headers.get(header::IF_NONE_MATCH).and_then(|v| v.to_str().ok()) == Some(etag.as_str()) {
+    if headers
+        .get(header::IF_NONE_MATCH)
+        .and_then(|v| v.to_str().ok())
+        == Some(etag.as_str())
+    {
         return StatusCode::NOT_MODIFIED.into_response();
     }
     let mime = file.metadata.mimetype();
     (
         [
-            (header::CONTENT_TYPE, HeaderValue::from_str(mime).unwrap_or(HeaderValue::from_static("application/octet-stream"))),
+            (
+                header::CONTENT_TYPE,
+                HeaderValue::from_str(mime)
+                    .unwrap_or(HeaderValue::from_static("application/octet-stream")),
+            ),
             (header::CACHE_CONTROL, HeaderValue::from_static("no-cache")),
-            (header::ETAG, HeaderValue::from_str(&etag).expect("hex etag is a valid header")),
+            (
+                header::ETAG,
+                HeaderValue::from_str(&etag).expect("hex etag is a valid header"),
+            ),
         ],
         file.data,
     )
