@@ -1,8 +1,9 @@
 //! The planner's routing: intents and language of inspector messages.
 #![cfg(feature = "ssr")]
 
+use agora_hai::orchestrator::knowledge::Knowledge;
 use agora_hai::orchestrator::llm::planner::{
-    Intent, Lang, classify, detect_language, suggested_severity,
+    Intent, Lang, classify, detect_language, route, suggested_severity,
 };
 
 #[test]
@@ -131,4 +132,24 @@ fn severities() {
         "licht"
     );
     assert_eq!(suggested_severity("allergenenkaart ontbreekt"), "matig");
+}
+
+#[test]
+fn routing_with_the_register_recognises_company_names() {
+    let kb = Knowledge::load().unwrap();
+    for text in [
+        "Restaurant Bella Rosa",
+        "Bella Rosa",
+        "Sushi Yama",
+        "we zijn bij De Gouden Frituur",
+    ] {
+        assert_eq!(route(text, Some(&kb)), Intent::InspectionStart, "{text}");
+    }
+    assert_eq!(route("Bella Rosa", None), Intent::Other);
+    assert_eq!(route("Restaurant", Some(&kb)), Intent::Other);
+    assert_eq!(route("Hallo", Some(&kb)), Intent::Greeting);
+    assert_eq!(
+        route("muizenkeutels in de opslag", Some(&kb)),
+        Intent::Finding
+    );
 }

@@ -75,7 +75,7 @@ impl Run {
 impl Sim {
     fn new() -> Sim {
         Sim {
-            planner: EmbeddedPlanner::new(),
+            planner: EmbeddedPlanner::with_knowledge(knowledge()),
             toolbox: Toolbox::new(knowledge()),
             messages: Vec::new(),
             reports_dir: std::env::temp_dir()
@@ -653,5 +653,151 @@ async fn report_from_a_thread_stored_without_tool_calls() {
             .as_array()
             .unwrap()
             .is_empty()
+    );
+}
+
+#[tokio::test]
+async fn a_bare_company_name_starts_an_inspection() {
+    let mut sim = Sim::new();
+    let run = sim.say("Bella Rosa").await;
+    assert_eq!(run.agents, ["general-agent", "history-agent"]);
+    assert!(run.text.contains("Restaurant Bella Rosa (KVK 92251854)"));
+    // Without the register the planner cannot know it is a company.
+    sim.planner = EmbeddedPlanner::new();
+    let run = sim.say("Bella Rosa").await;
+    assert_eq!(run.agents, ["general-agent"]);
+}
+
+/// One turn of one agent on the given thread.
+async fn turn(
+    planner: &EmbeddedPlanner,
+    agent: &str,
+    messages: Vec<Message>,
+    tools: Vec<&str>,
+) -> Vec<LlmChunk> {
+    let toolbox = Toolbox::new(knowledge());
+    let mut specs = toolbox.specs(&tools);
+    if tools.contains(&HANDOFF_TOOL) {
+        specs.push(handoff_tool_spec());
+    }
+    let request = CompletionRequest {
+        agent_id: agent.into(),
+        system_prompt: system_prompt(agent),
+        messages,
+        tools: specs,
+    };
+    planner
+        .complete(request)
+        .await
+        .unwrap()
+        .map(|c| c.unwrap())
+        .collect()
+        .await
+}
+
+fn user(text: &str) -> Message {
+    Message::User(UserMessage {
+        id: None,
+        content: UserContent::Text(text.into()),
+        name: None,
+        encrypted_value: None,
+        extra: Map::new(),
+    })
+}
+
+fn text_of(chunks: &[LlmChunk]) -> String {
+    chunks
+        .iter()
+        .map(|c| match c {
+            LlmChunk::Text(t) => t.clone(),
+            other => panic!("expected text, got {other:?}"),
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn a_specialist_given_another_agents_request_redirects() {
+    let planner = EmbeddedPlanner::with_knowledge(knowledge());
+    // Without the handoff tool it says who can help.
+    let chunks = turn(
+        &planner,
+        "regulation-agent",
+        vec![user("Genereer het rapport")],
+        vec!["search_regulations", "lookup_regulation_articles"],
+    )
+    .await;
+    assert!(
+        text_of(&chunks).contains("Rapportage Specialist"),
+        "{chunks:?}"
+    );
+    // With it, it hands over.
+    let chunks = turn(
+        &planner,
+        "history-agent",
+        vec![user("muizenkeutels in de opslag")],
+        vec!["check_company_exists", HANDOFF_TOOL],
+    )
+    .await;
+    let [
+        LlmChunk::ToolCall {
+            name, arguments, ..
+        },
+    ] = chunks.as_slice()
+    else {
+        panic!("{chunks:?}")
+    };
+    assert_eq!(name, HANDOFF_TOOL);
+    assert_eq!(arguments["agent"], "regulation-agent");
+    // A greeting gets the general answer from any agent.
+    let chunks = turn(
+        &planner,
+        "reporting-agent",
+        vec![user("Hallo")],
+        vec!["generate_final_report"],
+    )
+    .await;
+    assert!(text_of(&chunks).starts_with("Hallo!"));
+}
+
+#[tokio::test]
+async fn a_failed_tool_is_reported() {
+    let planner = EmbeddedPlanner::with_knowledge(knowledge());
+    let messages = vec![
+        user("inspectie KVK 92251854"),
+        Message::Assistant(AssistantMessage {
+            tool_calls: Some(vec![ToolCall {
+                id: "call_1".into(),
+                kind: "function".into(),
+                function: FunctionCall {
+                    name: "check_company_exists".into(),
+                    arguments: "{\"kvk\":\"92251854\"}".into(),
+                    extra: Map::new(),
+                },
+                ..ToolCall::default()
+            }]),
+            ..AssistantMessage::default()
+        }),
+        Message::Tool(ToolMessage {
+            content: "{}".into(),
+            tool_call_id: "call_1".into(),
+            error: Some("register offline".into()),
+            ..ToolMessage::default()
+        }),
+    ];
+    let chunks = turn(
+        &planner,
+        "history-agent",
+        messages,
+        vec![
+            "check_company_exists",
+            "get_company_info",
+            "get_inspection_history",
+        ],
+    )
+    .await;
+    let text = text_of(&chunks);
+    assert!(
+        text.contains("mislukt") && text.contains("register offline"),
+        "{text}"
     );
 }

@@ -387,10 +387,33 @@ impl Knowledge {
     /// words of a name present ("rosa bella"). Generic words (restaurant, bakkerij, b.v., de)
     /// alone never match.
     pub fn find_company(&self, name_or_kvk: &str) -> Vec<&Company> {
+        let mut scored = self.scored_companies(name_or_kvk);
+        // Keep only the strongest tier when there is a clear winner.
+        if let Some(&(top, _)) = scored.first()
+            && top >= 60
+        {
+            scored.retain(|(s, _)| *s >= 60);
+        }
+        scored.into_iter().map(|(_, c)| c).collect()
+    }
+
+    /// The one company a message clearly names: its KVK number, its whole (trade) name, or
+    /// (in a message of at most four words) a distinctive part of it, e.g. "Bella Rosa".
+    pub fn company_mentioned(&self, text: &str) -> Option<&Company> {
+        let scored = self.scored_companies(text);
+        let (top, company) = *scored.first()?;
+        let unique = scored.get(1).is_none_or(|(second, _)| *second < top);
+        let short = normalize(text).split(' ').count() <= 4;
+        (unique && (top >= 80 || (top >= 70 && short))).then_some(company)
+    }
+
+    /// Every company with a positive match score for the text, best first; a KVK number in
+    /// the text scores 1000.
+    fn scored_companies(&self, name_or_kvk: &str) -> Vec<(u32, &Company)> {
         if let Some(kvk) = find_kvk(name_or_kvk)
             && let Some(company) = self.company_by_kvk(&kvk)
         {
-            return vec![company];
+            return vec![(1000, company)];
         }
         let query = normalize(name_or_kvk);
         if query.is_empty() {
@@ -418,13 +441,7 @@ impl Knowledge {
             }
         }
         scored.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.name.cmp(&b.1.name)));
-        // Keep only the strongest tier when there is a clear winner.
-        if let Some(&(top, _)) = scored.first()
-            && top >= 60
-        {
-            scored.retain(|(s, _)| *s >= 60);
-        }
-        scored.into_iter().map(|(_, c)| c).collect()
+        scored
     }
 }
 

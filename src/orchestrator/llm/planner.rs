@@ -16,6 +16,7 @@
 //! | reporting-agent | `generate_final_report` (company and findings from the thread) → link, or the rejection and its feedback |
 
 use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 
 use futures::stream::{self, BoxStream, StreamExt};
 use serde_json::{Value, json};
@@ -26,7 +27,7 @@ use crate::orchestrator::agents::{
     GENERAL_AGENT, HISTORY_AGENT, REGULATION_AGENT, REPORTING_AGENT,
 };
 use crate::orchestrator::knowledge::{
-    Concern, concerns, expanded_query, find_kvk, normalize, temperature_celsius,
+    Concern, Knowledge, concerns, expanded_query, find_kvk, normalize, temperature_celsius,
 };
 use crate::orchestrator::tools::{
     CHECK_COMPANY_EXISTS, GENERATE_FINAL_REPORT, GET_COMPANY_INFO, GET_INSPECTION_HISTORY,
@@ -42,12 +43,29 @@ const ARTICLES_TO_CITE: usize = 4;
 const MAX_TOOL_TURNS: usize = 4;
 
 /// The embedded deterministic planner.
+///
+/// With the knowledge base ([`EmbeddedPlanner::with_knowledge`]) it also recognises a bare
+/// company name ("Bella Rosa") as the start of an inspection, as a model that has seen the
+/// register would.
 #[derive(Debug, Clone, Default)]
-pub struct EmbeddedPlanner;
+pub struct EmbeddedPlanner {
+    knowledge: Option<Arc<Knowledge>>,
+}
 
 impl EmbeddedPlanner {
     pub fn new() -> Self {
-        EmbeddedPlanner
+        EmbeddedPlanner { knowledge: None }
+    }
+
+    pub fn with_knowledge(knowledge: Arc<Knowledge>) -> Self {
+        EmbeddedPlanner {
+            knowledge: Some(knowledge),
+        }
+    }
+
+    /// One model turn, decided from the request: tool calls, or an answer in text chunks.
+    pub fn plan(&self, request: &CompletionRequest) -> Vec<LlmChunk> {
+        plan_with(request, self.knowledge.as_deref())
     }
 }
 
@@ -61,7 +79,7 @@ impl LlmProvider for EmbeddedPlanner {
         &self,
         request: CompletionRequest,
     ) -> Result<BoxStream<'static, Result<LlmChunk, LlmError>>, LlmError> {
-        let chunks = plan(&request);
+        let chunks = self.plan(&request);
         Ok(stream::iter(chunks.into_iter().map(Ok)).boxed())
     }
 }
@@ -484,9 +502,38 @@ pub fn classify(text: &str) -> Intent {
     Intent::Other
 }
 
-/// One model turn, decided from the request: tool calls, or an answer split into text chunks.
+/// One model turn without the knowledge base; see [`EmbeddedPlanner::plan`].
 pub fn plan(request: &CompletionRequest) -> Vec<LlmChunk> {
-    let thread = Thread::read(&request.messages);
+    plan_with(request, None)
+}
+
+/// [`classify`], and a message that only names a known company starts an inspection.
+pub fn route(text: &str, knowledge: Option<&Knowledge>) -> Intent {
+    let intent = classify(text);
+    let Some(company) = knowledge.and_then(|kb| kb.company_mentioned(text)) else {
+        return intent;
+    };
+    match intent {
+        Intent::Other | Intent::Greeting => Intent::InspectionStart,
+        // "Sushi Yama": the concern word is part of the name.
+        Intent::Finding => {
+            let mut rest = format!(" {} ", normalize(text));
+            for name in std::iter::once(&company.name).chain(&company.trade_names) {
+                rest = rest.replace(&format!(" {} ", normalize(name)), " ");
+            }
+            if concerns(&rest).is_empty() {
+                Intent::InspectionStart
+            } else {
+                intent
+            }
+        }
+        _ => intent,
+    }
+}
+
+fn plan_with(request: &CompletionRequest, knowledge: Option<&Knowledge>) -> Vec<LlmChunk> {
+    let mut thread = Thread::read(&request.messages);
+    thread.knowledge = knowledge;
     let allowed: Vec<String> = if request.tools.is_empty() {
         agent_tools(&request.agent_id)
             .iter()
@@ -496,11 +543,14 @@ pub fn plan(request: &CompletionRequest) -> Vec<LlmChunk> {
         request.tools.iter().map(|t| t.name.clone()).collect()
     };
     let allowed: HashSet<&str> = allowed.iter().map(String::as_str).collect();
-    let step = match request.agent_id.as_str() {
-        HISTORY_AGENT => history_agent(&thread, &allowed),
-        REGULATION_AGENT => regulation_agent(&thread, &allowed),
-        REPORTING_AGENT => reporting_agent(&thread, &allowed),
-        _ => general_agent(&thread, &allowed),
+    let step = match misrouted(&thread, &request.agent_id, &allowed) {
+        Some(step) => step,
+        None => match request.agent_id.as_str() {
+            HISTORY_AGENT => history_agent(&thread, &allowed),
+            REGULATION_AGENT => regulation_agent(&thread, &allowed),
+            REPORTING_AGENT => reporting_agent(&thread, &allowed),
+            _ => general_agent(&thread, &allowed),
+        },
     };
     match step {
         Step::Say(text) => chunk_text(&text).into_iter().map(LlmChunk::Text).collect(),
@@ -575,6 +625,7 @@ impl Outcome {
 
 struct Thread<'a> {
     messages: &'a [Message],
+    knowledge: Option<&'a Knowledge>,
     /// Index of the last user message.
     last_user: Option<usize>,
     /// All tool calls of the thread, in order.
@@ -615,6 +666,7 @@ impl<'a> Thread<'a> {
         }
         Thread {
             messages,
+            knowledge: None,
             last_user,
             outcomes,
         }
@@ -625,6 +677,11 @@ impl<'a> Thread<'a> {
         self.last_user
             .map(|i| message_text(&self.messages[i]))
             .unwrap_or_default()
+    }
+
+    /// What the last user message asks for.
+    fn intent(&self) -> Intent {
+        route(&self.user_text(), self.knowledge)
     }
 
     /// The last user message's `name`, if the client sent one.
@@ -699,14 +756,75 @@ fn str_at<'v>(value: &'v Value, path: &[&str]) -> Option<&'v str> {
     v.as_str().filter(|s| !s.is_empty())
 }
 
+/// A specialist that got a message for another agent, before doing anything in this run:
+/// hands over when it may, otherwise says who can help. Greetings get the general answer.
+fn misrouted(thread: &Thread, agent: &str, allowed: &HashSet<&str>) -> Option<Step> {
+    if agent == GENERAL_AGENT
+        || thread.last_user.is_none()
+        || thread.run_outcomes().any(|o| o.name != HANDOFF_TOOL)
+    {
+        return None;
+    }
+    let text = thread.user_text();
+    let lang = detect_language(&text);
+    let intent = thread.intent();
+    let target = intent.agent();
+    match intent {
+        Intent::Greeting => return Some(Step::Say(greeting_text(lang, true))),
+        Intent::Help => return Some(Step::Say(greeting_text(lang, false))),
+        Intent::Other => return None,
+        _ if target == agent => return None,
+        _ => {}
+    }
+    if thread.in_run(HANDOFF_TOOL).is_none() && allowed.contains(HANDOFF_TOOL) {
+        let reason = handoff_reason(intent, &text, lang);
+        return Some(Step::Call(vec![(
+            HANDOFF_TOOL,
+            json!({ "agent": target, "reason": reason }),
+        )]));
+    }
+    let specialist = match (target, lang) {
+        (HISTORY_AGENT, Lang::Nl) => "de Bedrijfsinformatie Specialist",
+        (REGULATION_AGENT, Lang::Nl) => "de Regelgeving Specialist",
+        (REPORTING_AGENT, Lang::Nl) => "de Rapportage Specialist",
+        (HISTORY_AGENT, Lang::En) => "the company information specialist",
+        (REGULATION_AGENT, Lang::En) => "the regulations specialist",
+        (REPORTING_AGENT, Lang::En) => "the reporting specialist",
+        (_, Lang::Nl) => "de Algemene Assistent",
+        (_, Lang::En) => "the general assistant",
+    };
+    Some(Step::Say(match lang {
+        Lang::Nl => format!(
+            "Dit is een vraag voor {specialist}. Stel je vraag opnieuw, dan wordt die doorgezet."
+        ),
+        Lang::En => {
+            format!("This is a question for {specialist}. Ask again and it will be passed on.")
+        }
+    }))
+}
+
 // ---------------------------------------------------------------------------------------------
 // general-agent
 
 fn general_agent(thread: &Thread, allowed: &HashSet<&str>) -> Step {
     let text = thread.user_text();
     let lang = detect_language(&text);
-    let intent = classify(&text);
-    let handed_off = thread.in_run(HANDOFF_TOOL).is_some();
+    let intent = thread.intent();
+    let handoff = thread.in_run(HANDOFF_TOOL);
+    let handed_off = handoff.is_some();
+    if let Some(failed) = handoff.filter(|h| h.error.is_some()) {
+        let error = one_line(failed.error.as_deref().unwrap_or(""));
+        return Step::Say(match lang {
+            Lang::Nl => format!(
+                "Het doorverbinden met de specialist is mislukt ({error}). {}",
+                other_text(lang)
+            ),
+            Lang::En => format!(
+                "Handing over to the specialist failed ({error}). {}",
+                other_text(lang)
+            ),
+        });
+    }
     let target = intent.agent();
     if target != GENERAL_AGENT && !handed_off && allowed.contains(HANDOFF_TOOL) {
         let reason = handoff_reason(intent, &text, lang);
@@ -1635,7 +1753,9 @@ fn thread_findings(thread: &Thread) -> Vec<ThreadFinding> {
             Message::User(_) => {
                 let text = message_text(message);
                 current = None;
-                if classify(&text) == Intent::Finding && seen.insert(normalize(&text)) {
+                if route(&text, thread.knowledge) == Intent::Finding
+                    && seen.insert(normalize(&text))
+                {
                     findings.push(ThreadFinding {
                         description: finding_description(&text),
                         severity: suggested_severity(&text),
