@@ -801,3 +801,77 @@ async fn a_failed_tool_is_reported() {
         "{text}"
     );
 }
+
+/// The reporting agent's answer to a tool message shaped as the run loop writes it.
+async fn report_answer(content: Value, error: Option<&str>) -> String {
+    let planner = EmbeddedPlanner::with_knowledge(knowledge());
+    let messages = vec![
+        user("Genereer het rapport"),
+        Message::Assistant(AssistantMessage {
+            name: Some("reporting-agent".into()),
+            tool_calls: Some(vec![ToolCall {
+                id: "call_r".into(),
+                kind: "function".into(),
+                function: FunctionCall {
+                    name: "generate_final_report".into(),
+                    arguments: "{\"kvk\":\"92251854\",\"findings\":[]}".into(),
+                    extra: Map::new(),
+                },
+                ..ToolCall::default()
+            }]),
+            ..AssistantMessage::default()
+        }),
+        Message::Tool(ToolMessage {
+            content: content.to_string(),
+            tool_call_id: "call_r".into(),
+            error: error.map(str::to_string),
+            ..ToolMessage::default()
+        }),
+    ];
+    text_of(
+        &turn(
+            &planner,
+            "reporting-agent",
+            messages,
+            vec!["generate_final_report"],
+        )
+        .await,
+    )
+}
+
+#[tokio::test]
+async fn rejection_shapes_of_the_run_loop() {
+    let text = report_answer(
+        json!({"status": "rejected", "rejectedBy": "inspecteur.jansen", "feedback": "Noem ook de koelcel."}),
+        Some("Afgewezen door de inspecteur: Noem ook de koelcel."),
+    )
+    .await;
+    assert!(
+        text.contains("geweigerd") && text.contains("> Noem ook de koelcel."),
+        "{text}"
+    );
+
+    let text = report_answer(
+        json!({"status": "rejected", "rejectedBy": "inspecteur.jansen", "feedback": null}),
+        Some("Afgewezen door de inspecteur."),
+    )
+    .await;
+    assert!(text.contains("geweigerd") && !text.contains('>'), "{text}");
+
+    let text = report_answer(
+        json!({"status": "rejected", "rejectedBy": "system", "feedback": "Het verzoek om toestemming is verlopen."}),
+        Some("Afgewezen door de inspecteur: Het verzoek om toestemming is verlopen."),
+    )
+    .await;
+    assert!(text.contains("niet op tijd toestemming"), "{text}");
+
+    let text = report_answer(
+        json!({"error": "tool mislukt / tool failed: disk full"}),
+        Some("tool mislukt / tool failed: disk full"),
+    )
+    .await;
+    assert!(
+        text.contains("er ging iets mis") && text.contains("disk full"),
+        "{text}"
+    );
+}

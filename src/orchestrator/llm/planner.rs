@@ -1906,7 +1906,16 @@ fn report_outcome_text(report: &Outcome, lang: Lang) -> String {
     }
     let feedback = rejection_feedback(report);
     let rejected = is_rejection(report);
+    let expired = rejected && is_expiry(report);
     let mut s = match (rejected, lang) {
+        (true, Lang::Nl) if expired => {
+            "Het inspectierapport is **niet gegenereerd**: er is niet op tijd toestemming gegeven."
+                .to_string()
+        }
+        (true, Lang::En) if expired => {
+            "The inspection report was **not generated**: approval was not given in time."
+                .to_string()
+        }
         (true, Lang::Nl) => {
             "Het inspectierapport is **niet gegenereerd**: de goedkeuring is geweigerd.".to_string()
         }
@@ -1920,7 +1929,7 @@ fn report_outcome_text(report: &Outcome, lang: Lang) -> String {
             "The inspection report was **not generated**: something went wrong.".to_string()
         }
     };
-    if let Some(feedback) = feedback {
+    if let Some(feedback) = feedback.filter(|_| !expired) {
         s.push_str(&match (rejected, lang) {
             (true, Lang::Nl) => format!("\n\nFeedback van de inspecteur:\n\n> {feedback}"),
             (true, Lang::En) => format!("\n\nThe inspector's feedback:\n\n> {feedback}"),
@@ -1933,6 +1942,25 @@ fn report_outcome_text(report: &Outcome, lang: Lang) -> String {
         Lang::En => "\n\nAdjust the findings if needed and ask for the report again when you are ready.",
     });
     s
+}
+
+/// A rejection by time-out rather than by a person.
+fn is_expiry(report: &Outcome) -> bool {
+    let by_system = report
+        .result
+        .as_ref()
+        .and_then(|r| str_at(r, &["rejectedBy"]))
+        .is_some_and(|who| who == "system");
+    let text = normalize(&format!(
+        "{} {}",
+        report.error.as_deref().unwrap_or(""),
+        report
+            .result
+            .as_ref()
+            .map(Value::to_string)
+            .unwrap_or_default()
+    ));
+    by_system || text.contains("verlopen") || text.contains("expired") || text.contains("timed out")
 }
 
 fn is_rejection(report: &Outcome) -> bool {
@@ -1970,6 +1998,10 @@ fn rejection_feedback(report: &Outcome) -> Option<String> {
             if let Some(v) = str_at(result, &[key]) {
                 return Some(one_line(v));
             }
+        }
+        // A structured rejection without feedback: there is nothing to quote.
+        if looks_rejected(result) {
+            return None;
         }
     }
     let candidates = [
