@@ -5,7 +5,9 @@ use tracing_subscriber::EnvFilter;
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     tracing_subscriber::fmt()
-        .with_env_filter(EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info")))
+        .with_env_filter(
+            EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info")),
+        )
         .init();
     let config = Config::parse();
     let listener = tokio::net::TcpListener::bind(config.addr).await?;
@@ -21,7 +23,9 @@ async fn main() -> anyhow::Result<()> {
 /// Resolves on the first SIGINT or SIGTERM so in-flight responses can finish.
 async fn shutdown_signal() {
     let ctrl_c = async {
-        tokio::signal::ctrl_c().await.expect("install SIGINT handler");
+        tokio::signal::ctrl_c()
+            .await
+            .expect("install SIGINT handler");
     };
     let terminate = async {
         tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())

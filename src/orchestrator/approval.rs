@@ -31,8 +31,14 @@ pub fn risk_level(tool_name: &str, arguments: &Value) -> RiskLevel {
     if HIGH_RISK_NAME_PARTS.iter().any(|part| name.contains(part)) {
         return RiskLevel::High;
     }
-    let large_amount = arguments.get("amount").and_then(Value::as_f64).is_some_and(|a| a > 10_000.0);
-    let wide_scope = matches!(arguments.get("scope").and_then(Value::as_str), Some("company_wide" | "global"));
+    let large_amount = arguments
+        .get("amount")
+        .and_then(Value::as_f64)
+        .is_some_and(|a| a > 10_000.0);
+    let wide_scope = matches!(
+        arguments.get("scope").and_then(Value::as_str),
+        Some("company_wide" | "global")
+    );
     if large_amount || wide_scope {
         return RiskLevel::High;
     }
@@ -96,7 +102,12 @@ struct Inner {
 
 impl Approvals {
     /// Registers a request; the receiver yields the decision.
-    pub fn register(&self, approval_id: &str, connection_id: u64, user_id: &str) -> oneshot::Receiver<Decision> {
+    pub fn register(
+        &self,
+        approval_id: &str,
+        connection_id: u64,
+        user_id: &str,
+    ) -> oneshot::Receiver<Decision> {
         let (reply, receiver) = oneshot::channel();
         let pending = Pending {
             connection_id,
@@ -118,7 +129,11 @@ impl Approvals {
     ) -> Result<(), Refusal> {
         let mut inner = self.lock();
         let Some(pending) = inner.pending.get(approval_id) else {
-            return Err(if inner.settled.contains(approval_id) { Refusal::Duplicate } else { Refusal::Unknown });
+            return Err(if inner.settled.contains(approval_id) {
+                Refusal::Duplicate
+            } else {
+                Refusal::Unknown
+            });
         };
         if pending.connection_id != connection_id || pending.user_id != user_id {
             return Err(Refusal::Foreign);
@@ -144,7 +159,9 @@ impl Approvals {
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
         // A panic elsewhere cannot leave this map half-updated: every change is one statement.
-        self.inner.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.inner
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 }
 
@@ -160,11 +177,31 @@ mod tests {
             ("delete_inspection", json!({}), RiskLevel::High),
             ("publish_report_now", json!({}), RiskLevel::High),
             ("certify_company", json!({}), RiskLevel::High),
-            ("search_regulations", json!({"amount": 20000}), RiskLevel::High),
-            ("search_regulations", json!({"amount": 10000}), RiskLevel::Low),
-            ("search_regulations", json!({"scope": "global"}), RiskLevel::High),
-            ("search_regulations", json!({"scope": "company_wide"}), RiskLevel::High),
-            ("get_company_info", json!({"kvk": "92251854"}), RiskLevel::Low),
+            (
+                "search_regulations",
+                json!({"amount": 20000}),
+                RiskLevel::High,
+            ),
+            (
+                "search_regulations",
+                json!({"amount": 10000}),
+                RiskLevel::Low,
+            ),
+            (
+                "search_regulations",
+                json!({"scope": "global"}),
+                RiskLevel::High,
+            ),
+            (
+                "search_regulations",
+                json!({"scope": "company_wide"}),
+                RiskLevel::High,
+            ),
+            (
+                "get_company_info",
+                json!({"kvk": "92251854"}),
+                RiskLevel::Low,
+            ),
         ];
         for (tool, args, expected) in cases {
             assert_eq!(risk_level(tool, &args), expected, "{tool} {args}");
@@ -175,11 +212,26 @@ mod tests {
     fn only_the_owner_on_its_connection_answers_once() {
         let approvals = Approvals::default();
         let mut receiver = approvals.register("appr-1", 7, "alice");
-        assert_eq!(approvals.resolve("nope", 7, "alice", true, None), Err(Refusal::Unknown));
-        assert_eq!(approvals.resolve("appr-1", 8, "alice", true, None), Err(Refusal::Foreign));
-        assert_eq!(approvals.resolve("appr-1", 7, "bob", true, None), Err(Refusal::Foreign));
-        assert_eq!(approvals.resolve("appr-1", 7, "alice", false, Some("nee".into())), Ok(()));
-        assert_eq!(approvals.resolve("appr-1", 7, "alice", true, None), Err(Refusal::Duplicate));
+        assert_eq!(
+            approvals.resolve("nope", 7, "alice", true, None),
+            Err(Refusal::Unknown)
+        );
+        assert_eq!(
+            approvals.resolve("appr-1", 8, "alice", true, None),
+            Err(Refusal::Foreign)
+        );
+        assert_eq!(
+            approvals.resolve("appr-1", 7, "bob", true, None),
+            Err(Refusal::Foreign)
+        );
+        assert_eq!(
+            approvals.resolve("appr-1", 7, "alice", false, Some("nee".into())),
+            Ok(())
+        );
+        assert_eq!(
+            approvals.resolve("appr-1", 7, "alice", true, None),
+            Err(Refusal::Duplicate)
+        );
         let decision = receiver.try_recv().expect("decision delivered");
         assert!(!decision.approved);
         assert_eq!(decision.feedback.as_deref(), Some("nee"));

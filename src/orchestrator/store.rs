@@ -81,17 +81,31 @@ pub struct ApprovalDecision {
 pub trait Store: Send + Sync + 'static {
     /// Creates the thread on first use (title from the first user message) or checks its owner.
     /// A thread owned by someone else is `NotFound`, never revealed.
-    async fn open_thread(&self, thread_id: &str, owner: &str, first_text: &str) -> Result<ThreadRecord, StoreError>;
+    async fn open_thread(
+        &self,
+        thread_id: &str,
+        owner: &str,
+        first_text: &str,
+    ) -> Result<ThreadRecord, StoreError>;
     async fn thread(&self, thread_id: &str) -> Result<ThreadRecord, StoreError>;
     /// Appends in order; an assistant message's `name` carries the agent id.
     async fn append_message(&self, thread_id: &str, message: &Message) -> Result<(), StoreError>;
     async fn messages(&self, thread_id: &str) -> Result<Vec<Message>, StoreError>;
 
     async fn start_run(&self, run_id: &str, thread_id: &str) -> Result<(), StoreError>;
-    async fn finish_run(&self, run_id: &str, status: RunStatus, error: Option<&str>) -> Result<(), StoreError>;
+    async fn finish_run(
+        &self,
+        run_id: &str,
+        status: RunStatus,
+        error: Option<&str>,
+    ) -> Result<(), StoreError>;
     async fn runs(&self, thread_id: &str) -> Result<Vec<RunRecord>, StoreError>;
 
     async fn record_approval_request(&self, record: &ApprovalRecord) -> Result<(), StoreError>;
-    async fn record_approval_decision(&self, approval_id: &str, decision: &ApprovalDecision) -> Result<(), StoreError>;
+    async fn record_approval_decision(
+        &self,
+        approval_id: &str,
+        decision: &ApprovalDecision,
+    ) -> Result<(), StoreError>;
     async fn approvals(&self, thread_id: &str) -> Result<Vec<ApprovalRecord>, StoreError>;
 }

@@ -3,11 +3,13 @@
 mod assets;
 mod config;
 mod error;
+mod reports;
 pub mod rest;
 pub mod store;
 mod ws;
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use axum::Router;
 use axum::extract::FromRef;
@@ -18,6 +20,13 @@ use leptos_axum::{LeptosRoutes, generate_route_list};
 pub use config::Config;
 pub use error::AppError;
 
+use crate::orchestrator::knowledge::Knowledge;
+use crate::orchestrator::llm::LlmProvider;
+use crate::orchestrator::llm::openai::{OpenAiConfig, OpenAiProvider};
+use crate::orchestrator::llm::planner::EmbeddedPlanner;
+use crate::orchestrator::store::Store;
+use crate::orchestrator::tools::Toolbox;
+use crate::orchestrator::{Orchestrator, OrchestratorConfig};
 use crate::ui::{App, shell};
 
 /// Shared by every request; cheap to clone.
@@ -30,6 +39,8 @@ pub struct AppState {
     /// Threads, messages, runs, approvals and users; the orchestrator takes it as
     /// `Arc<dyn Store>` (trait upcasting).
     pub db: Arc<dyn store::Database>,
+    /// Runs the agents; shared by every transport.
+    pub orchestrator: Arc<Orchestrator>,
 }
 
 impl AppState {
@@ -50,12 +61,53 @@ impl AppState {
         }
         let db: Arc<dyn store::Database> = Arc::new(db);
         rest::seed_dev_user(db.as_ref()).await?;
+        let orchestrator = build_orchestrator(&config, db.clone())?;
         Ok(Self {
             leptos,
             config: Arc::new(config),
             db,
+            orchestrator,
         })
     }
+}
+
+/// The knowledge base, the tools and the model the configuration asks for.
+fn build_orchestrator(
+    config: &Config,
+    db: Arc<dyn store::Database>,
+) -> anyhow::Result<Arc<Orchestrator>> {
+    let knowledge = Arc::new(Knowledge::load()?);
+    tracing::info!(
+        regulations = knowledge.regulations().len(),
+        companies = knowledge.companies().len(),
+        build_ms = knowledge.build_time().as_millis() as u64,
+        "knowledge base indexed"
+    );
+    let provider: Arc<dyn LlmProvider> = match &config.llm_base_url {
+        Some(base_url) => Arc::new(OpenAiProvider::new(OpenAiConfig {
+            base_url: base_url.clone(),
+            model: config.llm_model.clone(),
+            api_key: config.llm_api_key.clone(),
+            temperature: None,
+        })),
+        None => Arc::new(EmbeddedPlanner::with_knowledge(knowledge.clone())),
+    };
+    tracing::info!(provider = provider.name(), "language model");
+    let mut settings = OrchestratorConfig::new(config.data_dir.join("reports"));
+    settings.approval_timeout = Duration::from_secs(config.approval_timeout_secs);
+    settings.moderation_terms = config
+        .moderation_terms
+        .iter()
+        .map(|t| t.trim().to_owned())
+        .filter(|t| !t.is_empty())
+        .collect();
+    let store: Arc<dyn Store> = db;
+    Ok(Orchestrator::new(
+        settings,
+        store,
+        provider,
+        Toolbox::new(knowledge),
+    ))
 }
 
 impl FromRef<AppState> for LeptosOptions {
@@ -70,6 +122,7 @@ pub fn router(state: AppState) -> Router {
     Router::new()
         .route("/health", get(health))
         .route("/ws", get(ws::upgrade))
+        .route("/reports/{file}", get(reports::download))
         .merge(rest::routes())
         .leptos_routes(&state, routes, move || shell(options.clone()))
         .fallback(assets::serve)

@@ -43,16 +43,22 @@ impl Connection {
         use wasm_bindgen::closure::Closure;
 
         let location = window().location();
-        let scheme = if location.protocol().as_deref() == Ok("https:") { "wss" } else { "ws" };
+        let scheme = if location.protocol().as_deref() == Ok("https:") {
+            "wss"
+        } else {
+            "ws"
+        };
         let host = location.host().unwrap_or_default();
         let Ok(socket) = web_sys::WebSocket::new(&format!("{scheme}://{host}/ws")) else {
             self.status.set(ConnectionStatus::Failed);
             return;
         };
-        let on_open = Closure::<dyn FnMut()>::new(move || self.status.set(ConnectionStatus::Connected));
+        let on_open =
+            Closure::<dyn FnMut()>::new(move || self.status.set(ConnectionStatus::Connected));
         socket.set_onopen(Some(on_open.as_ref().unchecked_ref()));
         on_open.forget();
-        let on_close = Closure::<dyn FnMut()>::new(move || self.status.set(ConnectionStatus::Failed));
+        let on_close =
+            Closure::<dyn FnMut()>::new(move || self.status.set(ConnectionStatus::Failed));
         socket.set_onclose(Some(on_close.as_ref().unchecked_ref()));
         on_close.forget();
         self.socket.set_value(Some(socket));

@@ -36,7 +36,11 @@ pub struct CompletionRequest {
 #[derive(Debug, Clone, PartialEq)]
 pub enum LlmChunk {
     Text(String),
-    ToolCall { id: String, name: String, arguments: Value },
+    ToolCall {
+        id: String,
+        name: String,
+        arguments: Value,
+    },
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -53,5 +57,8 @@ pub enum LlmError {
 pub trait LlmProvider: Send + Sync + 'static {
     /// Shown in logs and `/health`.
     fn name(&self) -> &str;
-    async fn complete(&self, request: CompletionRequest) -> Result<BoxStream<'static, Result<LlmChunk, LlmError>>, LlmError>;
+    async fn complete(
+        &self,
+        request: CompletionRequest,
+    ) -> Result<BoxStream<'static, Result<LlmChunk, LlmError>>, LlmError>;
 }

@@ -1,7 +1,10 @@
 use leptos::prelude::*;
 
 #[component]
-pub fn Composer(draft: RwSignal<String>, on_send: impl Fn(String) + Copy + Send + Sync + 'static) -> impl IntoView {
+pub fn Composer(
+    draft: RwSignal<String>,
+    on_send: impl Fn(String) + Copy + Send + Sync + 'static,
+) -> impl IntoView {
     let empty = move || draft.with(|text| text.trim().is_empty());
     let submit = move || {
         let text = draft.get_untracked();

@@ -11,7 +11,9 @@ pub fn ConnectionBadge(status: Signal<ConnectionStatus>) -> impl IntoView {
         ConnectionStatus::Failed => "fout",
     };
     let colour = move || match status.get() {
-        ConnectionStatus::Connecting | ConnectionStatus::Reconnecting => "bg-amber-100 text-amber-900",
+        ConnectionStatus::Connecting | ConnectionStatus::Reconnecting => {
+            "bg-amber-100 text-amber-900"
+        }
         ConnectionStatus::Connected => "bg-emerald-100 text-emerald-900",
         ConnectionStatus::Failed => "bg-red-100 text-red-900",
     };
