@@ -472,16 +472,15 @@ impl Run {
             self.complete_assistant_message(Vec::new()).await?;
         }
         self.end_step().await?;
+        let status = if matches!(failure, RunFailure::Cancelled) {
+            "cancelled"
+        } else {
+            "error"
+        };
+        // The dialect allows nothing but RUN_FINISHED after RUN_ERROR, so the state goes first.
+        self.emit(Event::state_snapshot(self.state(status))).await?;
         self.emit(Event::run_error(failure.user_message(), failure.code()))
             .await?;
-        self.emit(Event::state_snapshot(self.state(
-            if matches!(failure, RunFailure::Cancelled) {
-                "cancelled"
-            } else {
-                "error"
-            },
-        )))
-        .await?;
         self.emit(Event::run_finished(&self.thread_id, &self.run_id))
             .await
     }

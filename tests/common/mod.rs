@@ -1,0 +1,178 @@
+//! A real server on port 0 with its own data directory, and a WebSocket client for it.
+#![allow(dead_code)] // each test binary uses its own part of this
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use agora_hai::protocol::{Dialect, Event, verify};
+use agora_hai::server::{AppState, Config, router};
+use futures::{SinkExt, StreamExt};
+use serde_json::{Value, json};
+use tokio_tungstenite::tungstenite::Message as Frame;
+
+/// Removed when dropped.
+pub struct TempDir(pub PathBuf);
+
+impl TempDir {
+    pub fn new(prefix: &str) -> Self {
+        let path = std::env::temp_dir().join(format!("{prefix}-{}", uuid::Uuid::new_v4()));
+        std::fs::create_dir_all(&path).unwrap();
+        Self(path)
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+pub struct TestServer {
+    pub addr: std::net::SocketAddr,
+    pub state: AppState,
+    pub dir: TempDir,
+}
+
+impl TestServer {
+    pub async fn start() -> Self {
+        Self::start_with(|_| {}).await
+    }
+
+    /// Starts with a configuration adjusted by `configure`.
+    pub async fn start_with(configure: impl FnOnce(&mut Config)) -> Self {
+        let dir = TempDir::new("agora-test");
+        let mut config = Config::for_data_dir(&dir.0);
+        configure(&mut config);
+        let state = AppState::open(config).await.unwrap();
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let app = router(state.clone());
+        tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+        Self { addr, state, dir }
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("http://{}{path}", self.addr)
+    }
+
+    pub async fn socket(&self) -> Socket {
+        let (stream, _) = tokio_tungstenite::connect_async(format!("ws://{}/ws", self.addr))
+            .await
+            .unwrap();
+        Socket { stream }
+    }
+}
+
+pub struct Socket {
+    stream: tokio_tungstenite::WebSocketStream<
+        tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>,
+    >,
+}
+
+impl Socket {
+    pub async fn send(&mut self, value: &Value) {
+        self.send_text(value.to_string()).await;
+    }
+
+    pub async fn send_text(&mut self, text: String) {
+        self.stream.send(Frame::Text(text.into())).await.unwrap();
+    }
+
+    pub async fn send_frame(&mut self, frame: Frame) {
+        self.stream.send(frame).await.unwrap();
+    }
+
+    /// Starts a run on `thread` with one user message, as AGORA's client does.
+    pub async fn ask(&mut self, thread: &str, text: &str) {
+        self.send(&json!({ "threadId": thread, "messages": [{ "role": "user", "content": text }], "context": {} })).await;
+    }
+
+    /// The next event; fails the test after 30 s of silence.
+    pub async fn next(&mut self) -> Value {
+        loop {
+            let frame = tokio::time::timeout(Duration::from_secs(30), self.stream.next())
+                .await
+                .expect("no event within 30 s")
+                .expect("socket closed")
+                .expect("socket error");
+            match frame {
+                Frame::Text(text) => return serde_json::from_str(&text).unwrap(),
+                Frame::Ping(_) | Frame::Pong(_) => continue,
+                other => panic!("unexpected frame {other:?}"),
+            }
+        }
+    }
+
+    /// Events up to and including the first that `stop` accepts.
+    pub async fn until(&mut self, stop: impl Fn(&Value) -> bool) -> Vec<Value> {
+        let mut events = Vec::new();
+        loop {
+            let event = self.next().await;
+            let done = stop(&event);
+            events.push(event);
+            if done {
+                return events;
+            }
+        }
+    }
+
+    pub async fn until_finished(&mut self) -> Vec<Value> {
+        self.until(|e| e["type"] == "RUN_FINISHED").await
+    }
+
+    pub async fn until_approval_request(&mut self) -> Vec<Value> {
+        self.until(|e| e["type"] == "CUSTOM" && e["name"] == "agora:tool_approval_request")
+            .await
+    }
+
+    pub async fn answer_approval(
+        &mut self,
+        approval_id: &str,
+        approved: bool,
+        feedback: Option<&str>,
+    ) {
+        let value =
+            json!({ "approvalId": approval_id, "approved": approved, "feedback": feedback });
+        self.send(
+            &json!({ "type": "CUSTOM", "name": "agora:tool_approval_response", "value": value }),
+        )
+        .await;
+    }
+
+    /// The next `agora:error`'s code.
+    pub async fn error_code(&mut self) -> String {
+        let event = self.next().await;
+        assert_eq!(
+            event["name"], "agora:error",
+            "expected agora:error, got {event}"
+        );
+        event["value"]["errorCode"].as_str().unwrap().to_owned()
+    }
+}
+
+/// Asserts that the stream passes the AGORA verifier, and returns it typed.
+pub fn assert_agora_clean(events: &[Value]) -> Vec<Event> {
+    let typed: Vec<Event> = events
+        .iter()
+        .map(|e| serde_json::from_value(e.clone()).unwrap())
+        .collect();
+    let violations = verify(&typed, Dialect::Agora);
+    assert!(
+        violations.is_empty(),
+        "verifier: {violations:#?}\nevents: {events:#?}"
+    );
+    typed
+}
+
+/// All text streamed in these events.
+pub fn streamed_text(events: &[Value]) -> String {
+    events
+        .iter()
+        .filter(|e| e["type"] == "TEXT_MESSAGE_CONTENT")
+        .map(|e| e["delta"].as_str().unwrap())
+        .collect()
+}
+
+pub fn of_type<'a>(events: &'a [Value], kind: &str) -> Vec<&'a Value> {
+    events.iter().filter(|e| e["type"] == kind).collect()
+}
