@@ -70,6 +70,11 @@ pub struct Socket {
 }
 
 impl Socket {
+    pub async fn connect(url: &str) -> Self {
+        let (stream, _) = tokio_tungstenite::connect_async(url).await.unwrap();
+        Self { stream }
+    }
+
     pub async fn send(&mut self, value: &Value) {
         self.send_text(value.to_string()).await;
     }

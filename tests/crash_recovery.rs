@@ -1,0 +1,154 @@
+//! The real binary is killed with SIGKILL in the middle of a run and restarted on the same data
+//! directory: everything completed before the kill is there, the run is marked interrupted and
+//! the thread carries on.
+
+mod common;
+
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use common::{Socket, TempDir, assert_agora_clean, streamed_text};
+use serde_json::Value;
+
+struct Binary {
+    child: Child,
+    addr: String,
+}
+
+impl Binary {
+    async fn start(data_dir: &std::path::Path) -> Self {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let addr = format!("127.0.0.1:{port}");
+        let child = Command::new(env!("CARGO_BIN_EXE_agora-hai"))
+            .args(["--addr", &addr, "--data-dir"])
+            .arg(data_dir)
+            .env("RUST_LOG", "warn")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        for _ in 0..200 {
+            if reqwest::get(format!("http://{addr}/health"))
+                .await
+                .is_ok_and(|r| r.status().is_success())
+            {
+                return Self { child, addr };
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        panic!("the binary did not come up on {addr}");
+    }
+
+    async fn socket(&self) -> Socket {
+        Socket::connect(&format!("ws://{}/ws", self.addr)).await
+    }
+
+    async fn get(&self, path: &str) -> Value {
+        reqwest::get(format!("http://{}{path}", self.addr))
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap()
+    }
+}
+
+impl Drop for Binary {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[tokio::test]
+async fn a_killed_server_keeps_what_was_shown_and_marks_the_run_interrupted() {
+    let dir = TempDir::new("agora-crash");
+    let thread = uuid::Uuid::new_v4().to_string();
+
+    let mut server = Binary::start(&dir.0).await;
+    let mut socket = server.socket().await;
+    socket
+        .ask(&thread, "Start inspectie bij Restaurant Bella Rosa")
+        .await;
+    let first = socket.until_finished().await;
+    let first_answer = streamed_text(&first);
+    // The report run stops at the approval: the handoff and its result are already shown.
+    socket.ask(&thread, "Genereer het inspectierapport").await;
+    let shown = socket.until_approval_request().await;
+    let shown_results: Vec<&str> = shown
+        .iter()
+        .filter(|e| e["type"] == "TOOL_CALL_RESULT")
+        .map(|e| e["toolCallId"].as_str().unwrap())
+        .collect();
+    assert!(!shown_results.is_empty());
+
+    // SIGKILL: no chance to flush or say goodbye.
+    server.child.kill().unwrap();
+    server.child.wait().unwrap();
+    drop(server);
+
+    let server = Binary::start(&dir.0).await;
+    let history = server
+        .get(&format!("/sessions/{thread}/history?include_tools=true"))
+        .await;
+    let history_text = history.to_string();
+    assert!(history_text.contains("Start inspectie bij Restaurant Bella Rosa"));
+    assert!(history_text.contains("Genereer het inspectierapport"));
+    assert!(
+        strings(&history).contains(&first_answer.as_str()),
+        "first answer kept whole: {history_text}"
+    );
+    for call_id in shown_results {
+        assert!(
+            history_text.contains(call_id),
+            "tool result {call_id} kept: {history_text}"
+        );
+    }
+
+    let mut socket = server.socket().await;
+    socket.send(&serde_json::json!({ "type": "CUSTOM", "name": "agora:history_request", "value": { "threadId": thread } })).await;
+    let snapshot = socket.next().await;
+    assert_eq!(snapshot["type"], "MESSAGES_SNAPSHOT");
+
+    // The store marked the cut-off run; the thread carries on.
+    let store = agora_hai::server::store::SqliteStore::open(&dir.0.join("agora.db"))
+        .await
+        .unwrap();
+    use agora_hai::orchestrator::store::{RunStatus, Store};
+    let runs = store.runs(&thread).await.unwrap();
+    assert_eq!(
+        runs.iter()
+            .filter(|r| r.status == RunStatus::Interrupted)
+            .count(),
+        1,
+        "{runs:?}"
+    );
+    assert_eq!(
+        runs.iter()
+            .filter(|r| r.status == RunStatus::Finished)
+            .count(),
+        1,
+        "{runs:?}"
+    );
+
+    socket
+        .ask(&thread, "Welke regels gelden voor allergeneninformatie?")
+        .await;
+    let next = socket.until_finished().await;
+    assert_agora_clean(&next);
+    assert!(!streamed_text(&next).is_empty());
+}
+
+/// Every string anywhere in a JSON value.
+fn strings(value: &Value) -> Vec<&str> {
+    match value {
+        Value::String(s) => vec![s.as_str()],
+        Value::Array(items) => items.iter().flat_map(strings).collect(),
+        Value::Object(map) => map.values().flat_map(strings).collect(),
+        _ => Vec::new(),
+    }
+}
