@@ -23,7 +23,7 @@ impl Binary {
             .unwrap()
             .port();
         let addr = format!("127.0.0.1:{port}");
-        let child = Command::new(env!("CARGO_BIN_EXE_agora-hai"))
+        let mut child = Command::new(env!("CARGO_BIN_EXE_agora-hai"))
             .args(["--addr", &addr, "--data-dir"])
             .arg(data_dir)
             .env("RUST_LOG", "warn")
@@ -40,6 +40,8 @@ impl Binary {
             }
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
+        let _ = child.kill();
+        let _ = child.wait();
         panic!("the binary did not come up on {addr}");
     }
 
