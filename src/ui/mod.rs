@@ -2,6 +2,9 @@
 
 mod components;
 pub mod connection;
+pub mod i18n;
+pub mod markdown;
+pub mod state;
 
 use leptos::prelude::*;
 use leptos_meta::{MetaTags, Stylesheet, Title, provide_meta_context};

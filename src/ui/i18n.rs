@@ -1,0 +1,242 @@
+//! Every text of the screen in Dutch and English: one `Key`, one `(nl, en)` pair.
+//! Dutch is the default; the header switches the language for this browser.
+
+use std::fmt;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Lang {
+    #[default]
+    Nl,
+    En,
+}
+
+impl Lang {
+    /// The `lang` attribute and the stored preference.
+    pub fn code(self) -> &'static str {
+        match self {
+            Lang::Nl => "nl",
+            Lang::En => "en",
+        }
+    }
+
+    /// `nl`, `nl-NL`, `en-GB`… anything else is Dutch.
+    pub fn parse(code: &str) -> Lang {
+        if code.trim().to_ascii_lowercase().starts_with("en") {
+            Lang::En
+        } else {
+            Lang::Nl
+        }
+    }
+}
+
+macro_rules! keys {
+    ($($key:ident => ($nl:literal, $en:literal),)+) => {
+        /// One text of the screen.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        pub enum Key { $($key,)+ }
+
+        impl Key {
+            /// Every key, for the table test.
+            pub const ALL: &'static [Key] = &[$(Key::$key,)+];
+
+            pub fn text(self, lang: Lang) -> &'static str {
+                match (self, lang) {
+                    $((Key::$key, Lang::Nl) => $nl, (Key::$key, Lang::En) => $en,)+
+                }
+            }
+        }
+    };
+}
+
+keys! {
+    AppTagline => ("Inspecteurs werken samen met AI-agents", "Inspectors working with AI agents"),
+    ConnectionStatus => ("Verbindingsstatus", "Connection status"),
+    Connected => ("verbonden", "connected"),
+    Connecting => ("verbinden", "connecting"),
+    Reconnecting => ("opnieuw verbinden", "reconnecting"),
+    Failed => ("fout", "error"),
+    Retry => ("Opnieuw proberen", "Try again"),
+    Language => ("Taal", "Language"),
+    Theme => ("Thema", "Theme"),
+    ThemeLight => ("Licht", "Light"),
+    ThemeDark => ("Donker", "Dark"),
+    ThemeSystem => ("Systeem", "System"),
+    CurrentUser => ("Ingelogd als", "Signed in as"),
+    Threads => ("Inspecties", "Inspections"),
+    ShowThreads => ("Inspecties tonen", "Show inspections"),
+    HideThreads => ("Inspecties verbergen", "Hide inspections"),
+    NewInspection => ("Nieuwe inspectie", "New inspection"),
+    NoThreads => ("Nog geen inspecties.", "No inspections yet."),
+    Untitled => ("Nieuwe inspectie", "New inspection"),
+    Rename => ("Hernoemen", "Rename"),
+    RenameThread => ("Naam van de inspectie", "Name of the inspection"),
+    Save => ("Opslaan", "Save"),
+    Cancel => ("Annuleren", "Cancel"),
+    Delete => ("Verwijderen", "Delete"),
+    ConfirmDelete => ("Deze inspectie en het hele gesprek verwijderen?", "Delete this inspection and its whole conversation?"),
+    ConfirmDeleteYes => ("Ja, verwijderen", "Yes, delete"),
+    CurrentThread => ("huidige inspectie", "current inspection"),
+    JustNow => ("zojuist", "just now"),
+    MinutesAgo => ("{} min geleden", "{} min ago"),
+    HoursAgo => ("{} uur geleden", "{} h ago"),
+    DaysAgo => ("{} dagen geleden", "{} days ago"),
+    Yesterday => ("gisteren", "yesterday"),
+    Conversation => ("Gesprek", "Conversation"),
+    EmptyTitle => ("Start een inspectie", "Start an inspection"),
+    EmptyHint => ("Noem een bedrijf of KVK-nummer, beschrijf een bevinding of vraag naar regelgeving.", "Name a company or KVK number, describe a finding or ask about regulations."),
+    You => ("U", "You"),
+    Queued => ("wacht op verbinding", "waiting for connection"),
+    Assistant => ("Assistent", "Assistant"),
+    Message => ("Bericht", "Message"),
+    Placeholder => ("Typ uw bericht… (Enter verstuurt, Shift+Enter nieuwe regel)", "Type your message… (Enter sends, Shift+Enter new line)"),
+    Send => ("Verstuur", "Send"),
+    Stop => ("Stop", "Stop"),
+    StepRouting => ("Agent wordt uitgekozen...", "Choosing an agent..."),
+    StepThinking => ("{} aan het denken...", "{} is thinking..."),
+    StepTools => ("Tools worden uitgevoerd...", "Running tools..."),
+    StepWorking => ("Bezig...", "Working..."),
+    AwaitingApproval => ("Wacht op uw goedkeuring...", "Waiting for your approval..."),
+    RunStatus => ("Voortgang", "Progress"),
+    ToolArgs => ("Argumenten", "Arguments"),
+    ToolResult => ("Resultaat", "Result"),
+    ToolStatus => ("Status", "Status"),
+    ToolDuration => ("Duur", "Duration"),
+    ToolStreaming => ("argumenten ontvangen", "receiving arguments"),
+    ToolRunning => ("bezig", "running"),
+    ToolDone => ("klaar", "done"),
+    ToolFailed => ("mislukt", "failed"),
+    ToolRejected => ("afgewezen", "rejected"),
+    Close => ("Sluiten", "Close"),
+    ReportReady => ("Inspectierapport klaar", "Inspection report ready"),
+    DownloadPdf => ("Download PDF", "Download PDF"),
+    ErrorTitle => ("Er ging iets mis", "Something went wrong"),
+    StoppedTitle => ("Gestopt", "Stopped"),
+    ModerationTitle => ("Bericht niet verwerkt", "Message not processed"),
+    ModerationExplain => ("Uw bericht bevat inhoud die volgens de moderatieregels niet verwerkt mag worden. Er is niets naar een agent gestuurd. Formuleer het bericht anders en probeer het opnieuw.", "Your message contains content that the moderation rules do not allow to be processed. Nothing was sent to an agent. Rephrase the message and try again."),
+    ErrorCode => ("Foutcode", "Error code"),
+    HoodTitle => ("Onder de motorkap", "Under the hood"),
+    ShowHood => ("Onder de motorkap tonen", "Show under the hood"),
+    HideHood => ("Onder de motorkap verbergen", "Hide under the hood"),
+    Agents => ("Agents", "Agents"),
+    AgentIdle => ("inactief", "idle"),
+    AgentActive => ("actief", "active"),
+    AgentExecuting => ("voert uit", "executing"),
+    ToolCalls => ("Toolaanroepen", "Tool calls"),
+    NoToolCalls => ("Nog geen toolaanroepen.", "No tool calls yet."),
+    EventLog => ("Ruwe eventlog", "Raw event log"),
+    NoEvents => ("Nog geen events.", "No events yet."),
+    Warnings => ("waarschuwing(en) van de verifier", "verifier warning(s)"),
+    ApprovalTitle => ("Goedkeuring gevraagd", "Approval requested"),
+    ApprovalOf => ("{} van {}", "{} of {}"),
+    Previous => ("Vorige", "Previous"),
+    Next => ("Volgende", "Next"),
+    Tool => ("Tool", "Tool"),
+    Description => ("Beschrijving", "Description"),
+    Reasoning => ("Waarom", "Reasoning"),
+    Parameters => ("Parameters", "Parameters"),
+    Risk => ("Risico", "Risk"),
+    RiskLow => ("laag", "low"),
+    RiskMedium => ("middel", "medium"),
+    RiskHigh => ("hoog", "high"),
+    RiskCritical => ("kritiek", "critical"),
+    Feedback => ("Toelichting (optioneel)", "Feedback (optional)"),
+    Approve => ("Goedkeuren", "Approve"),
+    Reject => ("Afwijzen", "Reject"),
+    ApprovalKeys => ("Ctrl/Cmd+Enter keurt goed, Esc wijst af.", "Ctrl/Cmd+Enter approves, Esc rejects."),
+}
+
+/// A translated text with `{}` replaced by `args`, in order.
+pub fn format(key: Key, lang: Lang, args: &[&dyn fmt::Display]) -> String {
+    let mut out = String::new();
+    let mut args = args.iter();
+    let mut parts = key.text(lang).split("{}").peekable();
+    while let Some(part) = parts.next() {
+        out.push_str(part);
+        if parts.peek().is_some()
+            && let Some(arg) = args.next()
+        {
+            out.push_str(&arg.to_string());
+        }
+    }
+    out
+}
+
+/// "3 min geleden" for a moment `then` and the time `now`, both Unix milliseconds.
+pub fn relative_time(lang: Lang, then_ms: f64, now_ms: f64) -> String {
+    let minutes = ((now_ms - then_ms) / 60_000.0).floor().max(0.0) as u64;
+    let hours = minutes / 60;
+    let days = hours / 24;
+    match (minutes, hours, days) {
+        (0, _, _) => Key::JustNow.text(lang).to_owned(),
+        (m, 0, _) => format(Key::MinutesAgo, lang, &[&m]),
+        (_, h, 0) => format(Key::HoursAgo, lang, &[&h]),
+        (_, _, 1) => Key::Yesterday.text(lang).to_owned(),
+        (_, _, d) => format(Key::DaysAgo, lang, &[&d]),
+    }
+}
+
+/// The display name of a known tool, for tool calls loaded from history (which carry only
+/// the tool's id) and for approval requests.
+pub fn tool_display_name(tool: &str, lang: Lang) -> Option<&'static str> {
+    let (nl, en) = match tool {
+        "handoff_to_agent" => ("Overdragen aan specialist", "Hand over to a specialist"),
+        "check_company_exists" => ("Bedrijf controleren", "Check company"),
+        "get_company_info" => ("Bedrijfsgegevens ophalen", "Get company data"),
+        "get_inspection_history" => ("Inspectiegeschiedenis ophalen", "Get inspection history"),
+        "search_regulations" => ("Regelgeving zoeken", "Search regulations"),
+        "lookup_regulation_articles" => ("Wetsartikelen opzoeken", "Look up articles"),
+        "generate_final_report" => ("Inspectierapport genereren", "Generate inspection report"),
+        _ => return None,
+    };
+    Some(match lang {
+        Lang::Nl => nl,
+        Lang::En => en,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_key_has_both_languages() {
+        for key in Key::ALL {
+            let (nl, en) = (key.text(Lang::Nl), key.text(Lang::En));
+            assert!(!nl.is_empty() && !en.is_empty(), "{key:?}");
+            assert_eq!(nl.matches("{}").count(), en.matches("{}").count(), "{key:?}");
+        }
+    }
+
+    #[test]
+    fn the_existing_tests_find_their_dutch_labels() {
+        assert_eq!(Key::Connected.text(Lang::Nl), "verbonden");
+        assert_eq!(Key::ConnectionStatus.text(Lang::Nl), "Verbindingsstatus");
+        assert_eq!(Key::Message.text(Lang::Nl), "Bericht");
+        assert_eq!(Key::Send.text(Lang::Nl), "Verstuur");
+    }
+
+    #[test]
+    fn formats_and_relative_times() {
+        assert_eq!(
+            format(Key::StepThinking, Lang::Nl, &[&"Regelgeving Specialist"]),
+            "Regelgeving Specialist aan het denken..."
+        );
+        assert_eq!(format(Key::ApprovalOf, Lang::En, &[&1, &3]), "1 of 3");
+        let now = 1_000_000_000_000.0;
+        let table = [
+            (now - 5_000.0, "zojuist", "just now"),
+            (now - 3.0 * 60_000.0, "3 min geleden", "3 min ago"),
+            (now - 2.0 * 3_600_000.0, "2 uur geleden", "2 h ago"),
+            (now - 30.0 * 3_600_000.0, "gisteren", "yesterday"),
+            (now - 5.0 * 86_400_000.0, "5 dagen geleden", "5 days ago"),
+            (now + 60_000.0, "zojuist", "just now"),
+        ];
+        for (then, nl, en) in table {
+            assert_eq!(relative_time(Lang::Nl, then, now), nl);
+            assert_eq!(relative_time(Lang::En, then, now), en);
+        }
+        assert_eq!(Lang::parse("en-GB"), Lang::En);
+        assert_eq!(Lang::parse("nl-NL"), Lang::Nl);
+        assert_eq!(Lang::parse("fr"), Lang::Nl);
+    }
+}

@@ -1,0 +1,868 @@
+//! The chat as plain Rust: [`ChatState::apply`] folds one server event into it and says what
+//! changed, so the signal layer (`ui::chat`) touches only that. No Leptos, no browser: the
+//! table tests in `tests.rs` run natively.
+//!
+//! The timeline is a list of [`Item`]s in arrival order. A streamed delta appends to one
+//! message's text (amortised O(1)) and reports that message's index in [`Changes::delta`].
+
+mod log;
+#[cfg(test)]
+mod tests;
+
+use std::collections::HashMap;
+
+use serde_json::Value;
+
+pub use log::{EventLog, LogChange, LogEntry};
+
+use crate::protocol::{
+    AgoraError, AgoraEvent, Event, Message, Role, ToolApprovalRequest, UserContent, apply_patch,
+    InputContent,
+};
+
+/// One entry of the timeline. `key` is unique for the page's lifetime (the view's list key).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Item {
+    pub key: u64,
+    pub kind: ItemKind,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum ItemKind {
+    /// What the inspector typed. `queued` while it waits for a connection.
+    User { text: String, queued: bool },
+    /// An agent's answer; `agent` is the agent id (`TEXT_MESSAGE_START.name`).
+    Assistant {
+        id: String,
+        agent: Option<String>,
+        text: String,
+        streaming: bool,
+    },
+    /// Consecutive tool calls, as indexes into [`ChatState::tool_calls`].
+    Tools { calls: Vec<usize> },
+    /// A generated report, from a tool result with a `downloadUrl`.
+    Report {
+        call: usize,
+        url: String,
+        report_id: Option<String>,
+    },
+    /// `RUN_ERROR` or `agora:error`: shown as an error, never as an answer.
+    Error(ErrorItem),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct ErrorItem {
+    pub source: ErrorSource,
+    pub code: Option<String>,
+    pub message: String,
+    /// `details` as compact JSON, for `agora:error`.
+    pub details: Option<String>,
+}
+
+impl ErrorItem {
+    pub fn is_moderation(&self) -> bool {
+        self.code.as_deref() == Some("moderation_violation")
+    }
+
+    /// A run the user stopped: told, but not as a failure.
+    pub fn is_cancel(&self) -> bool {
+        self.code.as_deref() == Some("cancelled")
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrorSource {
+    RunError,
+    Agora,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ToolStatus {
+    /// Arguments are arriving.
+    Streaming,
+    /// Arguments complete; waiting for the result.
+    Running,
+    Done,
+    Failed,
+    Rejected,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolCall {
+    pub id: String,
+    pub name: String,
+    /// `toolDisplayName` from `TOOL_CALL_START` (AGORA); absent for history.
+    pub display_name: Option<String>,
+    pub description: Option<String>,
+    /// The agent that was current when the call started.
+    pub agent: Option<String>,
+    /// JSON text, as streamed.
+    pub args: String,
+    pub status: ToolStatus,
+    pub result: Option<String>,
+    /// Unix milliseconds from the events, for the duration.
+    pub started_at: Option<u64>,
+    pub finished_at: Option<u64>,
+}
+
+impl ToolCall {
+    pub fn duration_ms(&self) -> Option<u64> {
+        Some(self.finished_at?.saturating_sub(self.started_at?))
+    }
+}
+
+/// The active run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunInfo {
+    pub run_id: String,
+    pub thread_id: String,
+}
+
+/// What the status line, the composer and the agents panel need, derived in O(1).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RunView {
+    pub running: bool,
+    pub step: Option<String>,
+    pub agent: Option<String>,
+    /// Display name (else name) of the tool call that runs now.
+    pub tool: Option<String>,
+    pub awaiting_approval: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AgentActivity {
+    Idle,
+    Active,
+    Executing,
+}
+
+impl RunView {
+    pub fn activity(&self, agent_id: &str) -> AgentActivity {
+        if !self.running || self.agent.as_deref() != Some(agent_id) {
+            AgentActivity::Idle
+        } else if self.step.as_deref() == Some("executing_tools") {
+            AgentActivity::Executing
+        } else {
+            AgentActivity::Active
+        }
+    }
+}
+
+/// What one event or action changed; the signal layer updates exactly this.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Changes {
+    /// The run, step, agent or approvals changed: recompute [`ChatState::run_view`].
+    pub run: bool,
+    /// The whole timeline was replaced.
+    pub reset: bool,
+    /// Items from this index on are new.
+    pub appended_from: Option<usize>,
+    /// These existing items changed otherwise (a chip added, a message finished, sent).
+    pub updated: Vec<usize>,
+    /// Append this event's delta to the text of this (existing) item.
+    pub delta: Option<usize>,
+    /// These tool calls changed; a new one is past the signal layer's list.
+    pub tools: Vec<usize>,
+    /// The pending approvals changed.
+    pub approvals: bool,
+}
+
+impl Changes {
+    pub fn is_empty(&self) -> bool {
+        *self == Changes::default()
+    }
+
+    fn appended(&mut self, index: usize) {
+        if self.appended_from.is_none() {
+            self.appended_from = Some(index);
+        }
+    }
+
+    fn updated(&mut self, index: usize) {
+        // An item appended by this same event is rendered whole anyway.
+        if self.appended_from.is_none_or(|from| index < from) && !self.updated.contains(&index) {
+            self.updated.push(index);
+        }
+    }
+}
+
+/// The state of the open thread.
+#[derive(Debug, Clone, Default)]
+pub struct ChatState {
+    pub thread_id: String,
+    pub items: Vec<Item>,
+    pub tool_calls: Vec<ToolCall>,
+    /// `AGORA` shared state (`STATE_SNAPSHOT`, `STATE_DELTA`).
+    pub shared: Value,
+    pub run: Option<RunInfo>,
+    pub step: Option<String>,
+    pub current_agent: Option<String>,
+    /// Approval requests waiting for the inspector, oldest first.
+    pub approvals: Vec<ToolApprovalRequest>,
+    messages: HashMap<String, usize>,
+    calls: HashMap<String, usize>,
+    next_key: u64,
+}
+
+/// Whether an event belongs to a run, and so is dropped while the active run is another
+/// thread's (after a thread switch, until it finishes).
+enum Scope {
+    RunBound,
+    /// Opens or closes runs, or answers this page whatever runs.
+    Always,
+}
+
+fn scope(event: &Event) -> Scope {
+    match event {
+        Event::RunStarted(_) | Event::RunFinished(_) | Event::RunError(_) => Scope::Always,
+        Event::MessagesSnapshot(_) => Scope::Always,
+        Event::StepStarted(_)
+        | Event::StepFinished(_)
+        | Event::TextMessageStart(_)
+        | Event::TextMessageContent(_)
+        | Event::TextMessageEnd(_)
+        | Event::TextMessageChunk(_)
+        | Event::ToolCallStart(_)
+        | Event::ToolCallArgs(_)
+        | Event::ToolCallEnd(_)
+        | Event::ToolCallChunk(_)
+        | Event::ToolCallResult(_)
+        | Event::StateSnapshot(_)
+        | Event::StateDelta(_)
+        | Event::ActivitySnapshot(_)
+        | Event::ActivityDelta(_)
+        | Event::ReasoningStart(_)
+        | Event::ReasoningMessageStart(_)
+        | Event::ReasoningMessageContent(_)
+        | Event::ReasoningMessageEnd(_)
+        | Event::ReasoningMessageChunk(_)
+        | Event::ReasoningEnd(_)
+        | Event::ReasoningEncryptedValue(_)
+        | Event::Raw(_)
+        | Event::Custom(_)
+        | Event::Unknown(_) => Scope::RunBound,
+    }
+}
+
+impl ChatState {
+    pub fn new(thread_id: impl Into<String>) -> Self {
+        ChatState {
+            thread_id: thread_id.into(),
+            shared: Value::Null,
+            ..Default::default()
+        }
+    }
+
+    /// The active run belongs to another thread than the one shown.
+    fn foreign_run(&self) -> bool {
+        self.run
+            .as_ref()
+            .is_some_and(|run| !run.thread_id.is_empty() && run.thread_id != self.thread_id)
+    }
+
+    pub fn running(&self) -> bool {
+        self.run.is_some() && !self.foreign_run()
+    }
+
+    pub fn run_view(&self) -> RunView {
+        let running = self.running();
+        let tool = running
+            .then(|| {
+                self.tool_calls
+                    .iter()
+                    .rev()
+                    .find(|c| matches!(c.status, ToolStatus::Streaming | ToolStatus::Running))
+            })
+            .flatten()
+            .map(|c| c.display_name.clone().unwrap_or_else(|| c.name.clone()));
+        RunView {
+            running,
+            step: self.step.clone().filter(|_| running),
+            agent: self.current_agent.clone(),
+            tool,
+            awaiting_approval: !self.approvals.is_empty(),
+        }
+    }
+
+    pub fn tool_call(&self, id: &str) -> Option<&ToolCall> {
+        self.calls.get(id).map(|&i| &self.tool_calls[i])
+    }
+
+    fn push(&mut self, kind: ItemKind, changes: &mut Changes) -> usize {
+        let index = self.items.len();
+        self.next_key += 1;
+        self.items.push(Item {
+            key: self.next_key,
+            kind,
+        });
+        changes.appended(index);
+        index
+    }
+
+    fn start_message(
+        &mut self,
+        id: &str,
+        role: Role,
+        name: Option<&str>,
+        changes: &mut Changes,
+    ) -> usize {
+        if let Some(&index) = self.messages.get(id) {
+            return index;
+        }
+        let kind = match role {
+            Role::User => ItemKind::User {
+                text: String::new(),
+                queued: false,
+            },
+            Role::Assistant
+            | Role::Developer
+            | Role::System
+            | Role::Tool
+            | Role::Activity
+            | Role::Reasoning => ItemKind::Assistant {
+                id: id.to_owned(),
+                agent: name.map(str::to_owned).or_else(|| self.current_agent.clone()),
+                text: String::new(),
+                streaming: true,
+            },
+        };
+        let index = self.push(kind, changes);
+        self.messages.insert(id.to_owned(), index);
+        index
+    }
+
+    fn append_text(&mut self, id: &str, delta: &str, changes: &mut Changes) {
+        if delta.is_empty() {
+            return;
+        }
+        // Content for a message that never started: keep the text rather than lose it.
+        let index = self.start_message(id, Role::Assistant, None, changes);
+        let text = match &mut self.items[index].kind {
+            ItemKind::Assistant { text, .. } | ItemKind::User { text, .. } => text,
+            ItemKind::Tools { .. } | ItemKind::Report { .. } | ItemKind::Error(_) => return,
+        };
+        text.push_str(delta);
+        if changes.appended_from.is_none_or(|from| index < from) {
+            changes.delta = Some(index);
+        }
+    }
+
+    fn end_message(&mut self, id: &str, changes: &mut Changes) {
+        let Some(&index) = self.messages.get(id) else {
+            return;
+        };
+        if let ItemKind::Assistant { streaming, .. } = &mut self.items[index].kind
+            && *streaming
+        {
+            *streaming = false;
+            changes.updated(index);
+        }
+    }
+
+    /// Closes every message still streaming (the run ended or the connection dropped).
+    fn end_all_messages(&mut self, changes: &mut Changes) {
+        for (index, item) in self.items.iter_mut().enumerate() {
+            if let ItemKind::Assistant { streaming, .. } = &mut item.kind
+                && *streaming
+            {
+                *streaming = false;
+                changes.updated(index);
+            }
+        }
+    }
+
+    fn start_tool(
+        &mut self,
+        id: &str,
+        name: &str,
+        extra: Option<&serde_json::Map<String, Value>>,
+        timestamp: Option<u64>,
+        changes: &mut Changes,
+    ) -> usize {
+        if let Some(&index) = self.calls.get(id) {
+            return index;
+        }
+        let text = |key: &str| {
+            extra
+                .and_then(|e| e.get(key))
+                .and_then(Value::as_str)
+                .map(str::to_owned)
+        };
+        let index = self.tool_calls.len();
+        self.tool_calls.push(ToolCall {
+            id: id.to_owned(),
+            name: name.to_owned(),
+            display_name: text("toolDisplayName"),
+            description: text("toolDescription"),
+            agent: self.current_agent.clone(),
+            args: String::new(),
+            status: ToolStatus::Streaming,
+            result: None,
+            started_at: timestamp,
+            finished_at: None,
+        });
+        self.calls.insert(id.to_owned(), index);
+        changes.tools.push(index);
+        changes.run = true;
+        // Consecutive calls share one row of chips.
+        let last = self.items.len().checked_sub(1);
+        match last.map(|i| (i, &mut self.items[i].kind)) {
+            Some((i, ItemKind::Tools { calls })) => {
+                calls.push(index);
+                changes.updated(i);
+            }
+            Some(_) | None => {
+                self.push(
+                    ItemKind::Tools {
+                        calls: vec![index],
+                    },
+                    changes,
+                );
+            }
+        }
+        index
+    }
+
+    fn tool_changed(&self, index: usize, changes: &mut Changes) {
+        if !changes.tools.contains(&index) {
+            changes.tools.push(index);
+        }
+    }
+
+    fn finish_tool(
+        &mut self,
+        index: usize,
+        content: &str,
+        error: Option<&str>,
+        timestamp: Option<u64>,
+        changes: &mut Changes,
+    ) {
+        let parsed: Option<Value> = serde_json::from_str(content).ok();
+        let field = |key: &str| parsed.as_ref().and_then(|v| v.get(key));
+        let status = if field("status").and_then(Value::as_str) == Some("rejected") {
+            ToolStatus::Rejected
+        } else if error.is_some() || field("error").is_some_and(|e| !e.is_null()) {
+            ToolStatus::Failed
+        } else {
+            ToolStatus::Done
+        };
+        let call = &mut self.tool_calls[index];
+        call.status = status;
+        call.result = Some(match (content.is_empty(), error) {
+            (true, Some(error)) => error.to_owned(),
+            _ => content.to_owned(),
+        });
+        call.finished_at = timestamp;
+        self.tool_changed(index, changes);
+        changes.run = true;
+        if status == ToolStatus::Done
+            && let Some(url) = field("downloadUrl").and_then(Value::as_str)
+            && safe_link(url)
+        {
+            let report_id = field("reportId").and_then(Value::as_str).map(str::to_owned);
+            self.push(
+                ItemKind::Report {
+                    call: index,
+                    url: url.to_owned(),
+                    report_id,
+                },
+                changes,
+            );
+        }
+    }
+
+    fn error(&mut self, item: ErrorItem, changes: &mut Changes) {
+        self.push(ItemKind::Error(item), changes);
+    }
+
+    fn read_shared(&mut self) {
+        if let Some(agent) = self.shared.get("currentAgent").and_then(Value::as_str) {
+            self.current_agent = Some(agent.to_owned());
+        }
+    }
+
+    /// Folds one server event into the state.
+    pub fn apply(&mut self, event: &Event) -> Changes {
+        let mut changes = Changes::default();
+        if self.foreign_run() {
+            match scope(event) {
+                Scope::RunBound => return changes,
+                Scope::Always => {}
+            }
+        }
+        match event {
+            Event::RunStarted(run) => {
+                self.run = Some(RunInfo {
+                    run_id: run.run_id.clone(),
+                    thread_id: run.thread_id.clone(),
+                });
+                self.step = None;
+                changes.run = true;
+            }
+            Event::RunFinished(_) => {
+                let foreign = self.foreign_run();
+                self.run = None;
+                self.step = None;
+                if !foreign {
+                    self.end_all_messages(&mut changes);
+                    self.approvals.clear();
+                    changes.approvals = true;
+                }
+                changes.run = true;
+            }
+            Event::RunError(error) => {
+                let foreign = self.foreign_run();
+                self.run = None;
+                self.step = None;
+                changes.run = true;
+                if !foreign {
+                    self.end_all_messages(&mut changes);
+                    self.approvals.clear();
+                    changes.approvals = true;
+                    let item = ErrorItem {
+                        source: ErrorSource::RunError,
+                        code: error.code.clone(),
+                        message: error.message.clone(),
+                        details: None,
+                    };
+                    self.error(item, &mut changes);
+                }
+            }
+            Event::StepStarted(step) => {
+                self.step = Some(step.step_name.clone());
+                changes.run = true;
+            }
+            Event::StepFinished(step) => {
+                if self.step.as_deref() == Some(step.step_name.as_str()) {
+                    self.step = None;
+                    changes.run = true;
+                }
+            }
+            Event::TextMessageStart(start) => {
+                self.start_message(
+                    &start.message_id,
+                    start.role,
+                    start.name.as_deref(),
+                    &mut changes,
+                );
+            }
+            Event::TextMessageContent(content) => {
+                self.append_text(&content.message_id, &content.delta, &mut changes);
+            }
+            Event::TextMessageEnd(end) => self.end_message(&end.message_id, &mut changes),
+            Event::TextMessageChunk(chunk) => {
+                // A chunk without id continues the last message.
+                let id = chunk.message_id.clone().or_else(|| {
+                    self.items.iter().rev().find_map(|item| {
+                        if let ItemKind::Assistant { id, .. } = &item.kind {
+                            Some(id.clone())
+                        } else {
+                            None
+                        }
+                    })
+                });
+                if let Some(id) = id {
+                    let role = chunk.role.unwrap_or_default();
+                    self.start_message(&id, role, chunk.name.as_deref(), &mut changes);
+                    if let Some(delta) = &chunk.delta {
+                        self.append_text(&id, delta, &mut changes);
+                    }
+                }
+            }
+            Event::ToolCallStart(start) => {
+                self.start_tool(
+                    &start.tool_call_id,
+                    &start.tool_call_name,
+                    Some(&start.base.extra),
+                    start.base.timestamp,
+                    &mut changes,
+                );
+            }
+            Event::ToolCallArgs(args) => {
+                if let Some(&index) = self.calls.get(&args.tool_call_id) {
+                    self.tool_calls[index].args.push_str(&args.delta);
+                    self.tool_changed(index, &mut changes);
+                }
+            }
+            Event::ToolCallEnd(end) => {
+                if let Some(&index) = self.calls.get(&end.tool_call_id)
+                    && self.tool_calls[index].status == ToolStatus::Streaming
+                {
+                    self.tool_calls[index].status = ToolStatus::Running;
+                    self.tool_changed(index, &mut changes);
+                }
+            }
+            Event::ToolCallChunk(chunk) => {
+                if let Some(id) = &chunk.tool_call_id {
+                    let name = chunk.tool_call_name.as_deref().unwrap_or("");
+                    let index = self.start_tool(
+                        id,
+                        name,
+                        Some(&chunk.base.extra),
+                        chunk.base.timestamp,
+                        &mut changes,
+                    );
+                    if let Some(delta) = &chunk.delta {
+                        self.tool_calls[index].args.push_str(delta);
+                        self.tool_changed(index, &mut changes);
+                    }
+                }
+            }
+            Event::ToolCallResult(result) => {
+                // A result for a call never announced still shows, under an unknown name.
+                let index = self.start_tool(
+                    &result.tool_call_id,
+                    "",
+                    None,
+                    result.base.timestamp,
+                    &mut changes,
+                );
+                self.finish_tool(
+                    index,
+                    &result.content,
+                    None,
+                    result.base.timestamp,
+                    &mut changes,
+                );
+            }
+            Event::StateSnapshot(snapshot) => {
+                self.shared = snapshot.snapshot.clone();
+                self.read_shared();
+                changes.run = true;
+            }
+            Event::StateDelta(delta) => {
+                // A patch that does not apply leaves the state as it was; the log shows it.
+                if apply_patch(&mut self.shared, &delta.delta).is_ok() {
+                    self.read_shared();
+                    changes.run = true;
+                }
+            }
+            Event::MessagesSnapshot(snapshot) => self.load(&snapshot.messages, &mut changes),
+            Event::Custom(custom) => match AgoraEvent::from_custom(&custom.name, &custom.value) {
+                Some(Ok(AgoraEvent::ToolApprovalRequest(request))) => {
+                    if !self
+                        .approvals
+                        .iter()
+                        .any(|a| a.approval_id == request.approval_id)
+                    {
+                        self.approvals.push(request);
+                        changes.approvals = true;
+                        changes.run = true;
+                    }
+                }
+                Some(Ok(AgoraEvent::Error(error))) => {
+                    let item = agora_error(&error);
+                    self.error(item, &mut changes);
+                }
+                // Speech, and events only a client sends: nothing to show.
+                Some(Ok(
+                    AgoraEvent::SpokenTextStart(_)
+                    | AgoraEvent::SpokenTextContent(_)
+                    | AgoraEvent::SpokenTextEnd(_)
+                    | AgoraEvent::SpokenTextError(_)
+                    | AgoraEvent::ToolApprovalResponse(_)
+                    | AgoraEvent::CancelRun(_),
+                )) => {}
+                // Malformed or unknown custom events: the raw log shows them.
+                Some(Err(_)) | None => {}
+            },
+            // Not shown in the timeline; the raw event log lists them.
+            Event::ActivitySnapshot(_)
+            | Event::ActivityDelta(_)
+            | Event::ReasoningStart(_)
+            | Event::ReasoningMessageStart(_)
+            | Event::ReasoningMessageContent(_)
+            | Event::ReasoningMessageEnd(_)
+            | Event::ReasoningMessageChunk(_)
+            | Event::ReasoningEnd(_)
+            | Event::ReasoningEncryptedValue(_)
+            | Event::Raw(_)
+            | Event::Unknown(_) => {}
+        }
+        changes
+    }
+
+    /// Replaces the timeline with a thread's stored messages (`MESSAGES_SNAPSHOT`). Messages
+    /// still waiting for the connection stay at the end: the server has not seen them.
+    fn load(&mut self, messages: &[Message], changes: &mut Changes) {
+        let queued: Vec<Item> = self
+            .items
+            .drain(..)
+            .filter(|item| matches!(item.kind, ItemKind::User { queued: true, .. }))
+            .collect();
+        self.tool_calls.clear();
+        self.messages.clear();
+        self.calls.clear();
+        let mut scratch = Changes::default();
+        for message in messages {
+            match message {
+                Message::User(user) => {
+                    let text = user_text(&user.content);
+                    let index = self.push(ItemKind::User { text, queued: false }, &mut scratch);
+                    if let Some(id) = &user.id {
+                        self.messages.insert(id.clone(), index);
+                    }
+                }
+                Message::Assistant(assistant) => {
+                    let agent = assistant.name.clone();
+                    if let Some(content) = assistant.content.as_deref().filter(|c| !c.is_empty())
+                    {
+                        let id = assistant.id.clone().unwrap_or_default();
+                        let index = self.push(
+                            ItemKind::Assistant {
+                                id: id.clone(),
+                                agent: agent.clone(),
+                                text: content.to_owned(),
+                                streaming: false,
+                            },
+                            &mut scratch,
+                        );
+                        self.messages.insert(id, index);
+                    }
+                    let previous = std::mem::replace(&mut self.current_agent, agent);
+                    for call in assistant.tool_calls.iter().flatten() {
+                        let index =
+                            self.start_tool(&call.id, &call.function.name, None, None, &mut scratch);
+                        self.tool_calls[index].args = call.function.arguments.clone();
+                        self.tool_calls[index].status = ToolStatus::Running;
+                    }
+                    self.current_agent = previous;
+                }
+                Message::Tool(tool) => {
+                    let index = self.start_tool(&tool.tool_call_id, "", None, None, &mut scratch);
+                    self.finish_tool(
+                        index,
+                        &tool.content,
+                        tool.error.as_deref(),
+                        None,
+                        &mut scratch,
+                    );
+                }
+                Message::Developer(_)
+                | Message::System(_)
+                | Message::Activity(_)
+                | Message::Reasoning(_) => {}
+            }
+        }
+        // A stored call without a result was cut off (server stopped mid-run).
+        for call in &mut self.tool_calls {
+            if matches!(call.status, ToolStatus::Streaming | ToolStatus::Running) {
+                call.status = ToolStatus::Failed;
+            }
+        }
+        for item in queued {
+            self.items.push(item);
+        }
+        self.approvals.clear();
+        *changes = Changes {
+            reset: true,
+            run: true,
+            approvals: true,
+            ..Changes::default()
+        };
+    }
+
+    /// The inspector sent a message; `queued` when there is no connection yet.
+    pub fn push_user(&mut self, text: String, queued: bool) -> Changes {
+        let mut changes = Changes::default();
+        self.push(ItemKind::User { text, queued }, &mut changes);
+        changes
+    }
+
+    /// The queued messages went out.
+    pub fn mark_sent(&mut self) -> Changes {
+        let mut changes = Changes::default();
+        for (index, item) in self.items.iter_mut().enumerate() {
+            if let ItemKind::User { queued, .. } = &mut item.kind
+                && *queued
+            {
+                *queued = false;
+                changes.updated(index);
+            }
+        }
+        changes
+    }
+
+    /// The inspector decided; the request leaves the queue.
+    pub fn answer_approval(&mut self, approval_id: &str) -> Changes {
+        let before = self.approvals.len();
+        self.approvals.retain(|a| a.approval_id != approval_id);
+        Changes {
+            approvals: before != self.approvals.len(),
+            run: before != self.approvals.len(),
+            ..Changes::default()
+        }
+    }
+
+    /// Shows another thread (empty until its history arrives). A run still active belongs to
+    /// the old thread: its remaining events are dropped.
+    pub fn switch_thread(&mut self, thread_id: impl Into<String>) -> Changes {
+        self.thread_id = thread_id.into();
+        self.items.clear();
+        self.tool_calls.clear();
+        self.messages.clear();
+        self.calls.clear();
+        self.approvals.clear();
+        self.step = None;
+        self.shared = Value::Null;
+        Changes {
+            reset: true,
+            run: true,
+            approvals: true,
+            ..Changes::default()
+        }
+    }
+
+    /// The socket closed: no run continues on a new connection, approvals were tied to it.
+    pub fn disconnected(&mut self) -> Changes {
+        let mut changes = Changes {
+            run: true,
+            approvals: !self.approvals.is_empty(),
+            ..Changes::default()
+        };
+        self.run = None;
+        self.step = None;
+        self.approvals.clear();
+        self.end_all_messages(&mut changes);
+        changes
+    }
+}
+
+fn agora_error(error: &AgoraError) -> ErrorItem {
+    ErrorItem {
+        source: ErrorSource::Agora,
+        code: Some(error.error_code.clone()),
+        message: error.message.clone(),
+        details: error
+            .details
+            .as_ref()
+            .filter(|d| !d.is_null())
+            .map(Value::to_string),
+    }
+}
+
+fn user_text(content: &UserContent) -> String {
+    match content {
+        UserContent::Text(text) => text.clone(),
+        UserContent::Parts(parts) => parts
+            .iter()
+            .filter_map(|part| match part {
+                InputContent::Text(text) => Some(text.text.as_str()),
+                InputContent::Image(_)
+                | InputContent::Audio(_)
+                | InputContent::Video(_)
+                | InputContent::Document(_)
+                | InputContent::Binary(_) => None,
+            })
+            .collect::<Vec<_>>()
+            .join("\n\n"),
+    }
+}
+
+/// Links the UI makes clickable: a path on this server or http(s). Never `javascript:`.
+pub fn safe_link(url: &str) -> bool {
+    let url = url.trim();
+    (url.starts_with('/') && !url.starts_with("//"))
+        || url.starts_with("https://")
+        || url.starts_with("http://")
+}

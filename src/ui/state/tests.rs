@@ -1,0 +1,732 @@
+//! Table tests of the reducer: every event type, unknown and out-of-order events, local
+//! actions, the raw log, and the contract's example sequences replayed as a client would.
+
+use serde_json::{Value, json};
+
+use super::*;
+
+fn ev(value: Value) -> Event {
+    serde_json::from_value(value).expect("a valid event")
+}
+
+fn started(thread: &str) -> ChatState {
+    let mut state = ChatState::new(thread);
+    state.apply(&ev(json!({"type": "RUN_STARTED", "threadId": thread, "runId": "r1"})));
+    state.apply(&ev(json!({"type": "STATE_SNAPSHOT", "snapshot": {"currentAgent": "history-agent", "status": "processing"}})));
+    state
+}
+
+fn texts(state: &ChatState) -> Vec<String> {
+    state
+        .items
+        .iter()
+        .map(|item| match &item.kind {
+            ItemKind::User { text, .. } => format!("user:{text}"),
+            ItemKind::Assistant { text, agent, .. } => {
+                format!("{}:{text}", agent.as_deref().unwrap_or("?"))
+            }
+            ItemKind::Tools { calls } => format!("tools:{}", calls.len()),
+            ItemKind::Report { url, .. } => format!("report:{url}"),
+            ItemKind::Error(error) => format!("error:{}", error.code.as_deref().unwrap_or("")),
+        })
+        .collect()
+}
+
+/// One event after a prepared state, and what it must report.
+struct Case {
+    name: &'static str,
+    before: Vec<Value>,
+    event: Value,
+    changes: Changes,
+    after: Vec<&'static str>,
+}
+
+fn changes(f: impl FnOnce(&mut Changes)) -> Changes {
+    let mut c = Changes::default();
+    f(&mut c);
+    c
+}
+
+#[test]
+fn every_event_type() {
+    let msg_start = json!({"type": "TEXT_MESSAGE_START", "messageId": "m1", "role": "assistant", "name": "history-agent"});
+    let tool_start = json!({"type": "TOOL_CALL_START", "toolCallId": "c1", "toolCallName": "get_company_info", "toolDisplayName": "Bedrijfsgegevens ophalen", "timestamp": 1000});
+    let cases = vec![
+        Case {
+            name: "RUN_STARTED",
+            before: vec![],
+            event: json!({"type": "RUN_STARTED", "threadId": "t", "runId": "r9"}),
+            changes: changes(|c| c.run = true),
+            after: vec![],
+        },
+        Case {
+            name: "RUN_FINISHED closes an open message",
+            before: vec![msg_start.clone()],
+            event: json!({"type": "RUN_FINISHED", "threadId": "t", "runId": "r1"}),
+            changes: changes(|c| {
+                c.run = true;
+                c.approvals = true;
+                c.updated = vec![0];
+            }),
+            after: vec!["history-agent:"],
+        },
+        Case {
+            name: "RUN_ERROR is an error item",
+            before: vec![],
+            event: json!({"type": "RUN_ERROR", "message": "kapot", "code": "llm_error"}),
+            changes: changes(|c| {
+                c.run = true;
+                c.approvals = true;
+                c.appended_from = Some(0);
+            }),
+            after: vec!["error:llm_error"],
+        },
+        Case {
+            name: "STEP_STARTED",
+            before: vec![],
+            event: json!({"type": "STEP_STARTED", "stepName": "routing"}),
+            changes: changes(|c| c.run = true),
+            after: vec![],
+        },
+        Case {
+            name: "STEP_FINISHED of the active step",
+            before: vec![json!({"type": "STEP_STARTED", "stepName": "routing"})],
+            event: json!({"type": "STEP_FINISHED", "stepName": "routing"}),
+            changes: changes(|c| c.run = true),
+            after: vec![],
+        },
+        Case {
+            name: "STEP_FINISHED of another step changes nothing",
+            before: vec![json!({"type": "STEP_STARTED", "stepName": "thinking"})],
+            event: json!({"type": "STEP_FINISHED", "stepName": "routing"}),
+            changes: Changes::default(),
+            after: vec![],
+        },
+        Case {
+            name: "TEXT_MESSAGE_START",
+            before: vec![],
+            event: msg_start.clone(),
+            changes: changes(|c| c.appended_from = Some(0)),
+            after: vec!["history-agent:"],
+        },
+        Case {
+            name: "TEXT_MESSAGE_START twice is one message",
+            before: vec![msg_start.clone()],
+            event: msg_start.clone(),
+            changes: Changes::default(),
+            after: vec!["history-agent:"],
+        },
+        Case {
+            name: "TEXT_MESSAGE_CONTENT touches only its message",
+            before: vec![msg_start.clone()],
+            event: json!({"type": "TEXT_MESSAGE_CONTENT", "messageId": "m1", "delta": "Hallo"}),
+            changes: changes(|c| c.delta = Some(0)),
+            after: vec!["history-agent:Hallo"],
+        },
+        Case {
+            name: "TEXT_MESSAGE_CONTENT empty delta",
+            before: vec![msg_start.clone()],
+            event: json!({"type": "TEXT_MESSAGE_CONTENT", "messageId": "m1", "delta": ""}),
+            changes: Changes::default(),
+            after: vec!["history-agent:"],
+        },
+        Case {
+            name: "TEXT_MESSAGE_CONTENT before its START keeps the text",
+            before: vec![],
+            event: json!({"type": "TEXT_MESSAGE_CONTENT", "messageId": "m7", "delta": "los"}),
+            changes: changes(|c| c.appended_from = Some(0)),
+            after: vec!["history-agent:los"],
+        },
+        Case {
+            name: "TEXT_MESSAGE_END",
+            before: vec![msg_start.clone()],
+            event: json!({"type": "TEXT_MESSAGE_END", "messageId": "m1"}),
+            changes: changes(|c| c.updated = vec![0]),
+            after: vec!["history-agent:"],
+        },
+        Case {
+            name: "TEXT_MESSAGE_END of an unknown message",
+            before: vec![],
+            event: json!({"type": "TEXT_MESSAGE_END", "messageId": "nope"}),
+            changes: Changes::default(),
+            after: vec![],
+        },
+        Case {
+            name: "TEXT_MESSAGE_CHUNK starts and fills",
+            before: vec![],
+            event: json!({"type": "TEXT_MESSAGE_CHUNK", "messageId": "m2", "delta": "stuk", "name": "regulation-agent"}),
+            changes: changes(|c| c.appended_from = Some(0)),
+            after: vec!["regulation-agent:stuk"],
+        },
+        Case {
+            name: "TEXT_MESSAGE_CHUNK without id continues the last message",
+            before: vec![msg_start.clone()],
+            event: json!({"type": "TEXT_MESSAGE_CHUNK", "delta": "meer"}),
+            changes: changes(|c| c.delta = Some(0)),
+            after: vec!["history-agent:meer"],
+        },
+        Case {
+            name: "TOOL_CALL_START adds a chip row",
+            before: vec![],
+            event: tool_start.clone(),
+            changes: changes(|c| {
+                c.run = true;
+                c.tools = vec![0];
+                c.appended_from = Some(0);
+            }),
+            after: vec!["tools:1"],
+        },
+        Case {
+            name: "a second TOOL_CALL_START joins the row",
+            before: vec![tool_start.clone()],
+            event: json!({"type": "TOOL_CALL_START", "toolCallId": "c2", "toolCallName": "get_inspection_history"}),
+            changes: changes(|c| {
+                c.run = true;
+                c.tools = vec![1];
+                c.updated = vec![0];
+            }),
+            after: vec!["tools:2"],
+        },
+        Case {
+            name: "TOOL_CALL_ARGS",
+            before: vec![tool_start.clone()],
+            event: json!({"type": "TOOL_CALL_ARGS", "toolCallId": "c1", "delta": "{\"kvk\":1}"}),
+            changes: changes(|c| c.tools = vec![0]),
+            after: vec!["tools:1"],
+        },
+        Case {
+            name: "TOOL_CALL_ARGS for an unknown call",
+            before: vec![],
+            event: json!({"type": "TOOL_CALL_ARGS", "toolCallId": "zz", "delta": "{}"}),
+            changes: Changes::default(),
+            after: vec![],
+        },
+        Case {
+            name: "TOOL_CALL_END",
+            before: vec![tool_start.clone()],
+            event: json!({"type": "TOOL_CALL_END", "toolCallId": "c1"}),
+            changes: changes(|c| c.tools = vec![0]),
+            after: vec!["tools:1"],
+        },
+        Case {
+            name: "TOOL_CALL_CHUNK",
+            before: vec![],
+            event: json!({"type": "TOOL_CALL_CHUNK", "toolCallId": "c3", "toolCallName": "search_regulations", "delta": "{}"}),
+            changes: changes(|c| {
+                c.run = true;
+                c.tools = vec![0];
+                c.appended_from = Some(0);
+            }),
+            after: vec!["tools:1"],
+        },
+        Case {
+            name: "TOOL_CALL_RESULT with a report adds a download card",
+            before: vec![tool_start.clone()],
+            event: json!({"type": "TOOL_CALL_RESULT", "messageId": "t1", "toolCallId": "c1", "content": "{\"reportId\":\"R1\",\"downloadUrl\":\"/reports/R1.pdf\"}", "timestamp": 1250}),
+            changes: changes(|c| {
+                c.run = true;
+                c.tools = vec![0];
+                c.appended_from = Some(1);
+            }),
+            after: vec!["tools:1", "report:/reports/R1.pdf"],
+        },
+        Case {
+            name: "TOOL_CALL_RESULT for a call never announced",
+            before: vec![],
+            event: json!({"type": "TOOL_CALL_RESULT", "messageId": "t1", "toolCallId": "c9", "content": "ok"}),
+            changes: changes(|c| {
+                c.run = true;
+                c.tools = vec![0];
+                c.appended_from = Some(0);
+            }),
+            after: vec!["tools:1"],
+        },
+        Case {
+            name: "STATE_SNAPSHOT",
+            before: vec![],
+            event: json!({"type": "STATE_SNAPSHOT", "snapshot": {"currentAgent": "reporting-agent"}}),
+            changes: changes(|c| c.run = true),
+            after: vec![],
+        },
+        Case {
+            name: "STATE_DELTA",
+            before: vec![json!({"type": "STATE_SNAPSHOT", "snapshot": {"currentAgent": "a"}})],
+            event: json!({"type": "STATE_DELTA", "delta": [{"op": "replace", "path": "/currentAgent", "value": "regulation-agent"}]}),
+            changes: changes(|c| c.run = true),
+            after: vec![],
+        },
+        Case {
+            name: "STATE_DELTA that does not apply",
+            before: vec![],
+            event: json!({"type": "STATE_DELTA", "delta": [{"op": "remove", "path": "/nope"}]}),
+            changes: Changes::default(),
+            after: vec![],
+        },
+        Case {
+            name: "MESSAGES_SNAPSHOT replaces the timeline",
+            before: vec![msg_start.clone()],
+            event: json!({"type": "MESSAGES_SNAPSHOT", "messages": [
+                {"role": "user", "id": "u1", "content": "Start inspectie"},
+                {"role": "assistant", "id": "a1", "name": "general-agent", "content": "Welkom"}
+            ]}),
+            changes: changes(|c| {
+                c.reset = true;
+                c.run = true;
+                c.approvals = true;
+            }),
+            after: vec!["user:Start inspectie", "general-agent:Welkom"],
+        },
+        Case {
+            name: "agora:tool_approval_request",
+            before: vec![],
+            event: json!({"type": "CUSTOM", "name": "agora:tool_approval_request", "value": {
+                "toolName": "generate_final_report", "toolDescription": "PDF", "parameters": {"kvk": "1"},
+                "reasoning": "gevraagd", "riskLevel": "critical", "approvalId": "a1"}}),
+            changes: changes(|c| {
+                c.approvals = true;
+                c.run = true;
+            }),
+            after: vec![],
+        },
+        Case {
+            name: "agora:error",
+            before: vec![],
+            event: json!({"type": "CUSTOM", "name": "agora:error", "value": {"errorCode": "moderation_violation", "message": "nee", "details": {"reason": "x"}}}),
+            changes: changes(|c| c.appended_from = Some(0)),
+            after: vec!["error:moderation_violation"],
+        },
+        Case {
+            name: "agora:spoken_text_content is not shown",
+            before: vec![],
+            event: json!({"type": "CUSTOM", "name": "agora:spoken_text_content", "value": {"messageId": "m1", "delta": "x"}}),
+            changes: Changes::default(),
+            after: vec![],
+        },
+        Case {
+            name: "an unknown custom event",
+            before: vec![],
+            event: json!({"type": "CUSTOM", "name": "acme:thing", "value": 1}),
+            changes: Changes::default(),
+            after: vec![],
+        },
+        Case {
+            name: "a malformed agora event",
+            before: vec![],
+            event: json!({"type": "CUSTOM", "name": "agora:tool_approval_request", "value": {"toolName": 3}}),
+            changes: Changes::default(),
+            after: vec![],
+        },
+        Case {
+            name: "an unknown event type",
+            before: vec![],
+            event: json!({"type": "THINKING_START", "title": "hmm"}),
+            changes: Changes::default(),
+            after: vec![],
+        },
+    ];
+    let quiet = [
+        json!({"type": "ACTIVITY_SNAPSHOT", "messageId": "x", "activityType": "plan", "content": {}}),
+        json!({"type": "ACTIVITY_DELTA", "messageId": "x", "activityType": "plan", "patch": []}),
+        json!({"type": "REASONING_START", "messageId": "x"}),
+        json!({"type": "REASONING_MESSAGE_START", "messageId": "x", "role": "reasoning"}),
+        json!({"type": "REASONING_MESSAGE_CONTENT", "messageId": "x", "delta": "d"}),
+        json!({"type": "REASONING_MESSAGE_END", "messageId": "x"}),
+        json!({"type": "REASONING_MESSAGE_CHUNK", "messageId": "x", "delta": "d"}),
+        json!({"type": "REASONING_END", "messageId": "x"}),
+        json!({"type": "REASONING_ENCRYPTED_VALUE", "subtype": "message", "entityId": "x", "encryptedValue": "e"}),
+        json!({"type": "RAW", "event": {"a": 1}}),
+    ];
+    let quiet_cases = quiet.into_iter().map(|event| Case {
+        name: "not shown in the timeline",
+        before: vec![],
+        event,
+        changes: Changes::default(),
+        after: vec![],
+    });
+    for case in cases.into_iter().chain(quiet_cases) {
+        let mut state = started("t");
+        for event in &case.before {
+            state.apply(&ev(event.clone()));
+        }
+        let event = ev(case.event.clone());
+        let got = state.apply(&event);
+        assert_eq!(got, case.changes, "{}: {}", case.name, case.event);
+        assert_eq!(texts(&state), case.after, "{}", case.name);
+    }
+}
+
+#[test]
+fn the_event_table_covers_every_variant() {
+    // Adding a variant to `Event` breaks `scope` and `apply` (exhaustive, no `_`); this test
+    // makes sure the table above names each wire type too.
+    let source = include_str!("tests.rs");
+    for kind in [
+        "RUN_STARTED", "RUN_FINISHED", "RUN_ERROR", "STEP_STARTED", "STEP_FINISHED",
+        "TEXT_MESSAGE_START", "TEXT_MESSAGE_CONTENT", "TEXT_MESSAGE_END", "TEXT_MESSAGE_CHUNK",
+        "TOOL_CALL_START", "TOOL_CALL_ARGS", "TOOL_CALL_END", "TOOL_CALL_CHUNK", "TOOL_CALL_RESULT",
+        "STATE_SNAPSHOT", "STATE_DELTA", "MESSAGES_SNAPSHOT", "ACTIVITY_SNAPSHOT", "ACTIVITY_DELTA",
+        "REASONING_START", "REASONING_MESSAGE_START", "REASONING_MESSAGE_CONTENT",
+        "REASONING_MESSAGE_END", "REASONING_MESSAGE_CHUNK", "REASONING_END",
+        "REASONING_ENCRYPTED_VALUE", "RAW", "CUSTOM",
+    ] {
+        assert!(source.contains(&format!("\"type\": \"{kind}\"")), "{kind}");
+    }
+}
+
+#[test]
+fn status_line_follows_steps_and_tools() {
+    let mut state = started("t");
+    let view = state.run_view();
+    assert!(view.running);
+    assert_eq!(view.agent.as_deref(), Some("history-agent"));
+    assert_eq!(view.activity("history-agent"), AgentActivity::Active);
+    assert_eq!(view.activity("general-agent"), AgentActivity::Idle);
+    state.apply(&ev(json!({"type": "STEP_STARTED", "stepName": "executing_tools"})));
+    state.apply(&ev(json!({"type": "TOOL_CALL_START", "toolCallId": "c1", "toolCallName": "get_company_info", "toolDisplayName": "Bedrijfsgegevens ophalen"})));
+    let view = state.run_view();
+    assert_eq!(view.step.as_deref(), Some("executing_tools"));
+    assert_eq!(view.tool.as_deref(), Some("Bedrijfsgegevens ophalen"));
+    assert_eq!(view.activity("history-agent"), AgentActivity::Executing);
+    state.apply(&ev(json!({"type": "RUN_FINISHED", "threadId": "t", "runId": "r1"})));
+    let view = state.run_view();
+    assert!(!view.running);
+    assert_eq!(view.activity("history-agent"), AgentActivity::Idle);
+}
+
+#[test]
+fn tool_calls_keep_agent_status_result_and_duration() {
+    let mut state = started("t");
+    for event in [
+        json!({"type": "TOOL_CALL_START", "toolCallId": "c1", "toolCallName": "get_company_info", "toolDisplayName": "Bedrijfsgegevens ophalen", "toolDescription": "KVK", "timestamp": 1000}),
+        json!({"type": "TOOL_CALL_ARGS", "toolCallId": "c1", "delta": "{\"kvk\":"}),
+        json!({"type": "TOOL_CALL_ARGS", "toolCallId": "c1", "delta": "\"92251854\"}"}),
+        json!({"type": "TOOL_CALL_END", "toolCallId": "c1"}),
+        json!({"type": "TOOL_CALL_RESULT", "messageId": "t1", "toolCallId": "c1", "content": "{\"name\":\"Bella Rosa\"}", "timestamp": 1042}),
+        json!({"type": "TOOL_CALL_START", "toolCallId": "c2", "toolCallName": "search_regulations"}),
+        json!({"type": "TOOL_CALL_ARGS", "toolCallId": "c2", "delta": "{}"}),
+        json!({"type": "TOOL_CALL_END", "toolCallId": "c2"}),
+        json!({"type": "TOOL_CALL_RESULT", "messageId": "t2", "toolCallId": "c2", "content": "{\"error\":\"stuk\"}"}),
+        json!({"type": "TOOL_CALL_START", "toolCallId": "c3", "toolCallName": "generate_final_report"}),
+        json!({"type": "TOOL_CALL_ARGS", "toolCallId": "c3", "delta": "{}"}),
+        json!({"type": "TOOL_CALL_END", "toolCallId": "c3"}),
+        json!({"type": "TOOL_CALL_RESULT", "messageId": "t3", "toolCallId": "c3", "content": "{\"status\":\"rejected\",\"feedback\":\"nee\"}"}),
+    ] {
+        state.apply(&ev(event));
+    }
+    let c1 = state.tool_call("c1").unwrap();
+    assert_eq!(c1.agent.as_deref(), Some("history-agent"));
+    assert_eq!(c1.display_name.as_deref(), Some("Bedrijfsgegevens ophalen"));
+    assert_eq!(c1.description.as_deref(), Some("KVK"));
+    assert_eq!(c1.args, "{\"kvk\":\"92251854\"}");
+    assert_eq!(c1.status, ToolStatus::Done);
+    assert_eq!(c1.duration_ms(), Some(42));
+    assert_eq!(state.tool_call("c2").unwrap().status, ToolStatus::Failed);
+    assert_eq!(state.tool_call("c3").unwrap().status, ToolStatus::Rejected);
+    // A rejected report gives no download card.
+    assert_eq!(texts(&state), vec!["tools:3"]);
+}
+
+#[test]
+fn unsafe_report_links_are_not_cards() {
+    for url in ["javascript:alert(1)", "//evil.example/x.pdf", "data:text/html,x"] {
+        let mut state = started("t");
+        let content = json!({"downloadUrl": url}).to_string();
+        state.apply(&ev(json!({"type": "TOOL_CALL_RESULT", "messageId": "t", "toolCallId": "c", "content": content})));
+        assert_eq!(texts(&state), vec!["tools:1"], "{url}");
+    }
+}
+
+#[test]
+fn deltas_report_only_their_own_message() {
+    let mut state = started("t");
+    state.apply(&ev(json!({"type": "TEXT_MESSAGE_START", "messageId": "a", "role": "assistant"})));
+    state.apply(&ev(json!({"type": "TOOL_CALL_START", "toolCallId": "c", "toolCallName": "x"})));
+    state.apply(&ev(json!({"type": "TEXT_MESSAGE_START", "messageId": "b", "role": "assistant"})));
+    for i in 0..1000 {
+        let id = if i % 2 == 0 { "a" } else { "b" };
+        let got = state.apply(&ev(json!({"type": "TEXT_MESSAGE_CONTENT", "messageId": id, "delta": "x"})));
+        let index = if i % 2 == 0 { 0 } else { 2 };
+        assert_eq!(got, Changes { delta: Some(index), ..Changes::default() });
+    }
+}
+
+#[test]
+fn out_of_order_and_duplicate_events() {
+    let mut state = ChatState::new("t");
+    // Everything before RUN_STARTED still lands; RUN_FINISHED without a run is harmless.
+    for event in [
+        json!({"type": "RUN_FINISHED", "threadId": "t", "runId": "r0"}),
+        json!({"type": "TEXT_MESSAGE_END", "messageId": "m"}),
+        json!({"type": "TOOL_CALL_END", "toolCallId": "c"}),
+        json!({"type": "TEXT_MESSAGE_CONTENT", "messageId": "m", "delta": "a"}),
+        json!({"type": "TEXT_MESSAGE_START", "messageId": "m", "role": "assistant"}),
+        json!({"type": "TEXT_MESSAGE_CONTENT", "messageId": "m", "delta": "b"}),
+        json!({"type": "TOOL_CALL_RESULT", "messageId": "t", "toolCallId": "c", "content": "r"}),
+        json!({"type": "TOOL_CALL_START", "toolCallId": "c", "toolCallName": "late"}),
+        json!({"type": "TOOL_CALL_END", "toolCallId": "c"}),
+        json!({"type": "TEXT_MESSAGE_END", "messageId": "m"}),
+        json!({"type": "TEXT_MESSAGE_END", "messageId": "m"}),
+        json!({"type": "STEP_FINISHED", "stepName": "never"}),
+    ] {
+        state.apply(&ev(event));
+    }
+    assert_eq!(texts(&state), vec!["?:ab", "tools:1"]);
+    assert_eq!(state.tool_call("c").unwrap().status, ToolStatus::Done);
+    assert!(!state.running());
+}
+
+#[test]
+fn a_switched_thread_ignores_the_old_run() {
+    let mut state = started("old");
+    state.apply(&ev(json!({"type": "TEXT_MESSAGE_START", "messageId": "m", "role": "assistant"})));
+    state.switch_thread("new");
+    assert!(!state.running());
+    for event in [
+        json!({"type": "TEXT_MESSAGE_CONTENT", "messageId": "m", "delta": "oud"}),
+        json!({"type": "CUSTOM", "name": "agora:tool_approval_request", "value": {
+            "toolName": "x", "toolDescription": "", "parameters": {}, "reasoning": "", "riskLevel": "low", "approvalId": "a"}}),
+        json!({"type": "MESSAGES_SNAPSHOT", "messages": [{"role": "user", "content": "nieuw"}]}),
+        json!({"type": "RUN_ERROR", "message": "weg", "code": "cancelled"}),
+        json!({"type": "RUN_FINISHED", "threadId": "old", "runId": "r1"}),
+    ] {
+        state.apply(&ev(event));
+    }
+    assert_eq!(texts(&state), vec!["user:nieuw"]);
+    assert!(state.approvals.is_empty());
+    // The next run is this thread's again.
+    state.apply(&ev(json!({"type": "RUN_STARTED", "threadId": "new", "runId": "r2"})));
+    assert!(state.running());
+}
+
+#[test]
+fn history_keeps_queued_messages_and_rebuilds_tools() {
+    let mut state = ChatState::new("t");
+    state.push_user("offline getypt".into(), true);
+    state.apply(&ev(json!({"type": "MESSAGES_SNAPSHOT", "messages": [
+        {"role": "user", "id": "u1", "content": "Genereer het inspectierapport"},
+        {"role": "assistant", "id": "a1", "name": "reporting-agent", "toolCalls": [
+            {"id": "c1", "type": "function", "function": {"name": "generate_final_report", "arguments": "{\"kvk\":\"1\"}"}},
+            {"id": "c2", "type": "function", "function": {"name": "search_regulations", "arguments": "{}"}}
+        ]},
+        {"role": "tool", "id": "t1", "toolCallId": "c1", "content": "{\"reportId\":\"R\",\"downloadUrl\":\"/reports/R.pdf\"}"},
+        {"role": "assistant", "id": "a2", "name": "reporting-agent", "content": "Klaar."},
+        {"role": "system", "content": "verborgen"}
+    ]})));
+    assert_eq!(
+        texts(&state),
+        vec![
+            "user:Genereer het inspectierapport",
+            "tools:2",
+            "report:/reports/R.pdf",
+            "reporting-agent:Klaar.",
+            "user:offline getypt"
+        ]
+    );
+    let c1 = state.tool_call("c1").unwrap();
+    assert_eq!(c1.agent.as_deref(), Some("reporting-agent"));
+    assert_eq!(c1.status, ToolStatus::Done);
+    // Stored without a result: the run was cut off.
+    assert_eq!(state.tool_call("c2").unwrap().status, ToolStatus::Failed);
+    // The same snapshot twice shows everything once.
+    let again = state.clone().items.len();
+    state.apply(&ev(json!({"type": "MESSAGES_SNAPSHOT", "messages": [{"role": "user", "content": "x"}]})));
+    assert!(state.items.len() < again);
+    let changes = state.mark_sent();
+    assert_eq!(changes.updated, vec![1]);
+    assert!(matches!(state.items[1].kind, ItemKind::User { queued: false, .. }));
+}
+
+#[test]
+fn local_actions() {
+    let mut state = started("t");
+    assert_eq!(
+        state.push_user("hallo".into(), false),
+        Changes { appended_from: Some(0), ..Changes::default() }
+    );
+    for id in ["a1", "a2"] {
+        state.apply(&ev(json!({"type": "CUSTOM", "name": "agora:tool_approval_request", "value": {
+            "toolName": "generate_final_report", "toolDescription": "", "parameters": {},
+            "reasoning": "", "riskLevel": "high", "approvalId": id}})));
+    }
+    assert!(state.run_view().awaiting_approval);
+    assert!(state.answer_approval("a1").approvals);
+    assert!(!state.answer_approval("a1").approvals);
+    assert_eq!(state.approvals.len(), 1);
+    state.apply(&ev(json!({"type": "TEXT_MESSAGE_START", "messageId": "m", "role": "assistant"})));
+    let changes = state.disconnected();
+    assert!(changes.run && changes.approvals);
+    assert_eq!(changes.updated, vec![1]);
+    assert!(!state.running());
+    assert!(state.approvals.is_empty());
+}
+
+/// Replays an example as a client: server events are applied, the client's own messages
+/// are the local actions a user takes.
+fn replay(state: &mut ChatState, events: &[Value]) {
+    for entry in events {
+        let event = &entry["event"];
+        if entry["direction"].as_str().unwrap().starts_with("client") {
+            if let Some(messages) = event.get("messages") {
+                let text = messages[0]["content"].as_str().unwrap().to_owned();
+                state.push_user(text, false);
+            } else if event["name"] == "agora:tool_approval_response" {
+                state.answer_approval(event["value"]["approvalId"].as_str().unwrap());
+            }
+        } else {
+            state.apply(&ev(event.clone()));
+        }
+    }
+}
+
+fn example(name: &str) -> Value {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/agora-contract/examples")
+        .join(name);
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    serde_json::from_str(&text).unwrap()
+}
+
+#[test]
+fn example_basic_conversation() {
+    let example = example("basic-conversation.json");
+    let mut state = ChatState::new("abc123-def456-789");
+    replay(&mut state, example["events"].as_array().unwrap());
+    assert_eq!(
+        texts(&state),
+        vec![
+            "user:What are the food safety regulations for restaurants?",
+            "general-agent:Based on the Dutch food safety regulations, restaurants must maintain proper temperature control for all perishable items."
+        ]
+    );
+    assert!(matches!(state.items[1].kind, ItemKind::Assistant { streaming: false, .. }));
+    assert!(!state.running());
+}
+
+#[test]
+fn example_tool_approval_flow() {
+    let example = example("tool-approval-flow.json");
+    let events = example["events"].as_array().unwrap();
+    let mut state = ChatState::new("abc123-def456-789");
+    // Up to the request: the dialog has one approval to show.
+    let request = events
+        .iter()
+        .position(|e| e["event"]["name"] == "agora:tool_approval_request")
+        .unwrap();
+    replay(&mut state, &events[..=request]);
+    assert_eq!(state.approvals.len(), 1);
+    assert_eq!(state.approvals[0].risk_level, crate::protocol::RiskLevel::Critical);
+    assert_eq!(state.run_view().step.as_deref(), Some("executing_tools"));
+    replay(&mut state, &events[request + 1..]);
+    assert!(state.approvals.is_empty());
+    assert_eq!(
+        texts(&state),
+        vec![
+            "user:Generate the inspection report for INS-2024-001",
+            "tools:1",
+            "general-agent:I have successfully generated the inspection report for INS-2024-001. You can download the PDF from the link below."
+        ]
+    );
+    let call = state.tool_call("call-report-001").unwrap();
+    assert_eq!(call.status, ToolStatus::Done);
+    assert_eq!(call.duration_ms(), Some(3000));
+    assert_eq!(state.current_agent.as_deref(), Some("reporting-agent"));
+    assert!(!state.running());
+}
+
+#[test]
+fn example_error_handling() {
+    let example = example("error-handling.json");
+    for scenario in example["scenarios"].as_array().unwrap() {
+        let name = scenario["name"].as_str().unwrap();
+        let mut state = ChatState::new("abc123-def456-789");
+        replay(&mut state, scenario["events"].as_array().unwrap());
+        let errors: Vec<&ErrorItem> = state
+            .items
+            .iter()
+            .filter_map(|i| match &i.kind {
+                ItemKind::Error(e) => Some(e),
+                _not_an_error => None,
+            })
+            .collect();
+        let answers = texts(&state)
+            .into_iter()
+            .filter(|t| !t.starts_with("user:") && !t.starts_with("error:"))
+            .collect::<Vec<_>>();
+        match name {
+            "Run Error (Official Event)" => {
+                assert_eq!(errors.len(), 1, "{name}");
+                assert_eq!(errors[0].source, ErrorSource::RunError);
+                assert_eq!(errors[0].code.as_deref(), Some("processing_error"));
+                assert!(errors[0].message.contains("rate limit"));
+                assert!(answers.is_empty(), "an error is never an answer: {answers:?}");
+            }
+            "AGORA Custom Error (Moderation)" => {
+                assert_eq!(errors.len(), 1, "{name}");
+                assert!(errors[0].is_moderation());
+                assert!(errors[0].details.as_deref().unwrap().contains("inappropriate_language"));
+                assert!(answers.is_empty(), "{answers:?}");
+            }
+            "Tool Approval Rejected" => {
+                assert!(errors.is_empty(), "{name}");
+                assert!(state.approvals.is_empty());
+                assert_eq!(answers, vec!["?:I have cancelled the action as requested."]);
+            }
+            other => panic!("a new scenario to cover: {other}"),
+        }
+        assert!(!state.running(), "{name}");
+    }
+}
+
+#[test]
+fn event_log_folds_deltas_and_shows_verifier_warnings() {
+    let mut log = EventLog::default();
+    let events = [
+        json!({"type": "RUN_STARTED", "threadId": "t", "runId": "r"}),
+        json!({"type": "STATE_SNAPSHOT", "snapshot": {}}),
+        json!({"type": "TEXT_MESSAGE_START", "messageId": "m", "role": "assistant"}),
+        json!({"type": "TEXT_MESSAGE_CONTENT", "messageId": "m", "delta": "a"}),
+        json!({"type": "TEXT_MESSAGE_CONTENT", "messageId": "m", "delta": "b"}),
+        json!({"type": "TEXT_MESSAGE_CONTENT", "messageId": "m", "delta": "c"}),
+        // Broken: a message that never started.
+        json!({"type": "TEXT_MESSAGE_CONTENT", "messageId": "zz", "delta": "x"}),
+        json!({"type": "TEXT_MESSAGE_END", "messageId": "m"}),
+    ];
+    let changes: Vec<LogChange> = events.iter().map(|e| log.push(&ev(e.clone()))).collect();
+    assert_eq!(changes[3], LogChange::Appended);
+    assert!(matches!(changes[4], LogChange::Folded(_)));
+    assert!(matches!(changes[5], LogChange::Folded(_)));
+    assert_eq!(changes[6], LogChange::Appended);
+    let lines: Vec<(&str, u32, usize)> = log
+        .entries
+        .iter()
+        .map(|e| (e.kind.as_str(), e.count, e.warnings.len()))
+        .collect();
+    assert_eq!(
+        lines,
+        vec![
+            ("RUN_STARTED", 1, 0),
+            ("STATE_SNAPSHOT", 1, 0),
+            ("TEXT_MESSAGE_START", 1, 0),
+            ("TEXT_MESSAGE_CONTENT", 3, 0),
+            ("TEXT_MESSAGE_CONTENT", 1, 1),
+            ("TEXT_MESSAGE_END", 1, 0),
+        ]
+    );
+    assert_eq!(log.warning_count(), 1);
+    // The history answer is outside runs and not a violation.
+    log.push(&ev(json!({"type": "MESSAGES_SNAPSHOT", "messages": []})));
+    assert_eq!(log.warning_count(), 1);
+    // The connection dropped inside the run.
+    assert_eq!(log.restart(), LogChange::Appended);
+    assert_eq!(log.warning_count(), 2);
+}
+
+#[test]
+fn event_log_is_bounded() {
+    let mut log = EventLog::default();
+    for i in 0..1000 {
+        log.push(&ev(json!({"type": "STEP_STARTED", "stepName": format!("s{i}")})));
+    }
+    assert_eq!(log.entries.len(), 400);
+    assert_eq!(log.entries.back().unwrap().detail, "s999");
+}
