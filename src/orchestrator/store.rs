@@ -75,6 +75,45 @@ pub struct ApprovalDecision {
     pub decided_at: i64,
 }
 
+/// A question a run (standard AG-UI dialect) ended with, waiting for the client's answer in the
+/// `resume` of a later run on the same thread. Today always a tool call that needs approval.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct InterruptRecord {
+    /// The interrupt id the client answers; also the approval id in the audit log.
+    pub id: String,
+    pub thread_id: String,
+    /// The run that ended with it.
+    pub run_id: String,
+    /// `tool_call`.
+    pub reason: String,
+    /// For whoever answers.
+    pub message: String,
+    pub tool_call_id: String,
+    pub tool_name: String,
+    /// The call's arguments as the agent made it.
+    pub arguments: Value,
+    /// JSON Schema of the expected `resume[].payload`.
+    pub response_schema: Value,
+    /// Unix milliseconds.
+    pub created_at: i64,
+    /// Unix milliseconds; an answer after it counts as a rejection by `system`.
+    pub expires_at: i64,
+    /// `None` while open.
+    pub resolution: Option<InterruptResolution>,
+}
+
+/// How an interrupt was answered.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct InterruptResolution {
+    /// The run whose `resume` answered it.
+    pub run_id: String,
+    /// `resolved` or `cancelled`, as the resume entry said.
+    pub status: String,
+    /// The resume entry's payload.
+    pub payload: Option<Value>,
+    pub resolved_at: i64,
+}
+
 /// Persistence of threads, messages, runs and approvals. Every write completes before the
 /// orchestrator sends the next event, so what a client saw survives a crash.
 #[async_trait::async_trait]
@@ -100,6 +139,7 @@ pub trait Store: Send + Sync + 'static {
         error: Option<&str>,
     ) -> Result<(), StoreError>;
     async fn runs(&self, thread_id: &str) -> Result<Vec<RunRecord>, StoreError>;
+    async fn run(&self, run_id: &str) -> Result<RunRecord, StoreError>;
 
     async fn record_approval_request(&self, record: &ApprovalRecord) -> Result<(), StoreError>;
     async fn record_approval_decision(
@@ -108,4 +148,14 @@ pub trait Store: Send + Sync + 'static {
         decision: &ApprovalDecision,
     ) -> Result<(), StoreError>;
     async fn approvals(&self, thread_id: &str) -> Result<Vec<ApprovalRecord>, StoreError>;
+
+    async fn record_interrupt(&self, record: &InterruptRecord) -> Result<(), StoreError>;
+    /// The thread's interrupts, open and answered, oldest first.
+    async fn interrupts(&self, thread_id: &str) -> Result<Vec<InterruptRecord>, StoreError>;
+    /// Answers open interrupts, all or none: `Conflict` when one of them is already answered
+    /// (a concurrent resume won), `NotFound` when one does not exist.
+    async fn resolve_interrupts(
+        &self,
+        answers: &[(String, InterruptResolution)],
+    ) -> Result<(), StoreError>;
 }

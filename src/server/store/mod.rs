@@ -16,7 +16,8 @@ mod sqlite;
 use serde::{Deserialize, Serialize};
 
 pub use crate::orchestrator::store::{
-    ApprovalDecision, ApprovalRecord, RunRecord, RunStatus, Store, StoreError, ThreadRecord,
+    ApprovalDecision, ApprovalRecord, InterruptRecord, InterruptResolution, RunRecord, RunStatus,
+    Store, StoreError, ThreadRecord,
 };
 use crate::protocol::{InputContent, UserContent, UserMessage};
 pub use sqlite::SqliteStore;

@@ -11,9 +11,10 @@ use sqlx::sqlite::{
 use sqlx::{FromRow, Sqlite, Transaction};
 
 use super::{
-    ApprovalDecision, ApprovalRecord, Database, NewUser, Page, Preferences, PreferencesUpdate,
-    RunRecord, RunStatus, SpokenTextType, Store, StoreError, Theme, ThreadRecord, ThreadSummary,
-    UNTITLED, UserRecord, UserRole, UserUpdate, preview_from_text, title_from_text, user_text,
+    ApprovalDecision, ApprovalRecord, Database, InterruptRecord, InterruptResolution, NewUser,
+    Page, Preferences, PreferencesUpdate, RunRecord, RunStatus, SpokenTextType, Store, StoreError,
+    Theme, ThreadRecord, ThreadSummary, UNTITLED, UserRecord, UserRole, UserUpdate,
+    preview_from_text, title_from_text, user_text,
 };
 use crate::protocol::Message;
 
@@ -278,6 +279,64 @@ impl ApprovalRow {
             requested_by: self.requested_by,
             requested_at: self.requested_at,
             decision,
+        })
+    }
+}
+
+const INTERRUPT_COLUMNS: &str = "SELECT id, thread_id, run_id, reason, message, tool_call_id, tool_name, \
+                                 arguments, response_schema, created_at, expires_at, resolved_by_run, \
+                                 resolution, payload, resolved_at FROM interrupts";
+
+#[derive(FromRow)]
+struct InterruptRow {
+    id: String,
+    thread_id: String,
+    run_id: String,
+    reason: String,
+    message: String,
+    tool_call_id: String,
+    tool_name: String,
+    arguments: String,
+    response_schema: String,
+    created_at: i64,
+    expires_at: i64,
+    resolved_by_run: Option<String>,
+    resolution: Option<String>,
+    payload: Option<String>,
+    resolved_at: Option<i64>,
+}
+
+impl InterruptRow {
+    fn into_record(self) -> Result<InterruptRecord, StoreError> {
+        let json = |what: &str, text: &str| {
+            serde_json::from_str(text).map_err(|e| corrupt(what, &e.to_string()))
+        };
+        let resolution = match (self.resolved_by_run, self.resolution, self.resolved_at) {
+            (Some(run_id), Some(status), Some(resolved_at)) => Some(InterruptResolution {
+                run_id,
+                status,
+                payload: self
+                    .payload
+                    .as_deref()
+                    .map(|p| json("interrupt payload", p))
+                    .transpose()?,
+                resolved_at,
+            }),
+            _ => None,
+        };
+        Ok(InterruptRecord {
+            arguments: json("interrupt arguments", &self.arguments)?,
+            response_schema: json("interrupt response schema", &self.response_schema)?,
+            id: self.id,
+            thread_id: self.thread_id,
+            run_id: self.run_id,
+            reason: self.reason,
+            message: self.message,
+            tool_call_id: self.tool_call_id,
+            tool_name: self.tool_name,
+            created_at: self.created_at,
+            expires_at: self.expires_at,
+            resolution,
         })
     }
 }
@@ -574,6 +633,18 @@ impl Store for SqliteStore {
         rows.into_iter().map(RunRow::into_record).collect()
     }
 
+    async fn run(&self, run_id: &str) -> Result<RunRecord, StoreError> {
+        sqlx::query_as::<_, RunRow>(
+            "SELECT id, thread_id, status, started_at, finished_at, error FROM runs WHERE id = ?",
+        )
+        .bind(run_id)
+        .fetch_optional(&self.pool)
+        .await
+        .map_err(backend)?
+        .ok_or_else(|| StoreError::NotFound(format!("run {run_id} not found")))?
+        .into_record()
+    }
+
     async fn record_approval_request(&self, record: &ApprovalRecord) -> Result<(), StoreError> {
         let parameters = serde_json::to_string(&record.parameters)
             .map_err(|e| StoreError::Backend(e.to_string()))?;
@@ -657,6 +728,101 @@ impl Store for SqliteStore {
             self.require_thread(thread_id).await?;
         }
         rows.into_iter().map(ApprovalRow::into_record).collect()
+    }
+
+    async fn record_interrupt(&self, record: &InterruptRecord) -> Result<(), StoreError> {
+        let to_text = |value: &serde_json::Value| {
+            serde_json::to_string(value).map_err(|e| StoreError::Backend(e.to_string()))
+        };
+        let resolution = record.resolution.as_ref();
+        let result = sqlx::query(
+            "INSERT INTO interrupts (id, thread_id, run_id, reason, message, tool_call_id, tool_name, arguments, \
+             response_schema, created_at, expires_at, resolved_by_run, resolution, payload, resolved_at) \
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        )
+        .bind(&record.id)
+        .bind(&record.thread_id)
+        .bind(&record.run_id)
+        .bind(&record.reason)
+        .bind(&record.message)
+        .bind(&record.tool_call_id)
+        .bind(&record.tool_name)
+        .bind(to_text(&record.arguments)?)
+        .bind(to_text(&record.response_schema)?)
+        .bind(record.created_at)
+        .bind(record.expires_at)
+        .bind(resolution.map(|r| r.run_id.as_str()))
+        .bind(resolution.map(|r| r.status.as_str()))
+        .bind(resolution.and_then(|r| r.payload.as_ref()).map(to_text).transpose()?)
+        .bind(resolution.map(|r| r.resolved_at))
+        .execute(&self.pool)
+        .await;
+        match result {
+            Ok(_) => Ok(()),
+            Err(e) => Err(match error_kind(&e) {
+                Some(ErrorKind::UniqueViolation) => {
+                    StoreError::Conflict(format!("interrupt {} exists", record.id))
+                }
+                Some(ErrorKind::ForeignKeyViolation) => thread_not_found(&record.thread_id),
+                _ => backend(e),
+            }),
+        }
+    }
+
+    async fn interrupts(&self, thread_id: &str) -> Result<Vec<InterruptRecord>, StoreError> {
+        let rows: Vec<InterruptRow> = sqlx::query_as(&format!(
+            "{INTERRUPT_COLUMNS} WHERE thread_id = ? ORDER BY created_at, rowid"
+        ))
+        .bind(thread_id)
+        .fetch_all(&self.pool)
+        .await
+        .map_err(backend)?;
+        if rows.is_empty() {
+            self.require_thread(thread_id).await?;
+        }
+        rows.into_iter().map(InterruptRow::into_record).collect()
+    }
+
+    async fn resolve_interrupts(
+        &self,
+        answers: &[(String, InterruptResolution)],
+    ) -> Result<(), StoreError> {
+        let mut tx = self.begin().await?;
+        for (id, resolution) in answers {
+            let payload = resolution
+                .payload
+                .as_ref()
+                .map(serde_json::to_string)
+                .transpose()
+                .map_err(|e| StoreError::Backend(e.to_string()))?;
+            let updated = sqlx::query(
+                "UPDATE interrupts SET resolved_by_run = ?, resolution = ?, payload = ?, resolved_at = ? \
+                 WHERE id = ? AND resolved_at IS NULL",
+            )
+            .bind(&resolution.run_id)
+            .bind(&resolution.status)
+            .bind(payload)
+            .bind(resolution.resolved_at)
+            .bind(id)
+            .execute(&mut *tx)
+            .await
+            .map_err(backend)?;
+            if updated.rows_affected() == 1 {
+                continue;
+            }
+            let exists: Option<(String,)> =
+                sqlx::query_as("SELECT id FROM interrupts WHERE id = ?")
+                    .bind(id)
+                    .fetch_optional(&mut *tx)
+                    .await
+                    .map_err(backend)?;
+            // Dropping the transaction rolls back the answers already written.
+            return Err(match exists {
+                Some(_) => StoreError::Conflict(format!("interrupt {id} was already answered")),
+                None => StoreError::NotFound(format!("interrupt {id} not found")),
+            });
+        }
+        tx.commit().await.map_err(backend)
     }
 }
 
