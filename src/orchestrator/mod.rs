@@ -1,7 +1,8 @@
 //! Runs, routing, agents, tools, approvals and LLM providers.
 //!
 //! [`Orchestrator`] is transport-neutral: a transport hands it a [`RunAgentInput`] and a bounded
-//! event queue, and it streams the run into that queue in AGORA's dialect.
+//! event queue, and it streams the run into that queue, in AGORA's dialect ([`Orchestrator::start_run`],
+//! `/ws`) or the standard one ([`Orchestrator::start_run_in`], `POST /agui`).
 
 pub mod agents;
 pub mod approval;
@@ -12,20 +13,24 @@ mod run;
 pub mod store;
 pub mod tools;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use serde_json::{Value, json};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
-use crate::protocol::{Event, Message, RunAgentInput, UserContent, UserMessage};
+use crate::protocol::{
+    Dialect, Event, Message, ResumeEntry, ResumeStatus, RunAgentInput, ToolMessage, UserContent,
+    UserMessage,
+};
 use approval::Approvals;
 use llm::LlmProvider;
-use run::Run;
-use store::{RunStatus, Store, StoreError};
+use run::{Mode, Resumed, Run, Standard};
+use store::{InterruptRecord, InterruptResolution, RunStatus, Store, StoreError};
 use tools::Toolbox;
 
 /// Tunables of the orchestrator, with production defaults.
@@ -63,6 +68,15 @@ pub enum StartError {
     ThreadNotFound,
     #[error("storage failed: {0}")]
     Store(StoreError),
+    /// Standard dialect: the thread waits for answers to these interrupts in `resume`.
+    #[error("Dit gesprek wacht op een antwoord op {}: stuur dat mee in `resume`.", .ids.join(", "))]
+    InterruptPending { ids: Vec<String> },
+    #[error("Interrupt {id} bestaat niet in dit gesprek.")]
+    UnknownInterrupt { id: String },
+    #[error("`resume` beantwoordt niet alle open interrupts; ontbrekend: {}.", .ids.join(", "))]
+    UnansweredInterrupts { ids: Vec<String> },
+    #[error("Het antwoord op interrupt {id} past niet: {reason}")]
+    InvalidResume { id: String, reason: String },
 }
 
 impl StartError {
@@ -72,15 +86,31 @@ impl StartError {
             StartError::NoUserMessage => "no_user_message",
             StartError::ThreadNotFound => "thread_not_found",
             StartError::Store(_) => "storage_error",
+            StartError::InterruptPending { .. } => "interrupt_pending",
+            StartError::UnknownInterrupt { .. } => "unknown_interrupt",
+            StartError::UnansweredInterrupts { .. } => "unanswered_interrupts",
+            StartError::InvalidResume { .. } => "invalid_resume",
         }
     }
+}
+
+/// Everything a run starts from, whichever dialect prepared it.
+struct Start {
+    thread_id: String,
+    run_id: String,
+    messages: Vec<Message>,
+    agent: &'static str,
+    mode: Mode,
 }
 
 /// The run a thread has going, so a new input or a cancel can stop it.
 struct ActiveRun {
     run_id: String,
     connection_id: u64,
+    user_id: String,
     cancel: CancellationToken,
+    /// Cancelled once the run has ended and is stored.
+    done: CancellationToken,
     /// Awaited before the next run on the thread starts, so streams never interleave.
     task: JoinHandle<RunStatus>,
 }
@@ -116,8 +146,16 @@ impl Orchestrator {
         self.provider.name()
     }
 
-    /// Starts a run on the input's thread, stopping the thread's current run first.
-    /// Returns the run id; the events go to `events`.
+    pub fn config(&self) -> &OrchestratorConfig {
+        &self.config
+    }
+
+    pub fn toolbox(&self) -> &Toolbox {
+        &self.toolbox
+    }
+
+    /// Starts a run on the input's thread in AGORA's dialect, stopping the thread's current run
+    /// first. Returns the run id; the events go to `events`.
     pub async fn start_run(
         self: &Arc<Self>,
         input: RunAgentInput,
@@ -125,6 +163,37 @@ impl Orchestrator {
         connection_id: u64,
         events: mpsc::Sender<Event>,
     ) -> Result<String, StartError> {
+        self.start_run_in(Dialect::Agora, input, user_id, connection_id, events)
+            .await
+    }
+
+    /// Starts a run in `dialect`. In the standard one the input may also answer the interrupts
+    /// of the thread's last run (`resume`), bring results of client tools (tool messages) and
+    /// offer client tools (`tools`); see [`Self::prepare_standard`].
+    pub async fn start_run_in(
+        self: &Arc<Self>,
+        dialect: Dialect,
+        input: RunAgentInput,
+        user_id: &str,
+        connection_id: u64,
+        events: mpsc::Sender<Event>,
+    ) -> Result<String, StartError> {
+        let start = match dialect {
+            Dialect::Agora => self.prepare_agora(input, user_id).await?,
+            Dialect::Standard => match self.prepare_standard(input, user_id).await? {
+                Prepared::Run(start) => *start,
+                Prepared::Acknowledge(ack) => return Ok(ack.send(&events).await),
+            },
+        };
+        Ok(self.spawn(start, user_id, connection_id, events))
+    }
+
+    /// AGORA: the last user message is the new one; the thread's stored history is the context.
+    async fn prepare_agora(
+        self: &Arc<Self>,
+        input: RunAgentInput,
+        user_id: &str,
+    ) -> Result<Start, StartError> {
         let Some(text) = input.messages.iter().rev().find_map(user_text) else {
             return Err(StartError::NoUserMessage);
         };
@@ -158,52 +227,309 @@ impl Orchestrator {
             .await
             .map_err(StartError::Store)?;
         messages.push(user_message);
+        Ok(Start {
+            run_id: input.run_id.unwrap_or_else(new_run_id),
+            thread_id: input.thread_id,
+            messages,
+            agent: agents::GENERAL_AGENT,
+            mode: Mode::Agora,
+        })
+    }
 
-        let run_id = input
-            .run_id
-            .clone()
-            .unwrap_or_else(|| format!("run_{}", uuid::Uuid::new_v4().simple()));
+    /// Standard: the client sends the whole conversation each time, so the stored thread says
+    /// what is new in it:
+    /// - open interrupts must all be answered in `resume` (else `InterruptPending`); their calls
+    ///   are settled first by the run, as the interrupted agent;
+    /// - a `resume` naming only interrupts answered before is a replay: it is acknowledged
+    ///   without a run ([`Acknowledge`]) unless the input also brings something new;
+    /// - tool messages answering calls of client tools are stored, and that agent carries on;
+    /// - the last user message is new when the thread does not hold its id;
+    /// - calls left without a result (a client tool not answered, a cancelled run) get one that
+    ///   says so, so the model always sees every call answered.
+    async fn prepare_standard(
+        self: &Arc<Self>,
+        input: RunAgentInput,
+        user_id: &str,
+    ) -> Result<Prepared, StartError> {
+        let thread_id = input.thread_id.clone();
+        let run_id = input.run_id.clone().unwrap_or_else(new_run_id);
+        let exists = match self.store.thread(&thread_id).await {
+            Ok(thread) if thread.owner == user_id => true,
+            Ok(_) => return Err(StartError::ThreadNotFound),
+            Err(StoreError::NotFound(_)) => false,
+            Err(e) => return Err(StartError::Store(e)),
+        };
+        let (stored, interrupts) = if exists {
+            let stored = self.store.messages(&thread_id).await;
+            let interrupts = self.store.interrupts(&thread_id).await;
+            (
+                stored.map_err(StartError::Store)?,
+                interrupts.map_err(StartError::Store)?,
+            )
+        } else {
+            (Vec::new(), Vec::new())
+        };
+
+        let resume = input.resume.clone().unwrap_or_default();
+        let answered = match_resume(&interrupts, &resume)?;
+        let replay = answered.is_empty() && !resume.is_empty();
+
+        let stored_ids: HashSet<String> = stored.iter().filter_map(message_id).collect();
+        let waiting_calls = unanswered_calls(&stored);
+        let interrupted_calls: HashSet<&str> = answered
+            .iter()
+            .map(|r| r.interrupt.tool_call_id.as_str())
+            .collect();
+        let mut client_results: Vec<Message> = Vec::new();
+        for message in &input.messages {
+            if let Message::Tool(result) = message
+                && waiting_calls
+                    .iter()
+                    .any(|(id, _)| *id == result.tool_call_id)
+                && !interrupted_calls.contains(result.tool_call_id.as_str())
+                && !client_results
+                    .iter()
+                    .any(|m| matches!(m, Message::Tool(t) if t.tool_call_id == result.tool_call_id))
+            {
+                client_results.push(message.clone());
+            }
+        }
+        let new_user = input
+            .messages
+            .iter()
+            .rev()
+            .find(|m| matches!(m, Message::User(_)))
+            .filter(|m| message_id(m).is_none_or(|id| !stored_ids.contains(&id)))
+            .and_then(|m| user_text(m).map(|text| (m, text)));
+
+        if new_user.is_none() && client_results.is_empty() && answered.is_empty() {
+            return match replay {
+                true => Ok(Prepared::Acknowledge(Acknowledge {
+                    thread_id,
+                    run_id,
+                    agent: last_agent(&stored),
+                })),
+                false => Err(StartError::NoUserMessage),
+            };
+        }
+        if let Some((_, text)) = &new_user
+            && let Some(term) = self.violated_term(text)
+        {
+            return Err(StartError::Moderation { term });
+        }
+
+        // Exactly once: of two inputs answering the same interrupts, the second is a replay.
+        if !answered.is_empty() {
+            let now = run::now_millis() as i64;
+            let resolutions: Vec<(String, InterruptResolution)> = answered
+                .iter()
+                .map(|r| {
+                    let status = match r.entry.status {
+                        ResumeStatus::Resolved => "resolved",
+                        ResumeStatus::Cancelled => "cancelled",
+                    };
+                    let resolution = InterruptResolution {
+                        run_id: run_id.clone(),
+                        status: status.to_owned(),
+                        payload: r.entry.payload.clone(),
+                        resolved_at: now,
+                    };
+                    (r.interrupt.id.clone(), resolution)
+                })
+                .collect();
+            match self.store.resolve_interrupts(&resolutions).await {
+                Ok(()) => {}
+                Err(StoreError::Conflict(_)) => {
+                    return Ok(Prepared::Acknowledge(Acknowledge {
+                        thread_id,
+                        run_id,
+                        agent: last_agent(&stored),
+                    }));
+                }
+                Err(e) => return Err(StartError::Store(e)),
+            }
+        }
+
+        self.stop_thread(&thread_id).await;
+        let title_text = new_user.as_ref().map_or("", |(_, text)| text.as_str());
+        match self
+            .store
+            .open_thread(&thread_id, user_id, title_text)
+            .await
+        {
+            Ok(_) => {}
+            Err(StoreError::NotFound(_)) => return Err(StartError::ThreadNotFound),
+            Err(e) => return Err(StartError::Store(e)),
+        }
+        for result in &client_results {
+            self.store
+                .append_message(&thread_id, result)
+                .await
+                .map_err(StartError::Store)?;
+        }
+        let carried: HashSet<&str> = client_results
+            .iter()
+            .filter_map(|m| match m {
+                Message::Tool(t) => Some(t.tool_call_id.as_str()),
+                _ => None,
+            })
+            .chain(interrupted_calls.iter().copied())
+            .collect();
+        let open_interrupt_calls: HashSet<&str> = interrupts
+            .iter()
+            .filter(|i| i.resolution.is_none())
+            .map(|i| i.tool_call_id.as_str())
+            .collect();
+        for (call_id, name) in &waiting_calls {
+            if carried.contains(call_id.as_str()) || open_interrupt_calls.contains(call_id.as_str())
+            {
+                continue;
+            }
+            let error =
+                format!("`{name}` gaf geen resultaat: de client beantwoordde de aanroep niet.");
+            let filler = Message::Tool(ToolMessage {
+                id: Some(format!("tool_{}", uuid::Uuid::new_v4().simple())),
+                content: json!({ "status": "cancelled", "error": error }).to_string(),
+                tool_call_id: call_id.clone(),
+                error: Some(error),
+                ..Default::default()
+            });
+            self.store
+                .append_message(&thread_id, &filler)
+                .await
+                .map_err(StartError::Store)?;
+        }
+        let mut deferred_user = None;
+        if let Some((message, text)) = new_user {
+            let message = stored_user_message(message, text);
+            if answered.is_empty() {
+                self.store
+                    .append_message(&thread_id, &message)
+                    .await
+                    .map_err(StartError::Store)?;
+            } else {
+                deferred_user = Some(message);
+            }
+        }
+        let fresh = deferred_user.is_none() && answered.is_empty() && client_results.is_empty();
+        let messages = self
+            .store
+            .messages(&thread_id)
+            .await
+            .map_err(StartError::Store)?;
+        // A continuation is answered by the agent that made the calls.
+        let agent = if fresh {
+            agents::GENERAL_AGENT
+        } else {
+            let call_id = answered
+                .first()
+                .map(|r| r.interrupt.tool_call_id.clone())
+                .or_else(|| {
+                    client_results.iter().find_map(|m| match m {
+                        Message::Tool(t) => Some(t.tool_call_id.clone()),
+                        _ => None,
+                    })
+                });
+            call_id
+                .and_then(|id| caller_agent(&messages, &id))
+                .unwrap_or(agents::GENERAL_AGENT)
+        };
+        Ok(Prepared::Run(Box::new(Start {
+            thread_id,
+            run_id,
+            messages,
+            agent,
+            mode: Mode::Standard(Box::new(Standard {
+                client_tools: input.tools.unwrap_or_default(),
+                resumed: answered,
+                deferred_user,
+                continuation: !fresh,
+                ..Default::default()
+            })),
+        })))
+    }
+
+    /// Hands a prepared run to a task, registered as the thread's active run.
+    fn spawn(
+        self: &Arc<Self>,
+        start: Start,
+        user_id: &str,
+        connection_id: u64,
+        events: mpsc::Sender<Event>,
+    ) -> String {
+        let Start {
+            thread_id,
+            run_id,
+            messages,
+            agent,
+            mode,
+        } = start;
+        let dialect = match mode {
+            Mode::Agora => Dialect::Agora,
+            Mode::Standard(_) => Dialect::Standard,
+        };
         let cancel = CancellationToken::new();
+        let done = CancellationToken::new();
         let run = Run {
             orchestrator: self.clone(),
-            thread_id: input.thread_id.clone(),
+            thread_id: thread_id.clone(),
             run_id: run_id.clone(),
             user_id: user_id.to_owned(),
             connection_id,
             events,
             cancel: cancel.clone(),
             messages,
-            agent: agents::GENERAL_AGENT,
-            verifier: run::debug_verifier(),
+            agent,
+            verifier: run::debug_verifier(dialect),
             open_step: None,
             open_text: None,
             pending_approval: None,
+            mode,
         };
         let this = self.clone();
-        let thread_id = input.thread_id.clone();
+        let finished_thread = thread_id.clone();
         let finished_run = run_id.clone();
+        let finished = done.clone();
         let mut active = self.active.lock().unwrap_or_else(|p| p.into_inner());
         let task = tokio::spawn(async move {
             let status = run.execute().await;
             let mut active = this.active.lock().unwrap_or_else(|p| p.into_inner());
             if active
-                .get(&thread_id)
+                .get(&finished_thread)
                 .is_some_and(|a| a.run_id == finished_run)
             {
-                active.remove(&thread_id);
+                active.remove(&finished_thread);
             }
+            finished.cancel();
             status
         });
         active.insert(
-            input.thread_id,
+            thread_id,
             ActiveRun {
                 run_id: run_id.clone(),
                 connection_id,
+                user_id: user_id.to_owned(),
                 cancel,
+                done,
                 task,
             },
         );
-        Ok(run_id)
+        run_id
+    }
+
+    /// Stops `user_id`'s active run with this id, from any connection, and waits until it has
+    /// ended and is stored. Returns its thread, or `None` when no such run is active here.
+    pub async fn cancel_run(&self, run_id: &str, user_id: &str) -> Option<String> {
+        let (thread_id, done) = {
+            let active = self.active.lock().unwrap_or_else(|p| p.into_inner());
+            let (thread, run) = active
+                .iter()
+                .find(|(_, run)| run.run_id == run_id && run.user_id == user_id)?;
+            run.cancel.cancel();
+            (thread.clone(), run.done.clone())
+        };
+        done.cancelled().await;
+        Some(thread_id)
     }
 
     /// Stops a run this connection started: by run id, by thread, or (neither given) all of them.
@@ -253,6 +579,193 @@ impl Orchestrator {
             .find(|term| !term.is_empty() && lower.contains(&term.to_lowercase()))
             .cloned()
     }
+}
+
+/// What [`Orchestrator::prepare_standard`] decided.
+enum Prepared {
+    Run(Box<Start>),
+    Acknowledge(Acknowledge),
+}
+
+/// A replayed `resume`: the run it asked for happened already. The client gets an empty run,
+/// and nothing on the thread is disturbed (its active run, if any, goes on).
+struct Acknowledge {
+    thread_id: String,
+    run_id: String,
+    agent: &'static str,
+}
+
+impl Acknowledge {
+    /// RUN_STARTED, the state, RUN_FINISHED; returns the run id.
+    async fn send(self, events: &mpsc::Sender<Event>) -> String {
+        let now = run::now_millis();
+        let state = json!({
+            "threadId": self.thread_id,
+            "runId": self.run_id,
+            "currentAgent": self.agent,
+            "status": "completed",
+        });
+        for event in [
+            Event::run_started(&self.thread_id, &self.run_id),
+            Event::state_snapshot(state),
+            Event::run_finished(&self.thread_id, &self.run_id),
+        ] {
+            let _ = events.send(event.with_timestamp(now)).await;
+        }
+        self.run_id
+    }
+}
+
+fn new_run_id() -> String {
+    format!("run_{}", uuid::Uuid::new_v4().simple())
+}
+
+fn message_id(message: &Message) -> Option<String> {
+    match message {
+        Message::Assistant(m) => m.id.clone(),
+        Message::User(m) => m.id.clone(),
+        Message::Tool(m) => m.id.clone(),
+        Message::Developer(m) | Message::System(m) | Message::Reasoning(m) => m.id.clone(),
+        Message::Activity(m) => m.id.clone(),
+    }
+}
+
+/// The open interrupts with the entries that answer them: all of them, or an error. No open
+/// interrupts: entries must name interrupts of this thread (answered before: a replay).
+fn match_resume(
+    interrupts: &[InterruptRecord],
+    resume: &[ResumeEntry],
+) -> Result<Vec<Resumed>, StartError> {
+    if let Some(unknown) = resume
+        .iter()
+        .find(|e| !interrupts.iter().any(|i| i.id == e.interrupt_id))
+    {
+        return Err(StartError::UnknownInterrupt {
+            id: unknown.interrupt_id.clone(),
+        });
+    }
+    let open: Vec<&InterruptRecord> = interrupts
+        .iter()
+        .filter(|i| i.resolution.is_none())
+        .collect();
+    if open.is_empty() {
+        return Ok(Vec::new());
+    }
+    if resume.is_empty() {
+        return Err(StartError::InterruptPending {
+            ids: open.iter().map(|i| i.id.clone()).collect(),
+        });
+    }
+    let missing: Vec<String> = open
+        .iter()
+        .filter(|i| !resume.iter().any(|e| e.interrupt_id == i.id))
+        .map(|i| i.id.clone())
+        .collect();
+    if !missing.is_empty() {
+        return Err(StartError::UnansweredInterrupts { ids: missing });
+    }
+    open.into_iter()
+        .map(|interrupt| {
+            let entry = resume
+                .iter()
+                .find(|e| e.interrupt_id == interrupt.id)
+                .expect("checked above")
+                .clone();
+            check_payload(&interrupt.id, &entry)?;
+            Ok(Resumed {
+                interrupt: interrupt.clone(),
+                entry,
+            })
+        })
+        .collect()
+}
+
+/// A `resolved` answer to a tool-call interrupt is `{approved, editedArgs?, feedback?}`.
+fn check_payload(id: &str, entry: &ResumeEntry) -> Result<(), StartError> {
+    let invalid = |reason: &str| StartError::InvalidResume {
+        id: id.to_owned(),
+        reason: reason.to_owned(),
+    };
+    let payload = entry.payload.as_ref();
+    if let Some(payload) = payload
+        && !payload.is_object()
+    {
+        return Err(invalid("payload is geen object"));
+    }
+    let field = |key: &str| payload.and_then(|p| p.get(key));
+    if entry.status == ResumeStatus::Resolved && !field("approved").is_some_and(Value::is_boolean) {
+        return Err(invalid("`approved` (true of false) ontbreekt"));
+    }
+    if field("editedArgs").is_some_and(|a| !a.is_object()) {
+        return Err(invalid("`editedArgs` is geen object"));
+    }
+    if field("feedback").is_some_and(|f| !f.is_string()) {
+        return Err(invalid("`feedback` is geen tekst"));
+    }
+    Ok(())
+}
+
+/// Tool calls of the stored thread without a result, in order: (call id, tool name).
+fn unanswered_calls(messages: &[Message]) -> Vec<(String, String)> {
+    let answered: HashSet<&str> = messages
+        .iter()
+        .filter_map(|m| match m {
+            Message::Tool(t) => Some(t.tool_call_id.as_str()),
+            _ => None,
+        })
+        .collect();
+    messages
+        .iter()
+        .filter_map(|m| match m {
+            Message::Assistant(a) => a.tool_calls.as_ref(),
+            _ => None,
+        })
+        .flatten()
+        .filter(|call| !answered.contains(call.id.as_str()))
+        .map(|call| (call.id.clone(), call.function.name.clone()))
+        .collect()
+}
+
+/// The agent whose message made this call.
+fn caller_agent(messages: &[Message], call_id: &str) -> Option<&'static str> {
+    messages.iter().find_map(|m| match m {
+        Message::Assistant(a)
+            if a.tool_calls
+                .as_ref()
+                .is_some_and(|calls| calls.iter().any(|c| c.id == call_id)) =>
+        {
+            a.name.as_deref().and_then(agents::agent).map(|a| a.id)
+        }
+        _ => None,
+    })
+}
+
+/// The agent that spoke last in the thread.
+fn last_agent(messages: &[Message]) -> &'static str {
+    messages
+        .iter()
+        .rev()
+        .find_map(|m| match m {
+            Message::Assistant(a) => a.name.as_deref().and_then(agents::agent).map(|a| a.id),
+            _ => None,
+        })
+        .unwrap_or(agents::GENERAL_AGENT)
+}
+
+/// The client's user message as the thread keeps it: its id (so a resent history does not
+/// store it twice) and its text.
+fn stored_user_message(message: &Message, text: String) -> Message {
+    let (id, name) = match message {
+        Message::User(user) => (user.id.clone(), user.name.clone()),
+        _ => (None, None),
+    };
+    Message::User(UserMessage {
+        id: Some(id.unwrap_or_else(|| format!("msg_{}", uuid::Uuid::new_v4().simple()))),
+        content: UserContent::Text(text),
+        name,
+        encrypted_value: None,
+        extra: Default::default(),
+    })
 }
 
 fn user_text(message: &Message) -> Option<String> {

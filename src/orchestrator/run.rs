@@ -1,7 +1,16 @@
-//! One run: from RUN_STARTED to RUN_FINISHED, in AGORA's dialect (seed 000).
+//! One run: from RUN_STARTED to RUN_FINISHED, in AGORA's dialect (seed 000) or the standard one.
 //!
 //! The run owns its thread's conversation while it lasts. Each completed message and tool
 //! result is stored before the next event goes out, so what a client saw survives a crash.
+//!
+//! The dialects differ in three places, all decided by [`Mode`]:
+//! - a tool call that needs approval: AGORA asks with `agora:tool_approval_request` and waits;
+//!   the standard run announces the call, stores an interrupt and ends with
+//!   `RUN_FINISHED { outcome: interrupt }`. A later run answers it in `resume` and starts by
+//!   settling the call ([`Resumed`]): only its TOOL_CALL_RESULT, then the agent carries on;
+//! - a failure: AGORA sends RUN_ERROR then RUN_FINISHED, the standard dialect stops at RUN_ERROR;
+//! - tools of the client (standard only): offered to the agent; a call to one is announced and
+//!   ends the run, and the client's next run brings the result as a tool message.
 
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -14,12 +23,15 @@ use uuid::Uuid;
 
 use super::approval::{self, Decision};
 use super::llm::prompts::{self, HANDOFF_TOOL};
-use super::llm::{CompletionRequest, LlmChunk, LlmError};
-use super::store::{ApprovalDecision, ApprovalRecord, RunStatus, StoreError};
+use super::llm::{CompletionRequest, LlmChunk, LlmError, ToolSpec};
+use super::store::{
+    ApprovalDecision, ApprovalRecord, InterruptRecord, InterruptResolution, RunStatus, StoreError,
+};
 use super::tools::ToolContext;
 use super::{Orchestrator, agents};
 use crate::protocol::{
-    AgoraEvent, AssistantMessage, Dialect, Event, FunctionCall, Message, ToolApprovalRequest,
+    AgoraEvent, AssistantMessage, Dialect, Event, FunctionCall, Interrupt, Message,
+    MessagesSnapshot, ResumeEntry, ResumeStatus, RunFinished, RunOutcome, ToolApprovalRequest,
     ToolCall, ToolMessage, Verifier,
 };
 
@@ -69,6 +81,74 @@ pub(super) fn now_millis() -> u64 {
         .map_or(0, |d| d.as_millis() as u64)
 }
 
+/// The `reason` of an interrupt raised for a tool call that needs approval.
+pub(super) const TOOL_CALL_REASON: &str = "tool_call";
+
+/// Which dialect a run speaks, with what only the standard one needs.
+pub(super) enum Mode {
+    Agora,
+    Standard(Box<Standard>),
+}
+
+/// The standard dialect's part of a run.
+#[derive(Default)]
+pub(super) struct Standard {
+    /// Tools the client executes itself, offered to every agent of the run.
+    pub client_tools: Vec<crate::protocol::Tool>,
+    /// Answers to the interrupts of an earlier run: settled first.
+    pub resumed: Vec<Resumed>,
+    /// A user message that came with a `resume`: stored once the answered calls have results,
+    /// so that every tool call stays directly followed by its result.
+    pub deferred_user: Option<Message>,
+    /// This run continues the previous one (a resume or client tool results): no routing.
+    pub continuation: bool,
+    /// Raised by this run, which ends with them.
+    pub interrupts: Vec<Interrupt>,
+    /// Calls of client tools made by this run; their results come with the next run.
+    pub client_calls: Vec<String>,
+}
+
+/// An interrupt and the `resume` entry that answers it.
+pub(super) struct Resumed {
+    pub interrupt: InterruptRecord,
+    pub entry: ResumeEntry,
+}
+
+impl Resumed {
+    /// The user's decision: an expired interrupt counts as rejected by `system`, a cancelled
+    /// one as rejected; otherwise the payload (checked at start) says, with optional new arguments.
+    fn decision(&self, user_id: &str, now: i64) -> (Decision, Option<Value>) {
+        let payload = self.entry.payload.as_ref();
+        let feedback = payload
+            .and_then(|p| p.get("feedback"))
+            .and_then(Value::as_str)
+            .map(str::to_owned);
+        if now > self.interrupt.expires_at {
+            let decision = Decision {
+                approved: false,
+                feedback: Some("Het verzoek om toestemming is verlopen.".to_owned()),
+                decided_by: "system".to_owned(),
+            };
+            return (decision, None);
+        }
+        let approved = self.entry.status == ResumeStatus::Resolved
+            && payload
+                .and_then(|p| p.get("approved"))
+                .and_then(Value::as_bool)
+                == Some(true);
+        let edited = payload
+            .and_then(|p| p.get("editedArgs"))
+            .filter(|args| approved && args.is_object())
+            .cloned();
+        let decision = Decision {
+            approved,
+            feedback,
+            decided_by: user_id.to_owned(),
+        };
+        (decision, edited)
+    }
+}
+
 /// A run in progress.
 pub(super) struct Run {
     pub orchestrator: Arc<Orchestrator>,
@@ -92,6 +172,7 @@ pub(super) struct Run {
     pub open_text: Option<(String, String)>,
     /// Settled if the run stops while waiting for it.
     pub pending_approval: Option<String>,
+    pub mode: Mode,
 }
 
 impl Run {
@@ -101,9 +182,13 @@ impl Run {
             tracing::error!(error = %e, run_id = %self.run_id, "could not record run start");
         }
         let cancel = self.cancel.clone();
-        let outcome = tokio::select! {
+        let outcome = match tokio::select! {
             result = self.work() => result,
             () = cancel.cancelled() => Err(RunFailure::Cancelled),
+        } {
+            // The transport closed the queue because the client left, and said so by cancelling.
+            Err(RunFailure::Disconnected) if cancel.is_cancelled() => Err(RunFailure::Cancelled),
+            other => other,
         };
         if let Some(approval_id) = self.pending_approval.take() {
             self.orchestrator.approvals.settle(&approval_id);
@@ -123,6 +208,7 @@ impl Run {
                     tracing::warn!(run_id = %self.run_id, error = %failure, "run failed");
                 }
                 let _ = self.finish_failed(&failure).await;
+                self.withdraw_interrupts().await;
                 status
             }
         };
@@ -136,9 +222,32 @@ impl Run {
         if let Some(verifier) = self.verifier.take()
             && let Some(violation) = verifier.finish()
         {
-            tracing::error!(run_id = %self.run_id, %violation, "BUG: event stream breaks the AGORA dialect");
+            let dialect = self.dialect();
+            tracing::error!(run_id = %self.run_id, %violation, ?dialect, "BUG: event stream breaks its dialect");
         }
         status
+    }
+
+    fn dialect(&self) -> Dialect {
+        match self.mode {
+            Mode::Agora => Dialect::Agora,
+            Mode::Standard(_) => Dialect::Standard,
+        }
+    }
+
+    fn standard(&mut self) -> Option<&mut Standard> {
+        match &mut self.mode {
+            Mode::Agora => None,
+            Mode::Standard(standard) => Some(standard),
+        }
+    }
+
+    /// Standard: the run waits for the client (an interrupt or a client tool's result).
+    fn paused(&self) -> bool {
+        match &self.mode {
+            Mode::Agora => false,
+            Mode::Standard(s) => !s.interrupts.is_empty() || !s.client_calls.is_empty(),
+        }
     }
 
     async fn work(&mut self) -> Result<(), RunFailure> {
@@ -146,8 +255,16 @@ impl Run {
             .await?;
         self.emit(Event::state_snapshot(self.state("processing")))
             .await?;
-        self.step("routing").await?;
-        self.end_step().await?;
+        let resumed = self
+            .standard()
+            .map(|s| std::mem::take(&mut s.resumed))
+            .unwrap_or_default();
+        if !resumed.is_empty() {
+            self.settle_resumed(resumed).await?;
+        } else if !matches!(&self.mode, Mode::Standard(s) if s.continuation) {
+            self.step("routing").await?;
+            self.end_step().await?;
+        }
         let max_turns = self.orchestrator.config.max_turns;
         for _ in 0..max_turns {
             self.step("thinking").await?;
@@ -161,8 +278,63 @@ impl Run {
                 self.call_tool(call).await?;
             }
             self.end_step().await?;
+            if self.paused() {
+                return Ok(());
+            }
         }
         Err(RunFailure::TooManyTurns(max_turns))
+    }
+
+    /// Standard: the calls an earlier run was interrupted for, as the user decided. Only their
+    /// TOOL_CALL_RESULTs go out: the client saw the calls themselves in the interrupted run.
+    async fn settle_resumed(&mut self, resumed: Vec<Resumed>) -> Result<(), RunFailure> {
+        self.step("executing_tools").await?;
+        for answer in resumed {
+            let (decision, edited) = answer.decision(&self.user_id, now_millis() as i64);
+            let recorded = self
+                .orchestrator
+                .store
+                .record_approval_decision(
+                    &answer.interrupt.id,
+                    &ApprovalDecision {
+                        approved: decision.approved,
+                        feedback: decision.feedback.clone(),
+                        decided_by: decision.decided_by.clone(),
+                        decided_at: now_millis() as i64,
+                    },
+                )
+                .await;
+            match recorded {
+                Ok(()) => {}
+                // Already in the log: the decision stands as first recorded.
+                Err(StoreError::Conflict(e)) => {
+                    tracing::warn!(error = %e, "approval decided twice")
+                }
+                Err(e) => return Err(e.into()),
+            }
+            let interrupt = answer.interrupt;
+            let arguments = edited.unwrap_or(interrupt.arguments);
+            let call = ToolCall {
+                id: interrupt.tool_call_id,
+                kind: "function".to_owned(),
+                function: FunctionCall {
+                    name: interrupt.tool_name,
+                    arguments: arguments.to_string(),
+                    ..Default::default()
+                },
+                ..Default::default()
+            };
+            self.settle(call, arguments, Some(decision)).await?;
+        }
+        self.end_step().await?;
+        if let Some(message) = self.standard().and_then(|s| s.deferred_user.take()) {
+            self.orchestrator
+                .store
+                .append_message(&self.thread_id, &message)
+                .await?;
+            self.messages.push(message);
+        }
+        Ok(())
     }
 
     /// One model turn: streams its text and returns the tool calls it asked for.
@@ -173,6 +345,24 @@ impl Run {
             .specs(prompts::agent_tools(self.agent));
         if prompts::agent_tools(self.agent).contains(&HANDOFF_TOOL) {
             tools.push(prompts::handoff_tool_spec());
+        }
+        if let Mode::Standard(standard) = &self.mode {
+            for offered in &standard.client_tools {
+                let Some(tool) = self.client_tool(&offered.name) else {
+                    continue;
+                };
+                if tools.iter().any(|t| t.name == tool.name) {
+                    continue;
+                }
+                tools.push(ToolSpec {
+                    name: tool.name.clone(),
+                    description: tool.description.clone().unwrap_or_default(),
+                    parameters: tool
+                        .parameters
+                        .clone()
+                        .unwrap_or_else(|| json!({ "type": "object", "properties": {} })),
+                });
+            }
         }
         let request = CompletionRequest {
             agent_id: self.agent.to_owned(),
@@ -247,10 +437,30 @@ impl Run {
         Ok(())
     }
 
+    /// Standard: a tool the client offered that is not one of ours (ours win a name clash).
+    fn client_tool(&self, name: &str) -> Option<&crate::protocol::Tool> {
+        let Mode::Standard(standard) = &self.mode else {
+            return None;
+        };
+        if name == HANDOFF_TOOL || self.orchestrator.toolbox.get(name).is_some() {
+            return None;
+        }
+        standard.client_tools.iter().find(|t| t.name == name)
+    }
+
     async fn call_tool(&mut self, call: ToolCall) -> Result<(), RunFailure> {
         let name = call.function.name.clone();
         let arguments: Value =
             serde_json::from_str(&call.function.arguments).unwrap_or(Value::Null);
+        if let Some(tool) = self.client_tool(&name) {
+            let description = tool.description.clone().unwrap_or_default();
+            self.announce_call(&call, &arguments, &name, &description)
+                .await?;
+            if let Some(standard) = self.standard() {
+                standard.client_calls.push(call.id);
+            }
+            return Ok(());
+        }
         let tool = self.orchestrator.toolbox.get(&name);
         let (display_name, description) = match (&tool, name.as_str()) {
             (Some(tool), _) => (tool.display_name(), tool.description()),
@@ -262,32 +472,68 @@ impl Run {
         };
 
         let risk = approval::risk_level(&name, &arguments);
-        let decision = if approval::needs_approval(risk) {
-            Some(
+        let decision = match self.mode {
+            _ if !approval::needs_approval(risk) => None,
+            Mode::Agora => Some(
                 self.ask_approval(&call, &arguments, risk, description)
                     .await?,
-            )
-        } else {
-            None
+            ),
+            Mode::Standard(_) => {
+                self.announce_call(&call, &arguments, display_name, description)
+                    .await?;
+                return self
+                    .raise_interrupt(&call, &arguments, risk, display_name)
+                    .await;
+            }
         };
+        self.announce_call(&call, &arguments, display_name, description)
+            .await?;
+        self.settle(call, arguments, decision).await
+    }
 
-        let mut start = Event::tool_call_start(&call.id, &name);
+    /// TOOL_CALL_START, TOOL_CALL_ARGS (the whole JSON) and TOOL_CALL_END. AGORA adds the tool's
+    /// Dutch name and description as fields of TOOL_CALL_START; the standard dialect keeps its
+    /// events to the schema and puts them in `metadata`.
+    async fn announce_call(
+        &mut self,
+        call: &ToolCall,
+        arguments: &Value,
+        display_name: &str,
+        description: &str,
+    ) -> Result<(), RunFailure> {
+        let mut start = Event::tool_call_start(&call.id, &call.function.name);
         if let Event::ToolCallStart(start) = &mut start {
-            start.parent_message_id = self.messages.last().map(message_id);
-            start
-                .base
-                .extra
-                .insert("toolDisplayName".into(), json!(display_name));
-            start
-                .base
-                .extra
-                .insert("toolDescription".into(), json!(description));
+            let parent = self.messages.last().map(message_id);
+            let names = [
+                ("toolDisplayName".to_owned(), json!(display_name)),
+                ("toolDescription".to_owned(), json!(description)),
+            ];
+            match self.mode {
+                Mode::Agora => {
+                    start.parent_message_id = parent;
+                    start.base.extra.extend(names);
+                }
+                Mode::Standard(_) => {
+                    start.parent_message_id = parent.flatten().map(Some);
+                    start.base.metadata = Some(names.into_iter().collect());
+                }
+            }
         }
         self.emit(start).await?;
         self.emit(Event::tool_call_args(&call.id, arguments.to_string()))
             .await?;
-        self.emit(Event::tool_call_end(&call.id)).await?;
+        self.emit(Event::tool_call_end(&call.id)).await
+    }
 
+    /// Executes the call, or records its rejection; stores and sends the result, and hands over
+    /// when the call was a handoff.
+    async fn settle(
+        &mut self,
+        call: ToolCall,
+        arguments: Value,
+        decision: Option<Decision>,
+    ) -> Result<(), RunFailure> {
+        let name = call.function.name.clone();
         let (content, error) = match decision {
             Some(Decision {
                 approved: false,
@@ -459,14 +705,136 @@ impl Run {
         Ok(decision)
     }
 
-    async fn finish_ok(&mut self) -> Result<(), RunFailure> {
-        self.emit(Event::state_snapshot(self.state("completed")))
+    /// Standard: stores an interrupt for the call (and the request in the approval log); the
+    /// run ends with it once the turn's other calls are done.
+    async fn raise_interrupt(
+        &mut self,
+        call: &ToolCall,
+        arguments: &Value,
+        risk: crate::protocol::RiskLevel,
+        display_name: &str,
+    ) -> Result<(), RunFailure> {
+        let id = format!("int_{}", Uuid::new_v4().simple());
+        let now = now_millis() as i64;
+        let timeout = self.orchestrator.config.approval_timeout.as_millis() as i64;
+        let risk_name = serde_json::to_value(risk)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_owned))
+            .unwrap_or_default();
+        let agent_name = agents::agent(self.agent).map_or(self.agent, |a| a.name);
+        let message = format!(
+            "{agent_name} wil '{display_name}' (`{}`) uitvoeren. Dit is een handeling met risico \
+             '{risk_name}' en vraagt uw toestemming.",
+            call.function.name
+        );
+        let record = InterruptRecord {
+            id: id.clone(),
+            thread_id: self.thread_id.clone(),
+            run_id: self.run_id.clone(),
+            reason: TOOL_CALL_REASON.to_owned(),
+            message: message.clone(),
+            tool_call_id: call.id.clone(),
+            tool_name: call.function.name.clone(),
+            arguments: arguments.clone(),
+            response_schema: approval_response_schema(),
+            created_at: now,
+            expires_at: now + timeout,
+            resolution: None,
+        };
+        let store = self.orchestrator.store.clone();
+        store.record_interrupt(&record).await?;
+        store
+            .record_approval_request(&ApprovalRecord {
+                approval_id: id.clone(),
+                thread_id: self.thread_id.clone(),
+                run_id: self.run_id.clone(),
+                tool_call_id: call.id.clone(),
+                tool_name: call.function.name.clone(),
+                parameters: arguments.clone(),
+                risk_level: risk_name.clone(),
+                requested_by: self.user_id.clone(),
+                requested_at: now,
+                decision: None,
+            })
             .await?;
-        self.emit(Event::run_finished(&self.thread_id, &self.run_id))
-            .await
+        let metadata = [
+            ("toolName".to_owned(), json!(call.function.name)),
+            ("arguments".to_owned(), arguments.clone()),
+            ("riskLevel".to_owned(), json!(risk_name)),
+        ];
+        let interrupt = Interrupt {
+            id,
+            reason: record.reason,
+            message: Some(message),
+            tool_call_id: Some(record.tool_call_id),
+            response_schema: Some(record.response_schema),
+            expires_at: Some(iso_millis(record.expires_at)),
+            metadata: Some(metadata.into_iter().collect()),
+            extra: Default::default(),
+        };
+        if let Some(standard) = self.standard() {
+            standard.interrupts.push(interrupt);
+        }
+        Ok(())
     }
 
-    /// Keeps the partial answer, closes what is open, then RUN_ERROR and RUN_FINISHED.
+    /// Standard: a run that fails after raising interrupts never delivered them; they are
+    /// closed as cancelled, so the thread does not wait for answers nobody can give.
+    async fn withdraw_interrupts(&mut self) {
+        let run_id = self.run_id.clone();
+        let Some(standard) = self.standard() else {
+            return;
+        };
+        let answers: Vec<(String, InterruptResolution)> = std::mem::take(&mut standard.interrupts)
+            .into_iter()
+            .map(|interrupt| {
+                let resolution = InterruptResolution {
+                    run_id: run_id.clone(),
+                    status: "cancelled".to_owned(),
+                    payload: None,
+                    resolved_at: now_millis() as i64,
+                };
+                (interrupt.id, resolution)
+            })
+            .collect();
+        if answers.is_empty() {
+            return;
+        }
+        if let Err(e) = self.orchestrator.store.resolve_interrupts(&answers).await {
+            tracing::error!(error = %e, run_id = %self.run_id, "could not withdraw interrupts");
+        }
+    }
+
+    async fn finish_ok(&mut self) -> Result<(), RunFailure> {
+        let interrupts = self
+            .standard()
+            .map(|s| s.interrupts.clone())
+            .unwrap_or_default();
+        if interrupts.is_empty() {
+            self.emit(Event::state_snapshot(self.state("completed")))
+                .await?;
+            return self
+                .emit(Event::run_finished(&self.thread_id, &self.run_id))
+                .await;
+        }
+        self.emit(Event::state_snapshot(self.state("interrupted")))
+            .await?;
+        let snapshot = Event::MessagesSnapshot(MessagesSnapshot {
+            messages: self.messages.clone(),
+            ..Default::default()
+        });
+        self.emit(snapshot).await?;
+        self.emit(Event::RunFinished(RunFinished {
+            thread_id: self.thread_id.clone(),
+            run_id: self.run_id.clone(),
+            outcome: Some(Some(RunOutcome::Interrupt { interrupts })),
+            ..Default::default()
+        }))
+        .await
+    }
+
+    /// Keeps the partial answer, closes what is open, then RUN_ERROR (and, in AGORA's dialect,
+    /// RUN_FINISHED).
     async fn finish_failed(&mut self, failure: &RunFailure) -> Result<(), RunFailure> {
         if self.open_text.is_some() {
             self.complete_assistant_message(Vec::new()).await?;
@@ -481,8 +849,14 @@ impl Run {
         self.emit(Event::state_snapshot(self.state(status))).await?;
         self.emit(Event::run_error(failure.user_message(), failure.code()))
             .await?;
-        self.emit(Event::run_finished(&self.thread_id, &self.run_id))
-            .await
+        match self.mode {
+            Mode::Agora => {
+                self.emit(Event::run_finished(&self.thread_id, &self.run_id))
+                    .await
+            }
+            // RUN_ERROR is terminal in the standard dialect.
+            Mode::Standard(_) => Ok(()),
+        }
     }
 
     async fn step(&mut self, name: &'static str) -> Result<(), RunFailure> {
@@ -510,7 +884,7 @@ impl Run {
         let event = event.with_timestamp(now_millis());
         if let Some(verifier) = &mut self.verifier {
             for violation in verifier.push(&event) {
-                tracing::error!(run_id = %self.run_id, %violation, "BUG: event stream breaks the AGORA dialect");
+                tracing::error!(run_id = %self.run_id, %violation, "BUG: event stream breaks its dialect");
             }
         }
         self.events
@@ -531,6 +905,34 @@ fn message_id(message: &Message) -> Option<String> {
 }
 
 /// Builds the verifier a run uses: on in debug builds, where a violation is a bug to fix.
-pub(super) fn debug_verifier() -> Option<Verifier> {
-    cfg!(debug_assertions).then(|| Verifier::new(Dialect::Agora))
+pub(super) fn debug_verifier(dialect: Dialect) -> Option<Verifier> {
+    cfg!(debug_assertions).then(|| Verifier::new(dialect))
+}
+
+/// What a tool-call interrupt expects back in `resume[].payload`.
+pub(super) fn approval_response_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "approved": { "type": "boolean", "description": "Whether the call may run" },
+            "editedArgs": {
+                "type": "object",
+                "description": "Arguments to run the call with instead of the proposed ones"
+            },
+            "feedback": { "type": "string", "description": "Why, for the agent and the audit log" }
+        },
+        "required": ["approved"],
+        "additionalProperties": false
+    })
+}
+
+/// Unix milliseconds as ISO 8601 (UTC), as `expiresAt` is read by clients.
+fn iso_millis(millis: i64) -> String {
+    time::OffsetDateTime::from_unix_timestamp_nanos(i128::from(millis) * 1_000_000)
+        .ok()
+        .and_then(|t| {
+            t.format(&time::format_description::well_known::Rfc3339)
+                .ok()
+        })
+        .unwrap_or_default()
 }

@@ -14,6 +14,7 @@
 //! | history-agent | `check_company_exists` → `get_company_info` + `get_inspection_history` → summary |
 //! | regulation-agent | `search_regulations` → `lookup_regulation_articles` → answer citing the articles |
 //! | reporting-agent | `generate_final_report` (company and findings from the thread) → link, or the rejection and its feedback |
+//! | any | a tool of the client's that the user names → that call; its result → what it returned |
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
@@ -22,7 +23,7 @@ use futures::stream::{self, BoxStream, StreamExt};
 use serde_json::{Value, json};
 
 use super::prompts::{HANDOFF_TOOL, agent_tools};
-use super::{CompletionRequest, LlmChunk, LlmError, LlmProvider};
+use super::{CompletionRequest, LlmChunk, LlmError, LlmProvider, ToolSpec};
 use crate::orchestrator::agents::{
     GENERAL_AGENT, HISTORY_AGENT, REGULATION_AGENT, REPORTING_AGENT,
 };
@@ -543,7 +544,9 @@ fn plan_with(request: &CompletionRequest, knowledge: Option<&Knowledge>) -> Vec<
         request.tools.iter().map(|t| t.name.clone()).collect()
     };
     let allowed: HashSet<&str> = allowed.iter().map(String::as_str).collect();
-    let step = match misrouted(&thread, &request.agent_id, &allowed) {
+    let step = match client_tool_step(&thread, &request.tools)
+        .or_else(|| misrouted(&thread, &request.agent_id, &allowed))
+    {
         Some(step) => step,
         None => match request.agent_id.as_str() {
             HISTORY_AGENT => history_agent(&thread, &allowed),
@@ -562,6 +565,11 @@ fn plan_with(request: &CompletionRequest, knowledge: Option<&Knowledge>) -> Vec<
                 arguments,
             })
             .collect(),
+        Step::CallClient(name, arguments) => vec![LlmChunk::ToolCall {
+            id: format!("call_{}", uuid::Uuid::new_v4().simple()),
+            name,
+            arguments,
+        }],
     }
 }
 
@@ -596,6 +604,8 @@ pub fn chunk_text(text: &str) -> Vec<String> {
 enum Step {
     Say(String),
     Call(Vec<(&'static str, Value)>),
+    /// A tool the client offered and executes itself.
+    CallClient(String, Value),
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -801,6 +811,85 @@ fn misrouted(thread: &Thread, agent: &str, allowed: &HashSet<&str>) -> Option<St
             format!("This is a question for {specialist}. Ask again and it will be passed on.")
         }
     }))
+}
+
+// ---------------------------------------------------------------------------------------------
+// Tools of the client (standard AG-UI: `RunAgentInput.tools`), for any agent.
+
+/// The tools this planner knows; any other offered tool is the client's.
+const SERVER_TOOLS: &[&str] = &[
+    HANDOFF_TOOL,
+    CHECK_COMPANY_EXISTS,
+    GET_COMPANY_INFO,
+    GET_INSPECTION_HISTORY,
+    SEARCH_REGULATIONS,
+    LOOKUP_REGULATION_ARTICLES,
+    GENERATE_FINAL_REPORT,
+];
+
+/// A model cannot guess what a tool it has never seen is for, so the rule is literal: a client
+/// tool is called when the last user message names it, by its identifier or its words in order
+/// ("show_checklist", "show checklist"; a one-word name only as `` `name` ``), once per run, with
+/// the user's text for each required string parameter. When its result is the latest thing in
+/// the run, the agent reports what it returned.
+fn client_tool_step(thread: &Thread, offered: &[ToolSpec]) -> Option<Step> {
+    let text = thread.user_text();
+    let lang = detect_language(&text);
+    if let Some(done) = thread.run_outcomes().last()
+        && !SERVER_TOOLS.contains(&done.name.as_str())
+        && (done.result.is_some() || done.error.is_some())
+    {
+        return Some(Step::Say(client_result_text(done, lang)));
+    }
+    let tool = offered.iter().find(|tool| {
+        !SERVER_TOOLS.contains(&tool.name.as_str())
+            && thread.in_run(&tool.name).is_none()
+            && names_tool(&text, &tool.name)
+    })?;
+    let mut arguments = serde_json::Map::new();
+    let required = tool.parameters.get("required").and_then(Value::as_array);
+    for key in required.into_iter().flatten().filter_map(Value::as_str) {
+        let kind = str_at(&tool.parameters, &["properties", key, "type"]);
+        if kind == Some("string") {
+            arguments.insert(key.to_owned(), json!(text.trim()));
+        }
+    }
+    Some(Step::CallClient(
+        tool.name.clone(),
+        Value::Object(arguments),
+    ))
+}
+
+fn names_tool(text: &str, name: &str) -> bool {
+    let words = normalize(name);
+    if words.is_empty() {
+        return false;
+    }
+    if !words.contains(' ') {
+        return text.contains(&format!("`{name}`"));
+    }
+    format!(" {} ", normalize(text)).contains(&format!(" {words} "))
+}
+
+fn client_result_text(outcome: &Outcome, lang: Lang) -> String {
+    let name = &outcome.name;
+    if let Some(error) = &outcome.error {
+        let error = shorten(error, 300);
+        return match lang {
+            Lang::Nl => format!("`{name}` meldde een fout: {error}"),
+            Lang::En => format!("`{name}` reported an error: {error}"),
+        };
+    }
+    let result = match &outcome.result {
+        Some(Value::String(text)) => text.clone(),
+        Some(value) => value.to_string(),
+        None => String::new(),
+    };
+    let result = shorten(&result, 500);
+    match lang {
+        Lang::Nl => format!("`{name}` gaf als resultaat:\n\n> {result}"),
+        Lang::En => format!("`{name}` returned:\n\n> {result}"),
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -2203,6 +2292,112 @@ fn format_score(score: f64, lang: Lang) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::protocol::{AssistantMessage, FunctionCall, ToolCall, ToolMessage, UserMessage};
+
+    fn user(text: &str) -> Message {
+        Message::User(UserMessage {
+            id: None,
+            content: UserContent::Text(text.to_owned()),
+            name: None,
+            encrypted_value: None,
+            extra: Default::default(),
+        })
+    }
+
+    fn request(messages: Vec<Message>, tools: Vec<ToolSpec>) -> CompletionRequest {
+        CompletionRequest {
+            agent_id: GENERAL_AGENT.to_owned(),
+            system_prompt: String::new(),
+            messages,
+            tools,
+        }
+    }
+
+    fn checklist_tool() -> ToolSpec {
+        ToolSpec {
+            name: "show_checklist".to_owned(),
+            description: "Shows the inspection checklist on the device".to_owned(),
+            parameters: json!({
+                "type": "object",
+                "properties": { "topic": { "type": "string" }, "count": { "type": "integer" } },
+                "required": ["topic", "count"]
+            }),
+        }
+    }
+
+    #[test]
+    fn a_named_client_tool_is_called_and_its_result_reported() {
+        let tools = vec![
+            crate::orchestrator::llm::prompts::handoff_tool_spec(),
+            checklist_tool(),
+        ];
+        let ask = "Toon de checklist met show_checklist voor koeling";
+        let chunks = plan(&request(vec![user(ask)], tools.clone()));
+        let [
+            LlmChunk::ToolCall {
+                id,
+                name,
+                arguments,
+            },
+        ] = chunks.as_slice()
+        else {
+            panic!("one call expected: {chunks:?}");
+        };
+        assert_eq!(name, "show_checklist");
+        // The required string gets the request; what the planner cannot know stays out.
+        assert_eq!(arguments, &json!({ "topic": ask }));
+
+        let call = Message::Assistant(AssistantMessage {
+            tool_calls: Some(vec![ToolCall {
+                id: id.clone(),
+                kind: "function".to_owned(),
+                function: FunctionCall {
+                    name: name.clone(),
+                    arguments: arguments.to_string(),
+                    ..Default::default()
+                },
+                ..Default::default()
+            }]),
+            ..Default::default()
+        });
+        let result = Message::Tool(ToolMessage {
+            content: "12 punten getoond".to_owned(),
+            tool_call_id: id.clone(),
+            ..Default::default()
+        });
+        let answer = plan(&request(vec![user(ask), call, result], tools));
+        let text: String = answer
+            .iter()
+            .map(|c| match c {
+                LlmChunk::Text(t) => t.as_str(),
+                other => panic!("text expected, got {other:?}"),
+            })
+            .collect();
+        assert!(text.contains("12 punten getoond"), "{text}");
+    }
+
+    #[test]
+    fn client_tools_need_to_be_named() {
+        let words = ToolSpec {
+            name: "confirm".to_owned(),
+            ..checklist_tool()
+        };
+        let tools = vec![checklist_tool(), words];
+        for text in [
+            "Hallo",
+            "Laat de checklist zien",
+            "Please confirm the finding",
+        ] {
+            let chunks = plan(&request(vec![user(text)], tools.clone()));
+            assert!(
+                chunks.iter().all(|c| matches!(c, LlmChunk::Text(_))),
+                "{text}: {chunks:?}"
+            );
+        }
+        assert!(names_tool("Use Show Checklist now", "show_checklist"));
+        assert!(names_tool("Run `confirm` please", "confirm"));
+        assert!(!names_tool("showchecklist", "show_checklist"));
+    }
 
     #[test]
     fn chunks_rebuild_the_text() {
