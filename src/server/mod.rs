@@ -5,6 +5,7 @@ mod config;
 mod error;
 mod reports;
 pub mod rest;
+pub mod sse;
 pub mod store;
 mod ws;
 
@@ -122,6 +123,7 @@ pub fn router(state: AppState) -> Router {
     Router::new()
         .route("/health", get(health))
         .route("/ws", get(ws::upgrade))
+        .merge(sse::routes())
         .route("/reports/{file}", get(reports::download))
         .merge(rest::routes())
         .leptos_routes(&state, routes, move || shell(options.clone()))

@@ -1,0 +1,294 @@
+//! Standard AG-UI over HTTP: `POST /agui` takes a `RunAgentInput` and answers with the run as
+//! Server-Sent Events, one `data: <json>` frame per event, in the standard dialect (seeds 001,
+//! 003, 004). Same orchestrator, agents, tools and store as `/ws`.
+//!
+//! - A run that needs an approval ends with `RUN_FINISHED { outcome: interrupt }`; the next
+//!   `POST /agui` on the thread answers it in `resume` (see `Orchestrator::start_run_in`).
+//! - Input the orchestrator refuses (moderation, a pending interrupt, a bad `resume`) is a
+//!   stream with one `RUN_ERROR`; a body that is not a `RunAgentInput` is 422 `{"detail"}`.
+//! - Closing the connection cancels the run, which is stored as cancelled;
+//!   `POST /agui/runs/{runId}/cancel` does the same from elsewhere.
+//! - While nothing happens (a slow model, a long tool) a `: keep-alive` comment goes out every
+//!   [`Settings::keep_alive`], so proxies do not time the stream out.
+
+use std::convert::Infallible;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::task::Poll;
+use std::time::Duration;
+
+use axum::body::Bytes;
+use axum::extract::{Path, State};
+use axum::http::{HeaderName, HeaderValue, StatusCode};
+use axum::response::sse::{self, KeepAlive, Sse};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Extension, Json, Router};
+use futures::Stream;
+use serde_json::{Value, json};
+use tokio::sync::mpsc;
+
+use super::AppState;
+use super::error::AppError;
+use super::rest::CurrentUser;
+use crate::orchestrator::Orchestrator;
+use crate::orchestrator::agents::AGENTS;
+use crate::orchestrator::store::StoreError;
+use crate::protocol::{Dialect, Event, RunAgentInput};
+
+/// Events a run may be ahead of a slow reader before the run itself waits.
+const OUTBOUND_QUEUE: usize = 1024;
+
+/// `/ws` numbers its sockets from 1; HTTP streams count down from the top so that a cancel by
+/// connection can never reach the other transport's runs.
+static NEXT_CONNECTION: AtomicU64 = AtomicU64::new(u64::MAX);
+
+/// How the endpoint behaves; [`routes`] uses the defaults.
+#[derive(Debug, Clone, Copy)]
+pub struct Settings {
+    /// Silence after which a keep-alive comment is sent.
+    pub keep_alive: Duration,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Self {
+            keep_alive: Duration::from_secs(15),
+        }
+    }
+}
+
+/// `POST /agui`, `GET /agui/capabilities` and `POST /agui/runs/{runId}/cancel`.
+pub fn routes() -> Router<AppState> {
+    routes_with(Settings::default())
+}
+
+/// [`routes`] with other settings (tests use a short keep-alive).
+pub fn routes_with(settings: Settings) -> Router<AppState> {
+    Router::new()
+        .route("/agui", post(run))
+        .route("/agui/capabilities", get(capabilities))
+        .route("/agui/runs/{run_id}/cancel", post(cancel))
+        .layer(Extension(settings))
+}
+
+async fn run(
+    State(state): State<AppState>,
+    Extension(settings): Extension<Settings>,
+    user: CurrentUser,
+    body: Bytes,
+) -> Result<Response, AppError> {
+    let input: RunAgentInput = serde_json::from_slice(&body)
+        .map_err(|e| AppError::Unprocessable(format!("not a RunAgentInput: {e}")))?;
+    if input.thread_id.trim().is_empty() {
+        return Err(AppError::Unprocessable(
+            "threadId is missing or empty".to_owned(),
+        ));
+    }
+    let connection_id = NEXT_CONNECTION.fetch_sub(1, Ordering::Relaxed);
+    let (events, queue) = mpsc::channel::<Event>(OUTBOUND_QUEUE);
+    let started = state
+        .orchestrator
+        .start_run_in(
+            Dialect::Standard,
+            input,
+            &user.id,
+            connection_id,
+            events.clone(),
+        )
+        .await;
+    if let Err(e) = started {
+        // In the standard dialect a lone RUN_ERROR is a complete stream.
+        let refusal = Event::run_error(e.to_string(), e.code()).with_timestamp(now_millis());
+        let _ = events.send(refusal).await;
+    }
+    // From here on the stream ends when the run drops its sender.
+    drop(events);
+    let stream = EventStream {
+        queue,
+        _guard: Disconnect {
+            orchestrator: state.orchestrator.clone(),
+            connection_id,
+        },
+    };
+    let keep_alive = KeepAlive::new()
+        .interval(settings.keep_alive)
+        .text("keep-alive");
+    let headers = [(
+        HeaderName::from_static("x-accel-buffering"),
+        HeaderValue::from_static("no"),
+    )];
+    Ok((headers, Sse::new(stream).keep_alive(keep_alive)).into_response())
+}
+
+/// The run's events as SSE frames. Dropped when the response ends or the client goes away.
+struct EventStream {
+    queue: mpsc::Receiver<Event>,
+    _guard: Disconnect,
+}
+
+impl Stream for EventStream {
+    type Item = Result<sse::Event, Infallible>;
+
+    fn poll_next(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> Poll<Option<Self::Item>> {
+        loop {
+            let Some(event) = std::task::ready!(self.queue.poll_recv(cx)) else {
+                return Poll::Ready(None);
+            };
+            match serde_json::to_string(&event) {
+                Ok(json) => return Poll::Ready(Some(Ok(sse::Event::default().data(json)))),
+                Err(e) => tracing::error!(error = %e, "event did not serialise"),
+            }
+        }
+    }
+}
+
+/// Cancels the connection's run when the stream is dropped: if the client closed the
+/// connection first, the run stops and is stored as cancelled; after a finished run it does
+/// nothing.
+struct Disconnect {
+    orchestrator: Arc<Orchestrator>,
+    connection_id: u64,
+}
+
+impl Drop for Disconnect {
+    fn drop(&mut self) {
+        self.orchestrator.disconnect(self.connection_id);
+    }
+}
+
+/// Stops a run from elsewhere (another tab, a script) and answers once it is stored:
+/// 200 with its status, 404 for a run this user does not have, 409 for one that already ended.
+async fn cancel(
+    State(state): State<AppState>,
+    user: CurrentUser,
+    Path(run_id): Path<String>,
+) -> Result<Response, AppError> {
+    let not_found = || AppError::NotFound(format!("Run {run_id} not found"));
+    if let Some(thread_id) = state.orchestrator.cancel_run(&run_id, &user.id).await {
+        let status = match state.db.run(&run_id).await {
+            Ok(run) => status_name(&run.status),
+            Err(_) => "cancelled".to_owned(),
+        };
+        let body = json!({ "runId": run_id, "threadId": thread_id, "status": status });
+        return Ok((StatusCode::OK, Json(body)).into_response());
+    }
+    let run = match state.db.run(&run_id).await {
+        Ok(run) => run,
+        Err(StoreError::NotFound(_)) => return Err(not_found()),
+        Err(e) => return Err(e.into()),
+    };
+    match state.db.thread(&run.thread_id).await {
+        Ok(thread) if thread.owner == user.id => {}
+        Ok(_) | Err(StoreError::NotFound(_)) => return Err(not_found()),
+        Err(e) => return Err(e.into()),
+    }
+    Err(AppError::Conflict(format!(
+        "Run {run_id} is not running: it is {}",
+        status_name(&run.status)
+    )))
+}
+
+fn status_name(status: &crate::orchestrator::store::RunStatus) -> String {
+    serde_json::to_value(status)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_owned))
+        .unwrap_or_default()
+}
+
+/// AG-UI's `AgentCapabilities` (`@ag-ui/core`): what a client can expect of `POST /agui`.
+async fn capabilities(State(state): State<AppState>) -> Json<Value> {
+    let orchestrator = &state.orchestrator;
+    let toolbox = orchestrator.toolbox();
+    let tools: Vec<Value> = toolbox
+        .specs(&toolbox.names())
+        .into_iter()
+        .map(|spec| {
+            json!({
+                "name": spec.name,
+                "description": spec.description,
+                "parameters": spec.parameters,
+            })
+        })
+        .collect();
+    let subagents: Vec<Value> = AGENTS
+        .iter()
+        .map(|agent| json!({ "name": agent.id, "description": agent.description }))
+        .collect();
+    let config = orchestrator.config();
+    Json(json!({
+        "identity": {
+            "name": "AGORA HAI",
+            "type": "agora-hai",
+            "description": "Assistent voor NVWA-inspecteurs: bedrijfsgegevens en \
+                            inspectiegeschiedenis, toepasselijke regelgeving en het \
+                            inspectierapport.",
+            "version": env!("CARGO_PKG_VERSION"),
+            "provider": "NVWA",
+            "metadata": { "model": orchestrator.provider_name() },
+        },
+        "transport": {
+            "streaming": true,
+            // `/ws` speaks AGORA's dialect, not the standard one.
+            "websocket": false,
+            "httpBinary": false,
+            "pushNotifications": false,
+            "resumable": false,
+        },
+        "tools": {
+            "supported": true,
+            "items": tools,
+            "parallelCalls": false,
+            "clientProvided": true,
+        },
+        "output": {
+            "structuredOutput": false,
+            "supportedMimeTypes": ["text/markdown"],
+        },
+        "state": {
+            "snapshots": true,
+            "deltas": false,
+            "memory": false,
+            "persistentState": false,
+        },
+        "multiAgent": {
+            "supported": true,
+            "delegation": false,
+            "handoffs": true,
+            "subagents": subagents,
+        },
+        "reasoning": { "supported": false },
+        "multimodal": {
+            "input": { "image": false, "audio": false, "video": false, "pdf": false, "file": false },
+            "output": { "image": false, "audio": false },
+        },
+        "execution": {
+            "codeExecution": false,
+            "maxIterations": config.max_turns,
+        },
+        "humanInTheLoop": {
+            "supported": true,
+            "approvals": true,
+            "interventions": false,
+            "feedback": false,
+            "interrupts": true,
+            "approveWithEdits": true,
+        },
+        "custom": {
+            "agora": {
+                "approvalTimeoutSeconds": config.approval_timeout.as_secs(),
+                "interruptReasons": ["tool_call"],
+                "cancelEndpoint": "/agui/runs/{runId}/cancel",
+            },
+        },
+    }))
+}
+
+fn now_millis() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64)
+}
