@@ -10,7 +10,7 @@ BIN := $(CARGO_TARGET_DIR)/release/agora-hai
 .PHONY: run test setup setup-test build fmt lint test-native e2e bench
 
 run: setup build
-	AGORA_ADDR=$${AGORA_ADDR:-0.0.0.0:8000} $(BIN)
+	AGORA_ADDR=$${AGORA_ADDR:-0.0.0.0:8000} AGORA_AUTH=$${AGORA_AUTH:-dev} $(BIN)
 
 test: setup-test
 	$(MAKE) --no-print-directory fmt lint test-native build e2e

@@ -13,7 +13,9 @@ async fn main() -> anyhow::Result<()> {
     let listener = tokio::net::TcpListener::bind(config.addr).await?;
     tracing::info!(addr = %listener.local_addr()?, data_dir = %config.data_dir.display(), "AGORA HAI listening");
     let state = server::AppState::open(config).await?;
-    axum::serve(listener, server::router(state))
+    // Peer addresses let `--auth proxy` trust only its proxies.
+    let app = server::router(state).into_make_service_with_connect_info::<std::net::SocketAddr>();
+    axum::serve(listener, app)
         .with_graceful_shutdown(shutdown_signal())
         .await?;
     tracing::info!("shut down cleanly");

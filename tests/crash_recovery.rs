@@ -24,7 +24,7 @@ impl Binary {
             .port();
         let addr = format!("127.0.0.1:{port}");
         let mut child = Command::new(env!("CARGO_BIN_EXE_agora-hai"))
-            .args(["--addr", &addr, "--data-dir"])
+            .args(["--auth", "dev", "--addr", &addr, "--data-dir"])
             .arg(data_dir)
             .env("RUST_LOG", "warn")
             .stdout(Stdio::null())

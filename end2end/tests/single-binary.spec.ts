@@ -36,7 +36,7 @@ test("the binary copied alone into an empty directory serves the full app", asyn
   const port = await freePort();
   let child: ChildProcess | undefined;
   try {
-    child = spawn(copy, ["--addr", `127.0.0.1:${port}`], { cwd: dir, stdio: "ignore", env: { PATH: "/usr/bin:/bin" } });
+    child = spawn(copy, ["--auth", "dev", "--addr", `127.0.0.1:${port}`], { cwd: dir, stdio: "ignore", env: { PATH: "/usr/bin:/bin" } });
     await waitForHealth(`http://127.0.0.1:${port}/health`);
 
     const wasm = page.waitForResponse((r) => r.url().endsWith(".wasm") && r.ok());

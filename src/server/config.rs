@@ -34,6 +34,57 @@ pub struct Config {
     #[arg(long, env = "AGORA_APPROVAL_TIMEOUT_SECS", default_value_t = 600)]
     pub approval_timeout_secs: u64,
 
+    /// Who may sign in: `users` (accounts and a sign-in page), `api-key`, `proxy` (SSO reverse
+    /// proxy) or `dev` (no sign-in; never in production).
+    #[arg(long, env = "AGORA_AUTH", value_enum, default_value = "users")]
+    pub auth: crate::server::auth::AuthMode,
+
+    /// API keys for `--auth api-key`, as `user:key,user:key`.
+    #[arg(long, env = "AGORA_API_KEYS", hide_env_values = true)]
+    pub api_keys: Option<String>,
+
+    /// A file with one `user:key` per line, for `--auth api-key`.
+    #[arg(long, env = "AGORA_API_KEYS_FILE")]
+    pub api_keys_file: Option<PathBuf>,
+
+    /// Addresses of the reverse proxies whose user header is trusted (`--auth proxy`).
+    #[arg(long, env = "AGORA_TRUSTED_PROXIES", value_delimiter = ',')]
+    pub trusted_proxies: Vec<std::net::IpAddr>,
+
+    /// The header in which the proxy names the user (`--auth proxy`).
+    #[arg(
+        long,
+        env = "AGORA_PROXY_USER_HEADER",
+        default_value = "X-Forwarded-User"
+    )]
+    pub proxy_user_header: String,
+
+    /// The first admin's email (`--auth users`); with `--admin-password` it is created at start.
+    /// Without both, a first start prints a one-time set-up link.
+    #[arg(long, env = "AGORA_ADMIN_EMAIL")]
+    pub admin_email: Option<String>,
+
+    /// The first admin's password (`--auth users`).
+    #[arg(long, env = "AGORA_ADMIN_PASSWORD", hide_env_values = true)]
+    pub admin_password: Option<String>,
+
+    /// Mark cookies `Secure` (when HAI is served over HTTPS).
+    #[arg(long, env = "AGORA_SECURE_COOKIES", default_value_t = false)]
+    pub secure_cookies: bool,
+
+    /// Origins allowed to open the WebSocket, comma-separated (e.g. https://hai.nvwa.nl).
+    /// Empty: only the page's own origin.
+    #[arg(long, env = "AGORA_ALLOWED_ORIGINS", value_delimiter = ',')]
+    pub allowed_origins: Vec<String>,
+
+    /// Runs one user may start per minute.
+    #[arg(long, env = "AGORA_RUNS_PER_MINUTE", default_value_t = 30)]
+    pub runs_per_minute: u32,
+
+    /// Seconds without any frame from a client (pongs included) before its socket is closed.
+    #[arg(long, env = "AGORA_WS_IDLE_TIMEOUT_SECS", default_value_t = 120)]
+    pub ws_idle_timeout_secs: u64,
+
     /// Comma-separated terms that refuse a message before any run starts.
     #[arg(
         long,
@@ -45,7 +96,8 @@ pub struct Config {
 }
 
 impl Config {
-    /// A configuration for tests and embedding: defaults everywhere except the data directory.
+    /// A configuration for tests and embedding: defaults everywhere except the data directory,
+    /// and `dev` sign-in so a test can name its user.
     pub fn for_data_dir(data_dir: impl Into<PathBuf>) -> Self {
         Self {
             addr: SocketAddr::from(([127, 0, 0, 1], 0)),
@@ -55,6 +107,17 @@ impl Config {
             llm_api_key: None,
             approval_timeout_secs: 600,
             moderation_terms: Vec::new(),
+            auth: crate::server::auth::AuthMode::Dev,
+            api_keys: None,
+            api_keys_file: None,
+            trusted_proxies: Vec::new(),
+            proxy_user_header: "X-Forwarded-User".to_owned(),
+            admin_email: None,
+            admin_password: None,
+            secure_cookies: false,
+            allowed_origins: Vec::new(),
+            runs_per_minute: 30,
+            ws_idle_timeout_secs: 120,
         }
     }
 }

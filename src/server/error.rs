@@ -14,6 +14,12 @@ pub enum AppError {
     Unprocessable(String),
     #[error("{0}")]
     Conflict(String),
+    #[error("{0}")]
+    Unauthorized(String),
+    #[error("{0}")]
+    Forbidden(String),
+    #[error("{0}")]
+    TooManyRequests(String),
     #[error("internal error: {0}")]
     Internal(#[from] anyhow::Error),
 }
@@ -25,6 +31,9 @@ impl IntoResponse for AppError {
             Self::BadRequest(m) => (StatusCode::BAD_REQUEST, m.clone()),
             Self::Unprocessable(m) => (StatusCode::UNPROCESSABLE_ENTITY, m.clone()),
             Self::Conflict(m) => (StatusCode::CONFLICT, m.clone()),
+            Self::Unauthorized(m) => (StatusCode::UNAUTHORIZED, m.clone()),
+            Self::Forbidden(m) => (StatusCode::FORBIDDEN, m.clone()),
+            Self::TooManyRequests(m) => (StatusCode::TOO_MANY_REQUESTS, m.clone()),
             Self::Internal(e) => {
                 tracing::error!(error = ?e, "internal error");
                 (

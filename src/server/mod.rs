@@ -1,10 +1,12 @@
 //! HTTP and WebSocket front of the orchestrator: `router()` is shared by `main` and the tests.
 
 mod assets;
+pub mod auth;
 mod config;
 mod error;
 mod reports;
 pub mod rest;
+mod security;
 pub mod sse;
 pub mod store;
 mod ws;
@@ -40,6 +42,10 @@ pub struct AppState {
     /// Threads, messages, runs, approvals and users; the orchestrator takes it as
     /// `Arc<dyn Store>` (trait upcasting).
     pub db: Arc<dyn store::Database>,
+    /// Decides who is asking, for every route and the WebSocket.
+    pub auth: Arc<auth::Authenticator>,
+    /// Runs per user per minute, for every transport.
+    pub run_limiter: Arc<security::RateLimiter>,
     /// Runs the agents; shared by every transport.
     pub orchestrator: Arc<Orchestrator>,
 }
@@ -63,10 +69,14 @@ impl AppState {
         let db: Arc<dyn store::Database> = Arc::new(db);
         rest::seed_dev_user(db.as_ref()).await?;
         let orchestrator = build_orchestrator(&config, db.clone())?;
+        let auth = Arc::new(security::authenticator(&config, db.as_ref()).await?);
+        let run_limiter = Arc::new(security::RateLimiter::per_minute(config.runs_per_minute));
         Ok(Self {
             leptos,
             config: Arc::new(config),
             db,
+            auth,
+            run_limiter,
             orchestrator,
         })
     }
@@ -120,17 +130,27 @@ impl FromRef<AppState> for LeptosOptions {
 pub fn router(state: AppState) -> Router {
     let routes = generate_route_list(App);
     let options = state.leptos.clone();
-    Router::new()
+    let router = Router::new()
         .route("/health", get(health))
         .route("/ws", get(ws::upgrade))
         .merge(sse::routes())
         .route("/reports/{file}", get(reports::download))
         .merge(rest::routes())
-        .leptos_routes(&state, routes, move || shell(options.clone()))
+        .merge(auth::routes())
+        .leptos_routes_with_context(&state, routes, security::page_context, move || {
+            shell(options.clone())
+        })
         .fallback(assets::serve)
         .layer(axum::middleware::from_fn(rest::negotiate_root))
-        .layer(tower_http::compression::CompressionLayer::new())
-        .with_state(state)
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            security::require_sign_in,
+        ))
+        .layer(axum::extract::DefaultBodyLimit::max(
+            security::MAX_BODY_BYTES,
+        ))
+        .layer(tower_http::compression::CompressionLayer::new());
+    security::with_security_headers(router).with_state(state)
 }
 
 async fn health() -> axum::Json<serde_json::Value> {

@@ -8,42 +8,97 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use axum::extract::State;
-use axum::extract::ws::{Message as Frame, WebSocket, WebSocketUpgrade};
-use axum::response::Response;
+use axum::extract::ws::{CloseFrame, Message as Frame, WebSocket, WebSocketUpgrade};
+use axum::http::request::Parts;
+use axum::http::{HeaderMap, header};
+use axum::response::{IntoResponse, Response};
 use futures::{SinkExt, StreamExt};
 use serde_json::{Value, json};
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, oneshot};
 
-use super::AppState;
+use super::auth::{AuthMode, CurrentUser};
+use super::{AppError, AppState};
 use crate::protocol::{AgoraError, AgoraEvent, ClientMessage, Event, MessagesSnapshot};
 
 /// Frames above this are answered with `agora:error` (the protocol's limit).
 const MAX_FRAME_BYTES: usize = 1 << 20;
 /// Frames above this close the socket: reading them at all would cost too much.
 const HARD_FRAME_BYTES: usize = 8 << 20;
-/// Events waiting for a slow client before its runs wait too.
+/// Events waiting for a slow client; when it stays full the client is closed, not buffered for.
 const OUTBOUND_QUEUE: usize = 1024;
 const PING_EVERY: Duration = Duration::from_secs(20);
+/// A client that takes longer than this to accept one frame is not reading.
+const SEND_TIMEOUT: Duration = Duration::from_secs(15);
 /// The custom event a client sends to get a thread's messages before any new run.
 pub const HISTORY_REQUEST: &str = "agora:history_request";
 
+/// Close codes, after the original HAI's 4001 for a refused key.
+const CLOSE_UNAUTHORIZED: u16 = 4001;
+const CLOSE_IDLE: u16 = 4002;
+const CLOSE_TOO_SLOW: u16 = 4008;
+
 static NEXT_CONNECTION: AtomicU64 = AtomicU64::new(1);
 
-pub async fn upgrade(ws: WebSocketUpgrade, State(state): State<AppState>) -> Response {
+pub async fn upgrade(
+    ws: WebSocketUpgrade,
+    State(state): State<AppState>,
+    parts: Parts,
+) -> Response {
+    if !origin_allowed(&parts.headers, &state.config.allowed_origins) {
+        tracing::warn!("WebSocket from a foreign origin refused");
+        return AppError::Forbidden("this origin may not open the socket".to_owned())
+            .into_response();
+    }
+    // A browser cannot read an HTTP status of a failed upgrade, so a refused sign-in is a
+    // close code the client can act on.
+    let user = state.auth.identify(state.db.as_ref(), &parts).await.ok();
     ws.max_message_size(HARD_FRAME_BYTES)
         .max_frame_size(HARD_FRAME_BYTES)
-        .on_upgrade(move |socket| serve_socket(socket, state))
+        .on_upgrade(move |socket| async move {
+            match user {
+                Some(user) => serve_socket(socket, state, user).await,
+                None => close_unauthorized(socket).await,
+            }
+        })
 }
 
-async fn serve_socket(socket: WebSocket, state: AppState) {
+/// Same origin as the page (the Host header), or one of the configured origins. Clients that
+/// are not browsers send no Origin; they authenticate like everyone else.
+fn origin_allowed(headers: &HeaderMap, allowed: &[String]) -> bool {
+    let Some(origin) = headers.get(header::ORIGIN).and_then(|v| v.to_str().ok()) else {
+        return true;
+    };
+    if allowed
+        .iter()
+        .any(|a| a.trim_end_matches('/').eq_ignore_ascii_case(origin))
+    {
+        return true;
+    }
+    let host = headers.get(header::HOST).and_then(|v| v.to_str().ok());
+    let origin_host = origin.split_once("://").map(|(_, rest)| rest);
+    allowed.is_empty() && host.is_some() && origin_host == host
+}
+
+async fn close_unauthorized(mut socket: WebSocket) {
+    let frame = CloseFrame {
+        code: CLOSE_UNAUTHORIZED,
+        reason: "unauthorized".into(),
+    };
+    let _ = socket.send(Frame::Close(Some(frame))).await;
+}
+
+async fn serve_socket(socket: WebSocket, state: AppState, user: CurrentUser) {
     let connection_id = NEXT_CONNECTION.fetch_add(1, Ordering::Relaxed);
     let (mut sink, mut stream) = socket.split();
     let (events, mut queue) = mpsc::channel::<Event>(OUTBOUND_QUEUE);
+    // The reader asks the writer to close with a code (idle); the writer closes by itself
+    // when the client stops reading.
+    let (close, mut close_requested) = oneshot::channel::<CloseFrame>();
 
     let writer = tokio::spawn(async move {
         let mut ping = tokio::time::interval(PING_EVERY);
         ping.tick().await;
-        loop {
+        let goodbye = loop {
             let frame = tokio::select! {
                 event = queue.recv() => match event {
                     Some(event) => match serde_json::to_string(&event) {
@@ -53,13 +108,25 @@ async fn serve_socket(socket: WebSocket, state: AppState) {
                             continue;
                         }
                     },
-                    None => break,
+                    None => break None,
                 },
                 _ = ping.tick() => Frame::Ping(Vec::new().into()),
+                frame = &mut close_requested => break frame.ok(),
             };
-            if sink.send(frame).await.is_err() {
-                break;
+            match tokio::time::timeout(SEND_TIMEOUT, sink.send(frame)).await {
+                Ok(Ok(())) => {}
+                Ok(Err(_)) => break None,
+                Err(_) => {
+                    tracing::warn!(connection_id, "client not reading; closing its socket");
+                    break Some(CloseFrame {
+                        code: CLOSE_TOO_SLOW,
+                        reason: "client too slow: outbound queue full".into(),
+                    });
+                }
             }
+        };
+        if let Some(frame) = goodbye {
+            let _ = tokio::time::timeout(SEND_TIMEOUT, sink.send(Frame::Close(Some(frame)))).await;
         }
         let _ = sink.close().await;
     });
@@ -68,9 +135,24 @@ async fn serve_socket(socket: WebSocket, state: AppState) {
         id: connection_id,
         state: &state,
         events: events.clone(),
-        user: std::sync::Mutex::new(super::store::DEV_USER_ID.to_owned()),
+        user,
     };
-    while let Some(frame) = stream.next().await {
+    let idle_timeout = Duration::from_secs(state.config.ws_idle_timeout_secs);
+    let mut close = Some(close);
+    loop {
+        let frame = match tokio::time::timeout(idle_timeout, stream.next()).await {
+            Ok(Some(frame)) => frame,
+            Ok(None) => break,
+            Err(_) => {
+                if let Some(close) = close.take() {
+                    let _ = close.send(CloseFrame {
+                        code: CLOSE_IDLE,
+                        reason: "idle timeout".into(),
+                    });
+                }
+                break;
+            }
+        };
         let text = match frame {
             Ok(Frame::Text(text)) => text,
             Ok(Frame::Binary(_)) => {
@@ -101,8 +183,8 @@ struct Connection<'a> {
     state: &'a AppState,
     /// The writer's queue.
     events: mpsc::Sender<Event>,
-    /// Who speaks on this socket: the user of its latest run. Sign-in will set it instead.
-    user: std::sync::Mutex<String>,
+    /// Who signed in on this socket.
+    user: CurrentUser,
 }
 
 impl Connection<'_> {
@@ -145,11 +227,16 @@ impl Connection<'_> {
                         .refuse("invalid_message", "threadId ontbreekt of is leeg.", None)
                         .await;
                 }
-                let user = input
-                    .user_id
-                    .clone()
-                    .unwrap_or_else(|| super::store::DEV_USER_ID.to_owned());
-                *self.user.lock().unwrap_or_else(|p| p.into_inner()) = user.clone();
+                let user = self.run_user(input.user_id.as_deref());
+                if !self.state.run_limiter.allow(&user) {
+                    return self
+                        .refuse(
+                            "rate_limited",
+                            "Te veel verzoeken; wacht even en probeer het opnieuw.",
+                            None,
+                        )
+                        .await;
+                }
                 if let Err(e) = self
                     .state
                     .orchestrator
@@ -168,7 +255,8 @@ impl Connection<'_> {
             ClientMessage::Custom(custom) => {
                 match AgoraEvent::from_custom(&custom.name, &custom.value) {
                     Some(Ok(AgoraEvent::ToolApprovalResponse(response))) => {
-                        let user = self.user.lock().unwrap_or_else(|p| p.into_inner()).clone();
+                        let user =
+                            self.run_user(custom.value.get("userId").and_then(Value::as_str));
                         let result = self.state.orchestrator.approvals.resolve(
                             &response.approval_id,
                             self.id,
@@ -221,6 +309,16 @@ impl Connection<'_> {
         }
     }
 
+    /// The user a run or decision is for: the signed-in one; in dev mode a client may name another.
+    fn run_user(&self, named: Option<&str>) -> String {
+        match named {
+            Some(named) if self.state.auth.mode == AuthMode::Dev && !named.trim().is_empty() => {
+                named.to_owned()
+            }
+            _ => self.user.id.clone(),
+        }
+    }
+
     /// Sends the thread's stored messages as one MESSAGES_SNAPSHOT.
     async fn send_history(&self, value: &Value) {
         let Some(thread_id) = value.get("threadId").and_then(Value::as_str) else {
@@ -228,6 +326,15 @@ impl Connection<'_> {
                 .refuse("invalid_message", "threadId ontbreekt.", None)
                 .await;
         };
+        // Someone else's thread looks exactly like one that does not exist.
+        match self.state.db.thread(thread_id).await {
+            Ok(thread) if thread.owner != self.user.id && self.state.auth.mode != AuthMode::Dev => {
+                return self
+                    .refuse("thread_not_found", "Dit gesprek bestaat niet.", None)
+                    .await;
+            }
+            _ => {}
+        }
         let messages = match self.state.db.messages(thread_id).await {
             Ok(messages) => messages,
             Err(crate::orchestrator::store::StoreError::NotFound(_)) => Vec::new(),

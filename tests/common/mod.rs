@@ -47,6 +47,7 @@ impl TestServer {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
         let app = router(state.clone());
+        let app = app.into_make_service_with_connect_info::<std::net::SocketAddr>();
         tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
         Self { addr, state, dir }
     }
@@ -72,6 +73,14 @@ pub struct Socket {
 impl Socket {
     pub async fn connect(url: &str) -> Self {
         let (stream, _) = tokio_tungstenite::connect_async(url).await.unwrap();
+        Self { stream }
+    }
+
+    pub fn from_stream(
+        stream: tokio_tungstenite::WebSocketStream<
+            tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>,
+        >,
+    ) -> Self {
         Self { stream }
     }
 

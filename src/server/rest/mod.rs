@@ -12,8 +12,6 @@ mod users;
 use std::collections::HashMap;
 
 use axum::Router;
-use axum::extract::{FromRequestParts, Query};
-use axum::http::request::Parts;
 use axum::routing::get;
 use serde_json::Value;
 
@@ -48,45 +46,7 @@ pub fn routes() -> Router<AppState> {
         )
 }
 
-/// Who is asking. Until authentication exists every request says so itself; [`current_user`]
-/// is the one place that decides, so that authentication can replace it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CurrentUser {
-    pub id: String,
-}
-
-/// The `X-User-Id` header, else the `user_id` query parameter (the contract's way), else the
-/// development user seeded at start-up. Blank values count as absent.
-pub fn current_user(parts: &Parts) -> Result<CurrentUser, AppError> {
-    let from_header = parts
-        .headers
-        .get("x-user-id")
-        .map(|v| {
-            v.to_str()
-                .map_err(|_| AppError::BadRequest("X-User-Id is not valid text".to_owned()))
-        })
-        .transpose()?
-        .map(str::trim)
-        .filter(|id| !id.is_empty())
-        .map(str::to_owned);
-    let id = match from_header {
-        Some(id) => id,
-        None => query_map(parts)?
-            .remove("user_id")
-            .map(|id| id.trim().to_owned())
-            .filter(|id| !id.is_empty())
-            .unwrap_or_else(|| DEV_USER_ID.to_owned()),
-    };
-    Ok(CurrentUser { id })
-}
-
-impl<S: Send + Sync> FromRequestParts<S> for CurrentUser {
-    type Rejection = AppError;
-
-    async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, Self::Rejection> {
-        current_user(parts)
-    }
-}
+pub use super::auth::CurrentUser;
 
 /// Creates the development user [`current_user`] falls back to, unless it exists. A taken
 /// email only warns: the server still starts.
@@ -108,12 +68,6 @@ pub async fn seed_dev_user(db: &dyn Database) -> Result<(), StoreError> {
         }
         Err(e) => Err(e),
     }
-}
-
-fn query_map(parts: &Parts) -> Result<HashMap<String, String>, AppError> {
-    Query::<HashMap<String, String>>::try_from_uri(&parts.uri)
-        .map(|Query(map)| map)
-        .map_err(|e| AppError::BadRequest(format!("unreadable query string: {e}")))
 }
 
 /// `limit` and `offset` as the contract defines them: 1 ≤ limit ≤ 100 (default 50),

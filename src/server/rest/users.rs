@@ -11,6 +11,7 @@ use serde_json::{Map, Value, json};
 
 use super::{AppError, CurrentUser, Paging, json_object, timestamp};
 use crate::server::AppState;
+use crate::server::auth::{hash_password, require_admin};
 use crate::server::store::{
     NewUser, PreferencesUpdate, SpokenTextType, Theme, UserRecord, UserRole, UserUpdate,
 };
@@ -164,9 +165,14 @@ pub async fn update_preferences(
 /// `POST /users` with `{email, name, role?}`: 201, 400 for invalid input, 409 for a taken email.
 pub async fn create(
     State(state): State<AppState>,
+    admin: CurrentUser,
     body: Bytes,
 ) -> Result<(StatusCode, Json<Value>), AppError> {
+    require_admin(&admin)?;
     let body = json_object(&body)?.ok_or_else(|| bad("email and name are required"))?;
+    let password = string_field(&body, "password")?
+        .map(valid_password)
+        .transpose()?;
     let email =
         valid_email(string_field(&body, "email")?.ok_or_else(|| bad("email is required"))?)?;
     let name = valid_name(string_field(&body, "name")?.ok_or_else(|| bad("name is required"))?)?;
@@ -183,6 +189,12 @@ pub async fn create(
             role,
         })
         .await?;
+    if let Some(password) = password {
+        state
+            .db
+            .set_password(&record.id, &hash_password(password))
+            .await?;
+    }
     Ok((
         StatusCode::CREATED,
         Json(json!({ "success": true, "user": profile_json(&record) })),
@@ -192,8 +204,10 @@ pub async fn create(
 /// `GET /users?limit&offset`: newest first.
 pub async fn list(
     State(state): State<AppState>,
+    admin: CurrentUser,
     Query(query): Query<HashMap<String, String>>,
 ) -> Result<Json<Value>, AppError> {
+    require_admin(&admin)?;
     let paging = Paging::from_query(&query)?;
     let page = state.db.list_users(paging.limit, paging.offset).await?;
     let users: Vec<Value> = page.items.iter().map(profile_json).collect();
@@ -205,8 +219,12 @@ pub async fn list(
 /// `GET /users/{id}`.
 pub async fn get(
     State(state): State<AppState>,
+    asking: CurrentUser,
     Path(user_id): Path<String>,
 ) -> Result<Json<Value>, AppError> {
+    if asking.id != user_id {
+        require_admin(&asking)?;
+    }
     let record = state.db.user(&user_id).await?;
     Ok(Json(
         json!({ "success": true, "user": profile_json(&record) }),
@@ -217,11 +235,21 @@ pub async fn get(
 /// body `UpdateUserRequest` (`name`, `preferences`); the query wins. No field is 400.
 pub async fn update(
     State(state): State<AppState>,
+    admin: CurrentUser,
     Path(user_id): Path<String>,
     Query(query): Query<HashMap<String, String>>,
     body: Bytes,
 ) -> Result<Json<Value>, AppError> {
+    require_admin(&admin)?;
     let body = json_object(&body)?.unwrap_or_default();
+    let disabled = match body.get("disabled") {
+        None | Some(Value::Null) => None,
+        Some(Value::Bool(disabled)) => Some(*disabled),
+        Some(_) => return Err(bad("disabled must be true or false")),
+    };
+    let password = string_field(&body, "password")?
+        .map(valid_password)
+        .transpose()?;
     let name = match query.get("name") {
         Some(name) => Some(name.as_str()),
         None => string_field(&body, "name")?,
@@ -240,10 +268,26 @@ pub async fn update(
         role: role.map(valid_role).transpose()?,
         preferences,
     };
-    if update.is_empty() {
+    if update.is_empty() && disabled.is_none() && password.is_none() {
         return Err(bad("No update fields provided"));
     }
-    let record = state.db.update_user(&user_id, &update).await?;
+    if disabled == Some(true) && user_id == admin.id {
+        return Err(bad("an admin cannot disable their own account"));
+    }
+    let record = if update.is_empty() {
+        state.db.user(&user_id).await?
+    } else {
+        state.db.update_user(&user_id, &update).await?
+    };
+    if let Some(disabled) = disabled {
+        state.db.set_disabled(&user_id, disabled).await?;
+    }
+    if let Some(password) = password {
+        state
+            .db
+            .set_password(&user_id, &hash_password(password))
+            .await?;
+    }
     Ok(Json(
         json!({ "success": true, "user": profile_json(&record) }),
     ))
@@ -252,14 +296,24 @@ pub async fn update(
 /// `DELETE /users/{id}`: the user and every session they own.
 pub async fn delete(
     State(state): State<AppState>,
+    admin: CurrentUser,
     Path(user_id): Path<String>,
 ) -> Result<Json<Value>, AppError> {
+    require_admin(&admin)?;
     let deleted = state.db.delete_user(&user_id).await?;
     Ok(Json(json!({
         "success": true,
         "message": "User and associated sessions deleted",
         "deletedSessionsCount": deleted,
     })))
+}
+
+/// At least 12 characters: long beats clever.
+fn valid_password(password: &str) -> Result<&str, AppError> {
+    if password.chars().count() < 12 {
+        return Err(bad("password must have at least 12 characters"));
+    }
+    Ok(password)
 }
 
 #[cfg(test)]

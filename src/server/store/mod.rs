@@ -230,8 +230,43 @@ pub struct Page<T> {
 
 /// What the REST API needs beyond the orchestrator's [`Store`]. `AppState` holds an
 /// `Arc<dyn Database>`; the orchestrator takes it as `Arc<dyn Store>` (trait upcasting).
+/// A user as sign-in sees them: the record, the password hash (none until one is set) and
+/// whether an admin disabled the account.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LoginRecord {
+    pub user: UserRecord,
+    /// An argon2 PHC string.
+    pub password_hash: Option<String>,
+    pub disabled: bool,
+}
+
+/// Accounts and sessions for `AGORA_AUTH=users`.
 #[async_trait::async_trait]
-pub trait Database: Store {
+pub trait AuthStore: Send + Sync + 'static {
+    async fn login_record(&self, email: &str) -> Result<Option<LoginRecord>, StoreError>;
+    async fn set_password(&self, user_id: &str, password_hash: &str) -> Result<(), StoreError>;
+    /// Disabling also ends the user's sessions.
+    async fn set_disabled(&self, user_id: &str, disabled: bool) -> Result<(), StoreError>;
+    async fn is_disabled(&self, user_id: &str) -> Result<bool, StoreError>;
+    /// Whether an admin who can sign in exists (else the first start offers a set-up link).
+    async fn has_admin_login(&self) -> Result<bool, StoreError>;
+    async fn create_session(
+        &self,
+        token_hash: &str,
+        user_id: &str,
+        expires_at: i64,
+    ) -> Result<(), StoreError>;
+    /// The session's user, if the session exists, has not expired and the user is enabled.
+    async fn session_user(
+        &self,
+        token_hash: &str,
+        now: i64,
+    ) -> Result<Option<UserRecord>, StoreError>;
+    async fn delete_session(&self, token_hash: &str) -> Result<(), StoreError>;
+}
+
+#[async_trait::async_trait]
+pub trait Database: Store + AuthStore {
     /// Marks every run still `running` as `interrupted` and returns how many there were. Called
     /// once at start-up, before any run can start.
     async fn interrupt_running_runs(&self) -> Result<u64, StoreError>;

@@ -18,6 +18,8 @@ use super::{
 };
 use crate::protocol::Message;
 
+mod auth;
+
 static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations");
 
 /// SQLite through a small connection pool: readers run side by side, writers take turns

@@ -1,0 +1,265 @@
+//! Who is asking: one decision for REST, pages and the WebSocket, by the mode `AGORA_AUTH` picks.
+//!
+//! - `users`: accounts with argon2 password hashes and an HttpOnly, SameSite=Strict session cookie.
+//! - `api-key`: `X-API-Key` (REST) or `?token=` (WebSocket), keys from configuration.
+//! - `proxy`: a user header set by an SSO reverse proxy, trusted only from its addresses.
+//! - `dev`: no sign-in; a client may say who it is (`X-User-Id`, `user_id`, `userId`).
+
+mod pages;
+mod password;
+
+use std::collections::HashMap;
+use std::net::{IpAddr, SocketAddr};
+use std::sync::Mutex;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use axum::extract::{ConnectInfo, FromRequestParts, Query};
+use axum::http::request::Parts;
+use sha2::{Digest, Sha256};
+
+pub use pages::routes;
+pub use password::{hash_password, verify_password};
+
+use super::AppState;
+use super::error::AppError;
+use super::store::{DEV_USER_ID, Database, UserRole};
+
+pub const SESSION_COOKIE: &str = "agora_session";
+/// How long a sign-in lasts.
+pub const SESSION_DAYS: i64 = 7;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum AuthMode {
+    Users,
+    ApiKey,
+    Proxy,
+    Dev,
+}
+
+/// The signed-in user of a request or a socket.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CurrentUser {
+    pub id: String,
+    pub role: UserRole,
+}
+
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum AuthError {
+    #[error("sign in first")]
+    Missing,
+    #[error("the key or session is not valid")]
+    Invalid,
+    #[error("storage failure")]
+    Store,
+}
+
+/// The authentication configuration and the one-time set-up link, shared by all requests.
+pub struct Authenticator {
+    pub mode: AuthMode,
+    /// SHA-256 of each key → the user it signs in, so keys are compared without timing leaks
+    /// on their text and never kept in memory as given.
+    api_keys: HashMap<[u8; 32], String>,
+    /// Only requests from these addresses may set the proxy's user header.
+    trusted_proxies: Vec<IpAddr>,
+    /// Lower case, as axum stores header names.
+    proxy_header: String,
+    /// Set on cookies when the site is served over HTTPS.
+    pub secure_cookies: bool,
+    /// The token of the first-start link that creates the first admin; gone once used.
+    setup_token: Mutex<Option<String>>,
+}
+
+impl Authenticator {
+    pub fn new(
+        mode: AuthMode,
+        api_keys: &[(String, String)],
+        trusted_proxies: Vec<IpAddr>,
+        proxy_header: &str,
+        secure_cookies: bool,
+    ) -> Self {
+        Self {
+            mode,
+            api_keys: api_keys
+                .iter()
+                .map(|(user, key)| (sha256(key), user.clone()))
+                .collect(),
+            trusted_proxies,
+            proxy_header: proxy_header.to_ascii_lowercase(),
+            secure_cookies,
+            setup_token: Mutex::new(None),
+        }
+    }
+
+    /// Who sent these request parts. `token` is the WebSocket's `?token=`.
+    pub async fn identify(
+        &self,
+        db: &dyn Database,
+        parts: &Parts,
+    ) -> Result<CurrentUser, AuthError> {
+        match self.mode {
+            AuthMode::Dev => Ok(CurrentUser {
+                id: dev_user(parts).unwrap_or_else(|| DEV_USER_ID.to_owned()),
+                role: UserRole::Admin,
+            }),
+            AuthMode::ApiKey => {
+                let key = header(parts, "x-api-key")
+                    .or_else(|| query(parts, "token"))
+                    .ok_or(AuthError::Missing)?;
+                let user = self.api_keys.get(&sha256(&key)).ok_or(AuthError::Invalid)?;
+                Ok(CurrentUser {
+                    id: user.clone(),
+                    role: UserRole::Inspector,
+                })
+            }
+            AuthMode::Proxy => {
+                let peer = parts
+                    .extensions
+                    .get::<ConnectInfo<SocketAddr>>()
+                    .map(|c| c.0.ip());
+                if !peer.is_some_and(|ip| self.trusted_proxies.contains(&ip)) {
+                    return Err(AuthError::Invalid);
+                }
+                let user = header(parts, &self.proxy_header).ok_or(AuthError::Missing)?;
+                Ok(CurrentUser {
+                    id: user,
+                    role: UserRole::Inspector,
+                })
+            }
+            AuthMode::Users => {
+                let token = cookie(parts, SESSION_COOKIE).ok_or(AuthError::Missing)?;
+                let user = db
+                    .session_user(&hex(&sha256(&token)), now_millis())
+                    .await
+                    .map_err(|_| AuthError::Store)?
+                    .ok_or(AuthError::Invalid)?;
+                Ok(CurrentUser {
+                    id: user.id,
+                    role: user.role,
+                })
+            }
+        }
+    }
+
+    /// Makes the one-time set-up link's token (printed at first start).
+    pub fn issue_setup_token(&self) -> String {
+        let token = random_token();
+        *self.setup_token.lock().unwrap_or_else(|p| p.into_inner()) = Some(token.clone());
+        token
+    }
+
+    /// Uses up the set-up token if `token` is it.
+    fn take_setup_token(&self, token: &str) -> bool {
+        let mut slot = self.setup_token.lock().unwrap_or_else(|p| p.into_inner());
+        let matches = slot
+            .as_deref()
+            .is_some_and(|expected| constant_time_eq(expected.as_bytes(), token.as_bytes()));
+        if matches {
+            *slot = None;
+        }
+        matches
+    }
+
+    fn setup_token_is(&self, token: &str) -> bool {
+        let slot = self.setup_token.lock().unwrap_or_else(|p| p.into_inner());
+        slot.as_deref()
+            .is_some_and(|expected| constant_time_eq(expected.as_bytes(), token.as_bytes()))
+    }
+}
+
+impl FromRequestParts<AppState> for CurrentUser {
+    type Rejection = AppError;
+
+    async fn from_request_parts(
+        parts: &mut Parts,
+        state: &AppState,
+    ) -> Result<Self, Self::Rejection> {
+        state
+            .auth
+            .identify(state.db.as_ref(), parts)
+            .await
+            .map_err(|e| match e {
+                AuthError::Store => AppError::Internal(anyhow::anyhow!("session lookup failed")),
+                AuthError::Missing | AuthError::Invalid => AppError::Unauthorized(e.to_string()),
+            })
+    }
+}
+
+/// An admin, or 403.
+pub fn require_admin(user: &CurrentUser) -> Result<(), AppError> {
+    match user.role {
+        UserRole::Admin => Ok(()),
+        UserRole::Inspector | UserRole::Viewer => {
+            Err(AppError::Forbidden("only an admin may do this".to_owned()))
+        }
+    }
+}
+
+/// In dev mode a client names itself: `X-User-Id`, else `user_id` in the query.
+fn dev_user(parts: &Parts) -> Option<String> {
+    header(parts, "x-user-id").or_else(|| query(parts, "user_id"))
+}
+
+fn header(parts: &Parts, name: &str) -> Option<String> {
+    let value = parts.headers.get(name)?.to_str().ok()?.trim();
+    (!value.is_empty()).then(|| value.to_owned())
+}
+
+fn query(parts: &Parts, name: &str) -> Option<String> {
+    let Query(mut map) = Query::<HashMap<String, String>>::try_from_uri(&parts.uri).ok()?;
+    map.remove(name)
+        .map(|v| v.trim().to_owned())
+        .filter(|v| !v.is_empty())
+}
+
+fn cookie(parts: &Parts, name: &str) -> Option<String> {
+    parts
+        .headers
+        .get_all(axum::http::header::COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(';'))
+        .filter_map(|pair| pair.trim().split_once('='))
+        .find(|(key, _)| *key == name)
+        .map(|(_, value)| value.to_owned())
+}
+
+pub fn sha256(text: &str) -> [u8; 32] {
+    Sha256::digest(text.as_bytes()).into()
+}
+
+pub fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// 256 random bits, hex.
+pub fn random_token() -> String {
+    let mut bytes = [0u8; 32];
+    getrandom::fill(&mut bytes).expect("the operating system provides randomness");
+    hex(&bytes)
+}
+
+fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+pub fn now_millis() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+}
+
+/// `user:key,user:key`, as `AGORA_API_KEYS` or the key file gives them.
+pub fn parse_api_keys(text: &str) -> Result<Vec<(String, String)>, String> {
+    text.split([',', '\n'])
+        .map(str::trim)
+        .filter(|entry| !entry.is_empty() && !entry.starts_with('#'))
+        .map(|entry| match entry.split_once(':') {
+            Some((user, key)) if !user.trim().is_empty() && key.trim().len() >= 16 => {
+                Ok((user.trim().to_owned(), key.trim().to_owned()))
+            }
+            _ => Err(
+                "each API key entry is `user:key`, with a key of at least 16 characters".to_owned(),
+            ),
+        })
+        .collect()
+}

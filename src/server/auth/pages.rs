@@ -1,0 +1,280 @@
+//! Sign-in, sign-out and the first admin's set-up: small server-rendered forms, no script.
+
+use axum::Form;
+use axum::Router;
+use axum::extract::{Query, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{Html, IntoResponse, Redirect, Response};
+use axum::routing::get;
+use serde::Deserialize;
+
+use super::{
+    AuthMode, SESSION_COOKIE, SESSION_DAYS, hash_password, hex, now_millis, random_token, sha256,
+    verify_password,
+};
+use crate::server::AppState;
+use crate::server::store::{NewUser, UserRole};
+
+pub fn routes() -> Router<AppState> {
+    Router::new()
+        .route("/login", get(login_page).post(login))
+        .route("/logout", axum::routing::post(logout))
+        .route("/setup", get(setup_page).post(setup))
+}
+
+/// Checked when the email is unknown, so a wrong email costs as long as a wrong password.
+fn dummy_hash() -> &'static str {
+    static HASH: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    HASH.get_or_init(|| hash_password("no such user"))
+}
+const MIN_PASSWORD_CHARS: usize = 12;
+
+#[derive(Deserialize)]
+pub struct Credentials {
+    email: String,
+    password: String,
+}
+
+#[derive(Deserialize)]
+pub struct SetupForm {
+    token: String,
+    name: String,
+    email: String,
+    password: String,
+}
+
+#[derive(Deserialize)]
+pub struct SetupQuery {
+    token: Option<String>,
+}
+
+async fn login_page(State(state): State<AppState>) -> Response {
+    if state.auth.mode != AuthMode::Users {
+        return Redirect::to("/").into_response();
+    }
+    page("Inloggen", &login_form(None)).into_response()
+}
+
+async fn login(State(state): State<AppState>, Form(form): Form<Credentials>) -> Response {
+    if state.auth.mode != AuthMode::Users {
+        return Redirect::to("/").into_response();
+    }
+    let record = match state.db.login_record(&form.email).await {
+        Ok(record) => record,
+        Err(e) => {
+            tracing::error!(error = %e, "login lookup failed");
+            return (
+                StatusCode::INTERNAL_SERVER_ERROR,
+                page(
+                    "Inloggen",
+                    &login_form(Some("Inloggen lukt nu niet. Probeer het later opnieuw.")),
+                ),
+            )
+                .into_response();
+        }
+    };
+    let hash = record.as_ref().and_then(|r| r.password_hash.as_deref());
+    let password_ok = verify_password(&form.password, hash.unwrap_or(dummy_hash()));
+    let Some(record) = record.filter(|r| password_ok && r.password_hash.is_some() && !r.disabled)
+    else {
+        tracing::info!("failed sign-in");
+        let body = page(
+            "Inloggen",
+            &login_form(Some("Onbekend e-mailadres of onjuist wachtwoord.")),
+        );
+        return (StatusCode::UNAUTHORIZED, body).into_response();
+    };
+    sign_in(&state, &record.user.id).await
+}
+
+async fn logout(State(state): State<AppState>, headers: HeaderMap) -> Response {
+    let token = headers
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(';'))
+        .filter_map(|pair| pair.trim().split_once('='))
+        .find(|(key, _)| *key == SESSION_COOKIE)
+        .map(|(_, value)| value.to_owned());
+    if let Some(token) = token
+        && let Err(e) = state.db.delete_session(&hex(&sha256(&token))).await
+    {
+        tracing::error!(error = %e, "sign-out could not end the session");
+    }
+    let mut response = Redirect::to("/login").into_response();
+    let expired = format!(
+        "{SESSION_COOKIE}=; HttpOnly; SameSite=Strict; Path=/; Max-Age=0{}",
+        secure(&state)
+    );
+    response.headers_mut().insert(
+        header::SET_COOKIE,
+        HeaderValue::from_str(&expired).expect("ascii cookie"),
+    );
+    response
+}
+
+async fn setup_page(State(state): State<AppState>, Query(query): Query<SetupQuery>) -> Response {
+    match query.token {
+        Some(token) if state.auth.setup_token_is(&token) => {
+            page("Eerste beheerder", &setup_form(&token, None)).into_response()
+        }
+        _ => (
+            StatusCode::NOT_FOUND,
+            page(
+                "Niet gevonden",
+                "<p>Deze link is ongeldig of al gebruikt.</p>",
+            ),
+        )
+            .into_response(),
+    }
+}
+
+async fn setup(State(state): State<AppState>, Form(form): Form<SetupForm>) -> Response {
+    if !state.auth.setup_token_is(&form.token) {
+        return (
+            StatusCode::NOT_FOUND,
+            page(
+                "Niet gevonden",
+                "<p>Deze link is ongeldig of al gebruikt.</p>",
+            ),
+        )
+            .into_response();
+    }
+    if form.password.chars().count() < MIN_PASSWORD_CHARS
+        || form.name.trim().is_empty()
+        || !form.email.contains('@')
+    {
+        let error = format!(
+            "Vul naam en e-mailadres in; het wachtwoord heeft minstens {MIN_PASSWORD_CHARS} tekens."
+        );
+        return (
+            StatusCode::BAD_REQUEST,
+            page("Eerste beheerder", &setup_form(&form.token, Some(&error))),
+        )
+            .into_response();
+    }
+    let created = state
+        .db
+        .create_user(&NewUser {
+            id: None,
+            email: form.email.trim().to_owned(),
+            name: form.name.trim().to_owned(),
+            role: UserRole::Admin,
+        })
+        .await;
+    let user = match created {
+        Ok(user) => user,
+        Err(e) => {
+            let error = format!("Het account kon niet worden gemaakt: {e}");
+            return (
+                StatusCode::CONFLICT,
+                page("Eerste beheerder", &setup_form(&form.token, Some(&error))),
+            )
+                .into_response();
+        }
+    };
+    if let Err(e) = state
+        .db
+        .set_password(&user.id, &hash_password(&form.password))
+        .await
+    {
+        tracing::error!(error = %e, "could not store the first admin's password");
+        return StatusCode::INTERNAL_SERVER_ERROR.into_response();
+    }
+    state.auth.take_setup_token(&form.token);
+    tracing::info!(user = %user.id, "first admin created");
+    sign_in(&state, &user.id).await
+}
+
+/// Starts a session and sends the user to the app.
+async fn sign_in(state: &AppState, user_id: &str) -> Response {
+    let token = random_token();
+    let expires_at = now_millis() + SESSION_DAYS * 24 * 3600 * 1000;
+    if let Err(e) = state
+        .db
+        .create_session(&hex(&sha256(&token)), user_id, expires_at)
+        .await
+    {
+        tracing::error!(error = %e, "could not start a session");
+        return StatusCode::INTERNAL_SERVER_ERROR.into_response();
+    }
+    let cookie = format!(
+        "{SESSION_COOKIE}={token}; HttpOnly; SameSite=Strict; Path=/; Max-Age={}{}",
+        SESSION_DAYS * 24 * 3600,
+        secure(state)
+    );
+    let mut response = Redirect::to("/").into_response();
+    response.headers_mut().insert(
+        header::SET_COOKIE,
+        HeaderValue::from_str(&cookie).expect("hex token"),
+    );
+    response
+}
+
+fn secure(state: &AppState) -> &'static str {
+    if state.auth.secure_cookies {
+        "; Secure"
+    } else {
+        ""
+    }
+}
+
+fn login_form(error: Option<&str>) -> String {
+    format!(
+        r#"{}<form method="post" action="/login" class="flex flex-col gap-3">
+  <label class="flex flex-col gap-1 text-sm font-medium">E-mailadres
+    <input name="email" type="email" autocomplete="username" required class="rounded-lg border border-slate-300 p-2 font-normal dark:border-slate-700 dark:bg-slate-900"></label>
+  <label class="flex flex-col gap-1 text-sm font-medium">Wachtwoord
+    <input name="password" type="password" autocomplete="current-password" required class="rounded-lg border border-slate-300 p-2 font-normal dark:border-slate-700 dark:bg-slate-900"></label>
+  <button type="submit" class="rounded-lg bg-emerald-700 px-4 py-2 font-medium text-white">Inloggen</button>
+</form>"#,
+        error_block(error)
+    )
+}
+
+fn setup_form(token: &str, error: Option<&str>) -> String {
+    format!(
+        r#"{}<p class="mb-3 text-sm">Maak het eerste beheerdersaccount. Deze link werkt één keer.</p>
+<form method="post" action="/setup" class="flex flex-col gap-3">
+  <input type="hidden" name="token" value="{}">
+  <label class="flex flex-col gap-1 text-sm font-medium">Naam
+    <input name="name" required class="rounded-lg border border-slate-300 p-2 font-normal dark:border-slate-700 dark:bg-slate-900"></label>
+  <label class="flex flex-col gap-1 text-sm font-medium">E-mailadres
+    <input name="email" type="email" autocomplete="username" required class="rounded-lg border border-slate-300 p-2 font-normal dark:border-slate-700 dark:bg-slate-900"></label>
+  <label class="flex flex-col gap-1 text-sm font-medium">Wachtwoord (minstens {MIN_PASSWORD_CHARS} tekens)
+    <input name="password" type="password" autocomplete="new-password" minlength="{MIN_PASSWORD_CHARS}" required class="rounded-lg border border-slate-300 p-2 font-normal dark:border-slate-700 dark:bg-slate-900"></label>
+  <button type="submit" class="rounded-lg bg-emerald-700 px-4 py-2 font-medium text-white">Account maken</button>
+</form>"#,
+        error_block(error),
+        escape(token)
+    )
+}
+
+fn error_block(error: Option<&str>) -> String {
+    error.map_or_else(String::new, |e| {
+        format!(
+            r#"<p role="alert" class="mb-3 rounded-lg bg-red-100 p-2 text-sm text-red-900">{}</p>"#,
+            escape(e)
+        )
+    })
+}
+
+fn escape(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+        .replace('\'', "&#39;")
+}
+
+fn page(title: &str, body: &str) -> Html<String> {
+    Html(format!(
+        r#"<!DOCTYPE html><html lang="nl"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{title} · AGORA HAI</title><link rel="icon" href="/favicon.ico"><link rel="stylesheet" href="/pkg/agora-hai.css"></head>
+<body class="flex min-h-dvh items-center justify-center bg-slate-50 p-4 text-slate-900 dark:bg-slate-950 dark:text-slate-100">
+<main class="w-full max-w-sm rounded-xl border border-slate-200 bg-white p-6 shadow-sm dark:border-slate-800 dark:bg-slate-900">
+<div class="mb-4 flex items-center gap-2"><span class="rounded bg-emerald-700 px-2 py-0.5 text-sm font-bold text-white">NVWA</span><h1 class="text-lg font-semibold">{title}</h1></div>
+{body}</main></body></html>"#,
+        title = escape(title)
+    ))
+}

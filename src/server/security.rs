@@ -1,0 +1,211 @@
+//! The hardening around every route: who may come in, how much they may send and start, and
+//! the headers that keep a browser from being turned against the user.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use axum::Router;
+use axum::extract::{Request, State};
+use axum::http::{HeaderValue, Method, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Redirect, Response};
+use leptos::prelude::use_context;
+use tower_http::set_header::SetResponseHeaderLayer;
+
+use super::auth::{AuthError, AuthMode, Authenticator, hash_password, parse_api_keys};
+use super::store::{Database, NewUser, UserRole};
+use super::{AppError, AppState, Config};
+
+/// Request bodies above this are refused (413): nothing in the API needs more.
+pub const MAX_BODY_BYTES: usize = 2 << 20;
+
+/// The policy for the app page: its own scripts only (Leptos' inline loader carries the nonce),
+/// wasm compiled from its own origin, the socket on its own host, no framing.
+pub fn page_policy(nonce: &str) -> String {
+    format!(
+        "default-src 'self'; script-src 'self' 'nonce-{nonce}' 'wasm-unsafe-eval'; style-src 'self'; \
+         img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; \
+         form-action 'self'; object-src 'none'"
+    )
+}
+
+/// For everything else (sign-in forms, JSON, files): no scripts at all.
+const DEFAULT_POLICY: &str = "default-src 'self'; script-src 'none'; frame-ancestors 'none'; base-uri 'none'; \
+                              form-action 'self'; object-src 'none'";
+
+/// Called while Leptos renders the page: the CSP names the nonce Leptos put on its scripts.
+pub fn page_context() {
+    if let (Some(nonce), Some(response)) = (
+        leptos::nonce::use_nonce(),
+        use_context::<leptos_axum::ResponseOptions>(),
+    ) {
+        let policy = HeaderValue::from_str(&page_policy(&nonce)).expect("nonce is base64");
+        response.insert_header(header::CONTENT_SECURITY_POLICY, policy);
+    }
+}
+
+pub fn with_security_headers<S: Clone + Send + Sync + 'static>(router: Router<S>) -> Router<S> {
+    router
+        .layer(SetResponseHeaderLayer::if_not_present(
+            header::CONTENT_SECURITY_POLICY,
+            HeaderValue::from_static(DEFAULT_POLICY),
+        ))
+        .layer(SetResponseHeaderLayer::overriding(
+            header::X_CONTENT_TYPE_OPTIONS,
+            HeaderValue::from_static("nosniff"),
+        ))
+        .layer(SetResponseHeaderLayer::overriding(
+            header::X_FRAME_OPTIONS,
+            HeaderValue::from_static("DENY"),
+        ))
+        .layer(SetResponseHeaderLayer::overriding(
+            header::REFERRER_POLICY,
+            HeaderValue::from_static("no-referrer"),
+        ))
+}
+
+/// Sends a browser without a session to the sign-in page instead of an app that cannot work.
+pub async fn require_sign_in(
+    State(state): State<AppState>,
+    request: Request,
+    next: Next,
+) -> Response {
+    let is_page = request.method() == Method::GET && request.uri().path() == "/";
+    if !is_page || state.auth.mode == AuthMode::Dev {
+        return next.run(request).await;
+    }
+    let (parts, body) = request.into_parts();
+    match state.auth.identify(state.db.as_ref(), &parts).await {
+        Ok(_) => next.run(Request::from_parts(parts, body)).await,
+        Err(AuthError::Missing | AuthError::Invalid) if state.auth.mode == AuthMode::Users => {
+            Redirect::to("/login").into_response()
+        }
+        Err(e) => AppError::Unauthorized(e.to_string()).into_response(),
+    }
+}
+
+/// Builds the authenticator the configuration asks for, and makes sure `users` mode has a way in.
+pub async fn authenticator(config: &Config, db: &dyn Database) -> anyhow::Result<Authenticator> {
+    let mut api_keys = Vec::new();
+    if let Some(keys) = &config.api_keys {
+        api_keys.extend(parse_api_keys(keys).map_err(anyhow::Error::msg)?);
+    }
+    if let Some(path) = &config.api_keys_file {
+        api_keys
+            .extend(parse_api_keys(&std::fs::read_to_string(path)?).map_err(anyhow::Error::msg)?);
+    }
+    let auth = Authenticator::new(
+        config.auth,
+        &api_keys,
+        config.trusted_proxies.clone(),
+        &config.proxy_user_header,
+        config.secure_cookies,
+    );
+    match config.auth {
+        AuthMode::Dev => tracing::warn!(
+            "AUTHENTICATION IS OFF (--auth dev): anyone who reaches this server can read and write every thread. \
+             Never use this outside development."
+        ),
+        AuthMode::ApiKey if api_keys.is_empty() => {
+            anyhow::bail!("--auth api-key needs AGORA_API_KEYS or AGORA_API_KEYS_FILE")
+        }
+        AuthMode::Proxy if config.trusted_proxies.is_empty() => {
+            anyhow::bail!("--auth proxy needs AGORA_TRUSTED_PROXIES")
+        }
+        AuthMode::ApiKey | AuthMode::Proxy => {}
+        AuthMode::Users => bootstrap_admin(config, db, &auth).await?,
+    }
+    tracing::info!(mode = ?config.auth, "authentication");
+    Ok(auth)
+}
+
+/// The first admin comes from configuration, or from a one-time link printed at first start.
+async fn bootstrap_admin(
+    config: &Config,
+    db: &dyn Database,
+    auth: &Authenticator,
+) -> anyhow::Result<()> {
+    if let (Some(email), Some(password)) = (&config.admin_email, &config.admin_password) {
+        let user = match db.login_record(email).await? {
+            Some(record) => record.user,
+            None => {
+                let name = email.split('@').next().unwrap_or(email).to_owned();
+                let new = NewUser {
+                    id: None,
+                    email: email.clone(),
+                    name,
+                    role: UserRole::Admin,
+                };
+                db.create_user(&new).await?
+            }
+        };
+        if user.role != UserRole::Admin {
+            anyhow::bail!("AGORA_ADMIN_EMAIL {email} belongs to an account that is not an admin");
+        }
+        db.set_password(&user.id, &hash_password(password)).await?;
+        db.set_disabled(&user.id, false).await?;
+        tracing::info!(user = %user.id, "admin account from configuration");
+    } else if !db.has_admin_login().await? {
+        let token = auth.issue_setup_token();
+        let host = match config.addr.ip() {
+            ip if ip.is_unspecified() => format!("localhost:{}", config.addr.port()),
+            _ => config.addr.to_string(),
+        };
+        tracing::warn!(
+            "no admin can sign in yet: create the first one at http://{host}/setup?token={token} (valid until restart)"
+        );
+    }
+    Ok(())
+}
+
+/// A sliding window per user: at most `limit` events in any minute.
+pub struct RateLimiter {
+    limit: usize,
+    window: Duration,
+    /// The recent starts of each user, oldest first.
+    recent: Mutex<HashMap<String, Vec<Instant>>>,
+}
+
+impl RateLimiter {
+    pub fn per_minute(limit: u32) -> Self {
+        Self {
+            limit: limit as usize,
+            window: Duration::from_secs(60),
+            recent: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// Counts one event for `user`; false when that would exceed the limit.
+    pub fn allow(&self, user: &str) -> bool {
+        let now = Instant::now();
+        let mut recent = self.recent.lock().unwrap_or_else(|p| p.into_inner());
+        // Forget users who went quiet, so the map does not grow with every user ever seen.
+        recent.retain(|_, times| {
+            times
+                .last()
+                .is_some_and(|t| now.duration_since(*t) < self.window)
+        });
+        let times = recent.entry(user.to_owned()).or_default();
+        times.retain(|t| now.duration_since(*t) < self.window);
+        if times.len() >= self.limit {
+            return false;
+        }
+        times.push(now);
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_limit_is_per_user() {
+        let limiter = RateLimiter::per_minute(2);
+        assert!(limiter.allow("a"));
+        assert!(limiter.allow("a"));
+        assert!(!limiter.allow("a"));
+        assert!(limiter.allow("b"));
+    }
+}

@@ -1,0 +1,133 @@
+//! Accounts and sessions in SQLite.
+
+use super::{SqliteStore, USER_COLUMNS, UserRow, backend, user_not_found};
+use crate::server::store::{AuthStore, LoginRecord, StoreError, UserRecord};
+
+#[derive(sqlx::FromRow)]
+struct LoginRow {
+    #[sqlx(flatten)]
+    user: UserRow,
+    password_hash: Option<String>,
+    disabled: bool,
+}
+
+const LOGIN_COLUMNS: &str = "SELECT u.id, u.email, u.name, u.role, u.created_at, u.last_activity, p.theme, \
+                             p.notifications_enabled, p.default_agent_id, p.language, p.spoken_text_type, \
+                             u.password_hash, u.disabled \
+                             FROM users u LEFT JOIN user_preferences p ON p.user_id = u.id";
+
+#[async_trait::async_trait]
+impl AuthStore for SqliteStore {
+    async fn login_record(&self, email: &str) -> Result<Option<LoginRecord>, StoreError> {
+        let row = sqlx::query_as::<_, LoginRow>(&format!("{LOGIN_COLUMNS} WHERE u.email = ?"))
+            .bind(email.trim())
+            .fetch_optional(&self.pool)
+            .await
+            .map_err(backend)?;
+        row.map(|row| {
+            Ok(LoginRecord {
+                user: row.user.into_record()?,
+                password_hash: row.password_hash,
+                disabled: row.disabled,
+            })
+        })
+        .transpose()
+    }
+
+    async fn set_password(&self, user_id: &str, password_hash: &str) -> Result<(), StoreError> {
+        let done = sqlx::query("UPDATE users SET password_hash = ? WHERE id = ?")
+            .bind(password_hash)
+            .bind(user_id)
+            .execute(&self.pool)
+            .await
+            .map_err(backend)?;
+        if done.rows_affected() == 0 {
+            return Err(user_not_found(user_id));
+        }
+        Ok(())
+    }
+
+    async fn set_disabled(&self, user_id: &str, disabled: bool) -> Result<(), StoreError> {
+        let mut tx = self.pool.begin().await.map_err(backend)?;
+        let done = sqlx::query("UPDATE users SET disabled = ? WHERE id = ?")
+            .bind(disabled)
+            .bind(user_id)
+            .execute(&mut *tx)
+            .await
+            .map_err(backend)?;
+        if done.rows_affected() == 0 {
+            return Err(user_not_found(user_id));
+        }
+        if disabled {
+            sqlx::query("DELETE FROM sessions WHERE user_id = ?")
+                .bind(user_id)
+                .execute(&mut *tx)
+                .await
+                .map_err(backend)?;
+        }
+        tx.commit().await.map_err(backend)
+    }
+
+    async fn is_disabled(&self, user_id: &str) -> Result<bool, StoreError> {
+        sqlx::query_scalar::<_, bool>("SELECT disabled FROM users WHERE id = ?")
+            .bind(user_id)
+            .fetch_optional(&self.pool)
+            .await
+            .map_err(backend)?
+            .ok_or_else(|| user_not_found(user_id))
+    }
+
+    async fn has_admin_login(&self) -> Result<bool, StoreError> {
+        sqlx::query_scalar::<_, bool>(
+            "SELECT EXISTS (SELECT 1 FROM users WHERE role = 'admin' AND password_hash IS NOT NULL AND disabled = 0)",
+        )
+        .fetch_one(&self.pool)
+        .await
+        .map_err(backend)
+    }
+
+    async fn create_session(
+        &self,
+        token_hash: &str,
+        user_id: &str,
+        expires_at: i64,
+    ) -> Result<(), StoreError> {
+        sqlx::query("INSERT INTO sessions (token_hash, user_id, created_at, expires_at) VALUES (?, ?, ?, ?)")
+            .bind(token_hash)
+            .bind(user_id)
+            .bind(self.now())
+            .bind(expires_at)
+            .execute(&self.pool)
+            .await
+            .map_err(backend)?;
+        Ok(())
+    }
+
+    async fn session_user(
+        &self,
+        token_hash: &str,
+        now: i64,
+    ) -> Result<Option<UserRecord>, StoreError> {
+        let query = format!(
+            "{USER_COLUMNS} JOIN sessions s ON s.user_id = u.id \
+             WHERE s.token_hash = ? AND s.expires_at > ? AND u.disabled = 0"
+        );
+        sqlx::query_as::<_, UserRow>(&query)
+            .bind(token_hash)
+            .bind(now)
+            .fetch_optional(&self.pool)
+            .await
+            .map_err(backend)?
+            .map(UserRow::into_record)
+            .transpose()
+    }
+
+    async fn delete_session(&self, token_hash: &str) -> Result<(), StoreError> {
+        sqlx::query("DELETE FROM sessions WHERE token_hash = ?")
+            .bind(token_hash)
+            .execute(&self.pool)
+            .await
+            .map_err(backend)?;
+        Ok(())
+    }
+}

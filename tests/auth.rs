@@ -1,0 +1,443 @@
+//! Staff only: each refusal of issue 7, and that a normal user still gets through.
+
+mod common;
+
+use common::{Socket, TestServer, assert_agora_clean};
+use reqwest::StatusCode;
+use reqwest::header::{COOKIE, LOCATION, SET_COOKIE};
+use serde_json::{Value, json};
+use tokio_tungstenite::tungstenite::Message as Frame;
+use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+
+const ADMIN_EMAIL: &str = "beheer@nvwa.nl";
+const ADMIN_PASSWORD: &str = "correct horse battery staple";
+
+async fn users_server() -> TestServer {
+    TestServer::start_with(|c| {
+        c.auth = agora_hai::server::auth::AuthMode::Users;
+        c.admin_email = Some(ADMIN_EMAIL.to_owned());
+        c.admin_password = Some(ADMIN_PASSWORD.to_owned());
+    })
+    .await
+}
+
+fn client() -> reqwest::Client {
+    reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap()
+}
+
+/// Signs in through the form and returns the session cookie (`name=value`).
+async fn sign_in(server: &TestServer, email: &str, password: &str) -> Option<String> {
+    let response = client()
+        .post(server.url("/login"))
+        .form(&[("email", email), ("password", password)])
+        .send()
+        .await
+        .unwrap();
+    let cookie = response
+        .headers()
+        .get(SET_COOKIE)?
+        .to_str()
+        .unwrap()
+        .to_owned();
+    assert!(
+        cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict"),
+        "{cookie}"
+    );
+    assert_eq!(response.status(), StatusCode::SEE_OTHER);
+    Some(cookie.split(';').next().unwrap().to_owned())
+}
+
+async fn get(server: &TestServer, path: &str, cookie: Option<&str>) -> (StatusCode, Value) {
+    let mut request = client().get(server.url(path));
+    if let Some(cookie) = cookie {
+        request = request.header(COOKIE, cookie);
+    }
+    let response = request.send().await.unwrap();
+    let status = response.status();
+    (status, response.json().await.unwrap_or(Value::Null))
+}
+
+/// Opens /ws with extra headers; returns the socket or the close code it got straight away.
+async fn open_socket(
+    server: &TestServer,
+    query: &str,
+    headers: &[(&str, &str)],
+) -> Result<Socket, u16> {
+    let mut request = format!("ws://{}/ws{query}", server.addr)
+        .into_client_request()
+        .unwrap();
+    for (name, value) in headers {
+        let name = reqwest::header::HeaderName::from_bytes(name.as_bytes()).unwrap();
+        request.headers_mut().insert(name, value.parse().unwrap());
+    }
+    let (mut stream, _) = match tokio_tungstenite::connect_async(request).await {
+        Ok(connected) => connected,
+        Err(tokio_tungstenite::tungstenite::Error::Http(response)) => {
+            return Err(response.status().as_u16());
+        }
+        Err(e) => panic!("{e}"),
+    };
+    // An unauthorised socket is closed at once with a code.
+    use futures::StreamExt;
+    match tokio::time::timeout(std::time::Duration::from_millis(300), stream.next()).await {
+        Ok(Some(Ok(Frame::Close(Some(frame))))) => Err(u16::from(frame.code)),
+        Ok(other) => panic!("unexpected {other:?}"),
+        Err(_) => Ok(Socket::from_stream(stream)),
+    }
+}
+
+#[tokio::test]
+async fn without_a_session_everything_is_refused_and_with_one_it_works() {
+    let server = users_server().await;
+    let (status, body) = get(&server, "/sessions", None).await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+    assert!(body["detail"].is_string());
+    let page = client().get(server.url("/")).send().await.unwrap();
+    assert_eq!(page.status(), StatusCode::SEE_OTHER);
+    assert_eq!(page.headers()[LOCATION], "/login");
+    assert_eq!(open_socket(&server, "", &[]).await.err(), Some(4001));
+    let (status, _) = get(&server, "/health", None).await;
+    assert_eq!(status, StatusCode::OK, "health stays open");
+
+    assert!(
+        sign_in(&server, ADMIN_EMAIL, "wrong password!!")
+            .await
+            .is_none()
+    );
+    assert!(
+        sign_in(&server, "nobody@nvwa.nl", ADMIN_PASSWORD)
+            .await
+            .is_none()
+    );
+    let cookie = sign_in(&server, ADMIN_EMAIL, ADMIN_PASSWORD)
+        .await
+        .expect("signed in");
+    let (status, me) = get(&server, "/users/me", Some(&cookie)).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(me["email"], ADMIN_EMAIL);
+    let page = client()
+        .get(server.url("/"))
+        .header(COOKIE, &cookie)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(page.status(), StatusCode::OK);
+
+    let mut socket = open_socket(&server, "", &[("cookie", &cookie)])
+        .await
+        .expect("socket opens");
+    socket.ask(&uuid::Uuid::new_v4().to_string(), "Hallo").await;
+    assert_agora_clean(&socket.until_finished().await);
+
+    // Sign-out ends the session for good.
+    let out = client()
+        .post(server.url("/logout"))
+        .header(COOKIE, &cookie)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(out.status(), StatusCode::SEE_OTHER);
+    assert_eq!(
+        get(&server, "/users/me", Some(&cookie)).await.0,
+        StatusCode::UNAUTHORIZED
+    );
+}
+
+#[tokio::test]
+async fn admins_add_and_disable_users_and_others_cannot() {
+    let server = users_server().await;
+    let admin = sign_in(&server, ADMIN_EMAIL, ADMIN_PASSWORD).await.unwrap();
+    let created = client()
+        .post(server.url("/users"))
+        .header(COOKIE, &admin)
+        .json(&json!({ "email": "jan@nvwa.nl", "name": "Jan", "password": "inspecteur-jan-2026" }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(created.status(), StatusCode::CREATED);
+    let jan_id = created.json::<Value>().await.unwrap()["user"]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let jan = sign_in(&server, "jan@nvwa.nl", "inspecteur-jan-2026")
+        .await
+        .expect("jan signs in");
+
+    // An inspector manages no one.
+    assert_eq!(
+        get(&server, "/users", Some(&jan)).await.0,
+        StatusCode::FORBIDDEN
+    );
+    let attempt = client()
+        .post(server.url("/users"))
+        .header(COOKIE, &jan)
+        .json(&json!({ "email": "x@nvwa.nl", "name": "X" }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(attempt.status(), StatusCode::FORBIDDEN);
+
+    let disabled = client()
+        .put(server.url(&format!("/users/{jan_id}")))
+        .header(COOKIE, &admin)
+        .json(&json!({ "disabled": true }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(disabled.status(), StatusCode::OK);
+    assert_eq!(
+        get(&server, "/users/me", Some(&jan)).await.0,
+        StatusCode::UNAUTHORIZED
+    );
+    assert!(
+        sign_in(&server, "jan@nvwa.nl", "inspecteur-jan-2026")
+            .await
+            .is_none()
+    );
+}
+
+#[tokio::test]
+async fn another_users_thread_does_not_exist_for_you() {
+    let server = users_server().await;
+    let admin = sign_in(&server, ADMIN_EMAIL, ADMIN_PASSWORD).await.unwrap();
+    client()
+        .post(server.url("/users"))
+        .header(COOKIE, &admin)
+        .json(&json!({ "email": "jan@nvwa.nl", "name": "Jan", "password": "inspecteur-jan-2026" }))
+        .send()
+        .await
+        .unwrap();
+    let jan = sign_in(&server, "jan@nvwa.nl", "inspecteur-jan-2026")
+        .await
+        .unwrap();
+
+    let thread = uuid::Uuid::new_v4().to_string();
+    let mut socket = open_socket(&server, "", &[("cookie", &admin)])
+        .await
+        .unwrap();
+    socket
+        .ask(&thread, "Start inspectie bij Restaurant Bella Rosa")
+        .await;
+    socket.until_finished().await;
+    assert_eq!(
+        get(
+            &server,
+            &format!("/sessions/{thread}/history"),
+            Some(&admin)
+        )
+        .await
+        .0,
+        StatusCode::OK
+    );
+
+    for path in [
+        format!("/sessions/{thread}/history"),
+        format!("/sessions/{thread}/metadata"),
+    ] {
+        assert_eq!(
+            get(&server, &path, Some(&jan)).await.0,
+            StatusCode::NOT_FOUND,
+            "{path}"
+        );
+    }
+    let (_, list) = get(&server, "/sessions", Some(&jan)).await;
+    assert_eq!(list["sessions"].as_array().map(Vec::len), Some(0));
+    let delete = client()
+        .delete(server.url(&format!("/sessions/{thread}")))
+        .header(COOKIE, &jan)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(delete.status(), StatusCode::NOT_FOUND);
+
+    let mut intruder = open_socket(&server, "", &[("cookie", &jan)]).await.unwrap();
+    intruder.ask(&thread, "Wat staat hier?").await;
+    assert_eq!(intruder.error_code().await, "thread_not_found");
+    intruder.send(&json!({ "type": "CUSTOM", "name": "agora:history_request", "value": { "threadId": thread } })).await;
+    assert_eq!(intruder.error_code().await, "thread_not_found");
+}
+
+#[tokio::test]
+async fn api_keys_sign_in_machines_and_a_wrong_key_is_refused() {
+    let server = TestServer::start_with(|c| {
+        c.auth = agora_hai::server::auth::AuthMode::ApiKey;
+        c.api_keys = Some("koen:koen-secret-key-0001,anna:anna-secret-key-0002".to_owned());
+    })
+    .await;
+    let with_key = |key: &str| {
+        client()
+            .get(server.url("/users/me"))
+            .header("X-API-Key", key.to_owned())
+    };
+    assert_eq!(
+        with_key("wrong-key-wrong-key")
+            .send()
+            .await
+            .unwrap()
+            .status(),
+        StatusCode::UNAUTHORIZED
+    );
+    assert_eq!(
+        client()
+            .get(server.url("/sessions"))
+            .send()
+            .await
+            .unwrap()
+            .status(),
+        StatusCode::UNAUTHORIZED
+    );
+    assert_eq!(
+        open_socket(&server, "?token=wrong-key-wrong-key", &[])
+            .await
+            .err(),
+        Some(4001)
+    );
+    assert_eq!(open_socket(&server, "", &[]).await.err(), Some(4001));
+
+    let sessions = client()
+        .get(server.url("/sessions"))
+        .header("X-API-Key", "koen-secret-key-0001")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(sessions.status(), StatusCode::OK);
+    let mut socket = open_socket(&server, "?token=anna-secret-key-0002", &[])
+        .await
+        .expect("right key opens");
+    socket.ask(&uuid::Uuid::new_v4().to_string(), "Hallo").await;
+    assert_agora_clean(&socket.until_finished().await);
+}
+
+#[tokio::test]
+async fn the_proxy_header_counts_only_from_a_trusted_proxy() {
+    let trusted = TestServer::start_with(|c| {
+        c.auth = agora_hai::server::auth::AuthMode::Proxy;
+        c.trusted_proxies = vec!["127.0.0.1".parse().unwrap()];
+    })
+    .await;
+    let me = client()
+        .get(trusted.url("/sessions"))
+        .header("X-Forwarded-User", "koen")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(me.status(), StatusCode::OK);
+    assert_eq!(
+        client()
+            .get(trusted.url("/sessions"))
+            .send()
+            .await
+            .unwrap()
+            .status(),
+        StatusCode::UNAUTHORIZED
+    );
+
+    let untrusted = TestServer::start_with(|c| {
+        c.auth = agora_hai::server::auth::AuthMode::Proxy;
+        c.trusted_proxies = vec!["10.9.9.9".parse().unwrap()];
+    })
+    .await;
+    let spoofed = client()
+        .get(untrusted.url("/sessions"))
+        .header("X-Forwarded-User", "koen")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(spoofed.status(), StatusCode::UNAUTHORIZED);
+}
+
+#[tokio::test]
+async fn a_foreign_origin_cannot_open_the_socket() {
+    let server = TestServer::start().await;
+    let host = server.addr.to_string();
+    assert_eq!(
+        open_socket(&server, "", &[("origin", "https://evil.example")])
+            .await
+            .err(),
+        Some(403)
+    );
+    let own = format!("http://{host}");
+    assert!(
+        open_socket(&server, "", &[("origin", &own)]).await.is_ok(),
+        "the page's own origin"
+    );
+
+    let configured =
+        TestServer::start_with(|c| c.allowed_origins = vec!["https://hai.nvwa.nl".to_owned()])
+            .await;
+    assert!(
+        open_socket(&configured, "", &[("origin", "https://hai.nvwa.nl")])
+            .await
+            .is_ok()
+    );
+    assert_eq!(
+        open_socket(&configured, "", &[("origin", "https://evil.example")])
+            .await
+            .err(),
+        Some(403)
+    );
+}
+
+#[tokio::test]
+async fn runs_are_rate_limited_per_user() {
+    let server = TestServer::start_with(|c| c.runs_per_minute = 2).await;
+    let mut socket = server.socket().await;
+    for _ in 0..2 {
+        socket.ask(&uuid::Uuid::new_v4().to_string(), "Hallo").await;
+        socket.until_finished().await;
+    }
+    socket.ask(&uuid::Uuid::new_v4().to_string(), "Hallo").await;
+    assert_eq!(socket.error_code().await, "rate_limited");
+    // Another user is not affected.
+    socket
+        .send(&json!({ "threadId": uuid::Uuid::new_v4().to_string(), "userId": "anna", "messages": [{ "role": "user", "content": "Hallo" }] }))
+        .await;
+    assert_eq!(socket.next().await["type"], "RUN_STARTED");
+}
+
+#[tokio::test]
+async fn pages_carry_security_headers_and_a_nonce_policy() {
+    let server = TestServer::start().await;
+    let page = client()
+        .get(server.url("/"))
+        .header("accept", "text/html")
+        .send()
+        .await
+        .unwrap();
+    let headers = page.headers().clone();
+    let html = page.text().await.unwrap();
+    let policy = headers["content-security-policy"].to_str().unwrap();
+    let nonce = policy
+        .split("'nonce-")
+        .nth(1)
+        .and_then(|rest| rest.split('\'').next())
+        .expect("nonce in CSP");
+    assert!(
+        html.contains(&format!("nonce=\"{nonce}\"")),
+        "the inline script carries the policy's nonce"
+    );
+    assert!(policy.contains("frame-ancestors 'none'"));
+    assert!(!policy.contains("unsafe-inline"));
+    assert_eq!(headers["x-content-type-options"], "nosniff");
+    assert_eq!(headers["referrer-policy"], "no-referrer");
+
+    let json = client().get(server.url("/health")).send().await.unwrap();
+    assert!(
+        json.headers()["content-security-policy"]
+            .to_str()
+            .unwrap()
+            .contains("frame-ancestors 'none'")
+    );
+
+    let huge = "x".repeat(3 << 20);
+    let refused = client()
+        .put(server.url("/users/me/preferences"))
+        .body(huge)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(refused.status(), StatusCode::PAYLOAD_TOO_LARGE);
+}
