@@ -664,11 +664,26 @@ async fn inspection_and_finding_flows_in_the_standard_dialect() {
         .map(|e| e["toolCallName"].as_str().unwrap())
         .collect();
     assert!(names.contains(&"get_inspection_history"), "{names:?}");
-    // AGORA's extra fields travel in metadata here, and parents are never null.
+    // AGORA's extra fields travel in metadata here, and the parent is the message that made
+    // the call, also for the second call of a turn.
+    let stored =
+        serde_json::to_value(server.state.db.messages(&client.thread).await.unwrap()).unwrap();
     for start in of_type(&events, "TOOL_CALL_START") {
         assert!(start.get("toolDisplayName").is_none());
         assert!(start["metadata"]["toolDisplayName"].is_string());
-        assert!(start["parentMessageId"].is_string());
+        let parent = stored
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|m| m["id"] == start["parentMessageId"])
+            .expect("the parent is a stored message");
+        let calls = parent["toolCalls"]
+            .as_array()
+            .expect("an assistant message with calls");
+        assert!(
+            calls.iter().any(|c| c["id"] == start["toolCallId"]),
+            "{start}"
+        );
     }
     assert!(text(&events).contains("Bella Rosa"));
 

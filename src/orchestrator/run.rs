@@ -503,18 +503,30 @@ impl Run {
     ) -> Result<(), RunFailure> {
         let mut start = Event::tool_call_start(&call.id, &call.function.name);
         if let Event::ToolCallStart(start) = &mut start {
-            let parent = self.messages.last().map(message_id);
             let names = [
                 ("toolDisplayName".to_owned(), json!(display_name)),
                 ("toolDescription".to_owned(), json!(description)),
             ];
             match self.mode {
                 Mode::Agora => {
-                    start.parent_message_id = parent;
+                    start.parent_message_id = self.messages.last().map(message_id);
                     start.base.extra.extend(names);
                 }
+                // The message that made the call (AGORA sends the last message, which after
+                // the first call of a turn is a tool result).
                 Mode::Standard(_) => {
-                    start.parent_message_id = parent.flatten().map(Some);
+                    start.parent_message_id = self
+                        .messages
+                        .iter()
+                        .rev()
+                        .find(|m| match m {
+                            Message::Assistant(a) => {
+                                a.tool_calls.iter().flatten().any(|c| c.id == call.id)
+                            }
+                            _ => false,
+                        })
+                        .and_then(message_id)
+                        .map(Some);
                     start.base.metadata = Some(names.into_iter().collect());
                 }
             }

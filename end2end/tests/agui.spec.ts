@@ -1,0 +1,328 @@
+// Standard AG-UI over HTTP + SSE, driven by the official client (@ag-ui/client's HttpAgent)
+// against the real binary. Every stream is kept as it came over the wire, validated event by
+// event with @ag-ui/core's zod schemas and replayed through the client's own verifyEvents.
+import { test, expect } from "@playwright/test";
+import {
+  HttpAgent,
+  buildResumeArray,
+  verifyEvents,
+  type AgentSubscriber,
+  type BaseEvent,
+  type HttpAgentFetchFn,
+  type Interrupt,
+  type Message,
+  type Tool,
+} from "@ag-ui/client";
+import { AgentCapabilitiesSchema, EventSchemas } from "@ag-ui/core/schemas";
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import { createServer as createNetServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { randomUUID } from "node:crypto";
+import { from, lastValueFrom, toArray } from "rxjs";
+
+const bin = process.env.AGORA_BIN ?? `${process.env.HOME}/.cache/agora-hai/target/release/agora-hai`;
+
+/** The events of an SSE body: `data:` frames parsed, comments (keep-alive) skipped. */
+function parseSse(body: string): Record<string, unknown>[] {
+  return body
+    .split("\n\n")
+    .filter((frame) => frame.trim() !== "")
+    .flatMap((frame) => {
+      const data = frame
+        .split("\n")
+        .filter((line) => line.startsWith("data:"))
+        .map((line) => line.slice(5).trimStart());
+      return data.length ? [JSON.parse(data.join("\n"))] : [];
+    });
+}
+
+/** The whole text of a body; what arrived before an abort, if it is aborted. */
+async function readAll(body: ReadableStream<Uint8Array>): Promise<string> {
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
+  let text = "";
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      text += decoder.decode(value, { stream: true });
+    }
+  } catch {
+    // aborted: keep what came
+  }
+  return text;
+}
+
+/** An HttpAgent whose fetch keeps a copy of every response body. */
+class Recorded {
+  readonly agent: HttpAgent;
+  private bodies: Promise<string>[] = [];
+
+  constructor(url: string, threadId = randomUUID()) {
+    const record: HttpAgentFetchFn = async (input, init) => {
+      const response = await fetch(input, init);
+      if (!response.body) return response;
+      const [copy, forClient] = response.body.tee();
+      this.bodies.push(readAll(copy));
+      return new Response(forClient, { status: response.status, headers: response.headers });
+    };
+    this.agent = new HttpAgent({ url, threadId, fetch: record });
+  }
+
+  /** The events of the last run as the server sent them. */
+  async lastStream(): Promise<Record<string, unknown>[]> {
+    return parseSse(await this.bodies[this.bodies.length - 1]);
+  }
+
+  /** Sends a user message (unless `text` is undefined) and runs; returns the run's raw events, checked. */
+  async run(text: string | undefined, options: { tools?: Tool[]; resume?: ReturnType<typeof buildResumeArray> } = {}, subscriber?: AgentSubscriber) {
+    if (text !== undefined) {
+      this.agent.addMessage({ id: randomUUID(), role: "user", content: text });
+    }
+    const failures: string[] = [];
+    const watch: AgentSubscriber = {
+      onRunFailed: ({ error }) => {
+        failures.push(String(error));
+      },
+      onRunErrorEvent: ({ event }) => {
+        failures.push(`RUN_ERROR ${event.code}: ${event.message}`);
+      },
+    };
+    await this.agent.runAgent(options, { ...watch, ...subscriber });
+    expect(failures, "the official client accepted the run").toEqual([]);
+    const events = await this.lastStream();
+    await checkStream(events);
+    return events;
+  }
+}
+
+/** Each event fits @ag-ui/core's schema, and the stream passes the client's verifyEvents. */
+async function checkStream(events: Record<string, unknown>[]) {
+  expect(events.length).toBeGreaterThan(0);
+  for (const event of events) {
+    const parsed = EventSchemas.safeParse(event);
+    expect(parsed.success, `${JSON.stringify(event)}\n${JSON.stringify(parsed.error?.issues)}`).toBe(true);
+  }
+  const verified = await lastValueFrom(from(events as unknown as BaseEvent[]).pipe(verifyEvents(), toArray()));
+  expect(verified.length).toBe(events.length);
+}
+
+const ofType = (events: Record<string, unknown>[], type: string) => events.filter((e) => e.type === type);
+const text = (events: Record<string, unknown>[]) => ofType(events, "TEXT_MESSAGE_CONTENT").map((e) => e.delta as string).join("");
+
+function lastFinished(events: Record<string, unknown>[]) {
+  const last = events[events.length - 1];
+  expect(last.type).toBe("RUN_FINISHED");
+  return last as { outcome?: { type: string; interrupts?: Interrupt[] } };
+}
+
+test.describe("standard AG-UI over POST /agui with @ag-ui/client", () => {
+  // The client warns about whatever it had to strip, repair or guess: none of that here.
+  let warnings: string[] = [];
+  const warn = console.warn;
+  test.beforeEach(() => {
+    warnings = [];
+    console.warn = (...args: unknown[]) => {
+      warnings.push(args.map(String).join(" "));
+      warn(...args);
+    };
+  });
+  test.afterEach(() => {
+    console.warn = warn;
+    expect(warnings, "warnings of @ag-ui/client").toEqual([]);
+  });
+
+  test("capabilities are AG-UI AgentCapabilities", async ({ baseURL }) => {
+    const agent = new HttpAgent({ url: `${baseURL}/agui` });
+    const caps = await (await fetch(`${baseURL}/agui/capabilities`)).json();
+    expect(AgentCapabilitiesSchema.safeParse(caps).success).toBe(true);
+    expect(caps.humanInTheLoop.interrupts).toBe(true);
+    expect(caps.tools.clientProvided).toBe(true);
+    expect(agent.url).toContain("/agui");
+  });
+
+  test("inspection, finding and report: the interrupt rejected once, then approved", async ({ baseURL }) => {
+    const client = new Recorded(`${baseURL}/agui`);
+    const agent = client.agent;
+
+    // Inspection start: the history agent looks the company up.
+    let events = await client.run("Start inspectie bij Restaurant Bella Rosa, KVK 92251854");
+    const tools = ofType(events, "TOOL_CALL_START").map((e) => e.toolCallName);
+    expect(tools).toEqual(expect.arrayContaining(["get_company_info", "get_inspection_history"]));
+    expect(text(events)).toContain("Bella Rosa");
+    expect(lastFinished(events).outcome).toBeUndefined();
+
+    // A finding: the regulation agent cites the articles.
+    events = await client.run("Bevinding: rauwe vis naast groenten bewaard op 12 °C");
+    expect(text(events)).toMatch(/852\/2004|Hygiënecode/);
+
+    // The report needs approval: the run ends with an interrupt.
+    events = await client.run("Genereer het inspectierapport");
+    let outcome = lastFinished(events).outcome!;
+    expect(outcome.type).toBe("interrupt");
+    expect(agent.pendingInterrupts).toHaveLength(1);
+    let interrupt = agent.pendingInterrupts[0];
+    expect(interrupt.reason).toBe("tool_call");
+    expect(interrupt.message).toBeTruthy();
+    expect(interrupt.responseSchema?.properties).toHaveProperty("approved");
+    expect(interrupt.responseSchema?.properties).toHaveProperty("editedArgs");
+    expect(Date.parse(interrupt.expiresAt!)).toBeGreaterThan(Date.now());
+    const announced = ofType(events, "TOOL_CALL_START").find((e) => e.toolCallName === "generate_final_report");
+    expect(announced?.toolCallId).toBe(interrupt.toolCallId);
+    expect(ofType(events, "STATE_SNAPSHOT").length).toBeGreaterThan(0);
+    expect(events[events.length - 2].type).toBe("MESSAGES_SNAPSHOT");
+
+    // Without answering, the client refuses a new run itself.
+    await expect(agent.runAgent()).rejects.toThrow(/pending interrupt/);
+
+    // Rejected: only the tool result for the announced call, then the agent says so.
+    events = await client.run(undefined, {
+      resume: buildResumeArray(agent.pendingInterrupts, {
+        [interrupt.id]: { status: "resolved", payload: { approved: false, feedback: "Eerst de koelcel opnieuw meten" } },
+      }),
+    });
+    expect(ofType(events, "TOOL_CALL_START").some((e) => e.toolCallId === interrupt.toolCallId)).toBe(false);
+    const rejected = ofType(events, "TOOL_CALL_RESULT");
+    expect(rejected.map((e) => e.toolCallId)).toEqual([interrupt.toolCallId]);
+    expect(rejected[0].content).toContain("rejected");
+    expect(text(events)).toContain("Eerst de koelcel opnieuw meten");
+    expect(agent.pendingInterrupts).toHaveLength(0);
+
+    // Asked again and approved: the PDF is there.
+    events = await client.run("Genereer het inspectierapport");
+    outcome = lastFinished(events).outcome!;
+    expect(outcome.type).toBe("interrupt");
+    interrupt = agent.pendingInterrupts[0];
+    events = await client.run(undefined, {
+      resume: buildResumeArray(agent.pendingInterrupts, {
+        [interrupt.id]: { status: "resolved", payload: { approved: true } },
+      }),
+    });
+    const results = ofType(events, "TOOL_CALL_RESULT");
+    expect(results.map((e) => e.toolCallId)).toEqual([interrupt.toolCallId]);
+    const report = JSON.parse(results[0].content as string);
+    expect(report.downloadUrl).toMatch(/^\/reports\/.+\.pdf$/);
+    expect(text(events)).toContain(report.downloadUrl);
+    const pdf = await fetch(`${baseURL}${report.downloadUrl}`);
+    expect(pdf.status).toBe(200);
+    expect(pdf.headers.get("content-type")).toBe("application/pdf");
+    expect(agent.pendingInterrupts).toHaveLength(0);
+
+    // The client's history holds the answer with the link.
+    const last = agent.messages[agent.messages.length - 1] as Message & { content?: string };
+    expect(last.role).toBe("assistant");
+    expect(last.content).toContain(report.downloadUrl);
+  });
+
+  test("a client tool: the run ends after TOOL_CALL_END and the next run reads its result", async ({ baseURL }) => {
+    const client = new Recorded(`${baseURL}/agui`);
+    const tools: Tool[] = [
+      {
+        name: "show_checklist",
+        description: "Shows the inspection checklist for a topic on the inspector's device",
+        parameters: { type: "object", properties: { topic: { type: "string" } }, required: ["topic"] },
+      },
+    ];
+    let pending: string[] = [];
+    let events = await client.run("Toon de checklist voor de koelcel met show_checklist", { tools }, {
+      onRunFinishedEvent: (params) => {
+        if (params.outcome === "success") pending = params.pendingToolCallIds;
+      },
+    });
+    const calls = ofType(events, "TOOL_CALL_START");
+    expect(calls.map((e) => e.toolCallName)).toEqual(["show_checklist"]);
+    expect(ofType(events, "TOOL_CALL_RESULT")).toHaveLength(0);
+    const callId = calls[0].toolCallId as string;
+    expect(pending).toEqual([callId]);
+    const args = JSON.parse(ofType(events, "TOOL_CALL_ARGS")[0].delta as string);
+    expect(args.topic).toContain("koelcel");
+
+    // The application runs the tool and answers in the next run.
+    client.agent.addMessage({ id: randomUUID(), role: "tool", toolCallId: callId, content: "Checklist getoond: 3 van 5 punten afgevinkt" });
+    events = await client.run(undefined, { tools });
+    expect(ofType(events, "TOOL_CALL_START")).toHaveLength(0);
+    expect(text(events)).toContain("3 van 5 punten afgevinkt");
+  });
+
+  test("aborting a run cancels it on the server", async () => {
+    test.setTimeout(60_000);
+    // A model that never answers keeps the run waiting, so the abort surely comes first.
+    const model: Server = createServer(() => {});
+    await new Promise<void>((resolve) => model.listen(0, "127.0.0.1", resolve));
+    const modelPort = (model.address() as { port: number }).port;
+    const port = await freePort();
+    const dir = mkdtempSync(join(tmpdir(), "agora-agui-abort-"));
+    let child: ChildProcess | undefined;
+    try {
+      child = spawn(bin, ["--addr", `127.0.0.1:${port}`, "--data-dir", dir, "--llm-base-url", `http://127.0.0.1:${modelPort}/v1`], {
+        stdio: "ignore",
+        env: { ...process.env, AGORA_AUTH: "dev" },
+      });
+      const base = `http://127.0.0.1:${port}`;
+      await waitForHealth(`${base}/health`);
+
+      const client = new Recorded(`${base}/agui`);
+      client.agent.addMessage({ id: randomUUID(), role: "user", content: "Welke regels gelden voor allergenen?" });
+      let runId = "";
+      let thinking!: () => void;
+      const waiting = new Promise<void>((resolve) => (thinking = resolve));
+      const running = client.agent.runAgent(
+        {},
+        {
+          onRunStartedEvent: ({ event }) => {
+            runId = event.runId;
+          },
+          onStepStartedEvent: ({ event }) => {
+            if (event.stepName === "thinking") thinking();
+          },
+        },
+      );
+      await waiting;
+      client.agent.abortRun();
+      await running.catch(() => undefined);
+
+      // What arrived before the abort is valid AG-UI.
+      const events = await client.lastStream();
+      expect(events[0].type).toBe("RUN_STARTED");
+      for (const event of events) expect(EventSchemas.safeParse(event).success).toBe(true);
+      await lastValueFrom(from(events as unknown as BaseEvent[]).pipe(verifyEvents(), toArray()));
+
+      // The server stored the run as cancelled: the cancel endpoint finds nothing left to stop.
+      await expect
+        .poll(async () => {
+          const response = await fetch(`${base}/agui/runs/${runId}/cancel`, { method: "POST" });
+          return `${response.status} ${(await response.json()).detail}`;
+        })
+        .toMatch(/^409 .*cancelled/);
+    } finally {
+      child?.kill("SIGTERM");
+      model.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createNetServer();
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      server.close(() => (typeof address === "object" && address ? resolve(address.port) : reject()));
+    });
+  });
+}
+
+async function waitForHealth(url: string) {
+  for (let attempt = 0; attempt < 100; attempt++) {
+    try {
+      if ((await fetch(url)).ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`${url} never answered`);
+}
