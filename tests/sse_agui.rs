@@ -605,6 +605,24 @@ async fn unreadable_bodies_are_422_and_refused_input_is_one_run_error() {
     assert_eq!(events[0]["code"], "no_user_message");
 }
 
+#[tokio::test]
+async fn runs_count_toward_the_limit_shared_with_the_websocket() {
+    let server = TestServer::start_with(|c| c.runs_per_minute = 2).await;
+    let thread = id();
+    for run_id in ["r1", "r2"] {
+        let events = run(&server.base(), &question(&thread, run_id)).await;
+        assert_eq!(events[0]["type"], "RUN_STARTED");
+    }
+    let response = reqwest::Client::new()
+        .post(server.url("/agui"))
+        .json(&question(&thread, "r3"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 429);
+    assert!(response.json::<Value>().await.unwrap()["detail"].is_string());
+}
+
 trait Base {
     fn base(&self) -> String;
 }
@@ -691,6 +709,12 @@ async fn inspection_and_finding_flows_in_the_standard_dialect() {
         .say("Ik zie rauwe vis naast groenten bewaard op 12 °C in de koeling")
         .await;
     assert!(text(&events).contains("852/2004") || text(&events).contains("Hygiënecode"));
+    // The same request again (a retry) is answered as done, and changes nothing.
+    let mut retry = client.input(None);
+    retry["runId"] = events[0]["runId"].clone();
+    let again = run(&client.base, &retry).await;
+    let kinds: Vec<&str> = again.iter().map(|e| e["type"].as_str().unwrap()).collect();
+    assert_eq!(kinds, ["RUN_STARTED", "STATE_SNAPSHOT", "RUN_FINISHED"]);
     // The client's history did not duplicate the thread's messages.
     let stored = server.state.db.messages(&client.thread).await.unwrap();
     let users = stored

@@ -57,6 +57,9 @@ impl OrchestratorConfig {
     }
 }
 
+/// How long [`Orchestrator::cancel_run`] waits for the run to be stored as stopped.
+pub const CANCEL_WAIT: Duration = Duration::from_secs(10);
+
 /// Why a run could not start; the transport answers with `agora:error`.
 #[derive(Debug, thiserror::Error)]
 pub enum StartError {
@@ -303,7 +306,9 @@ impl Orchestrator {
             .and_then(|m| user_text(m).map(|text| (m, text)));
 
         if new_user.is_none() && client_results.is_empty() && answered.is_empty() {
-            return match replay {
+            // A retried request (a replayed resume, or the same run again) is answered as done.
+            let retried = replay || (exists && self.store.run(&run_id).await.is_ok());
+            return match retried {
                 true => Ok(Prepared::Acknowledge(Acknowledge {
                     thread_id,
                     run_id,
@@ -517,8 +522,9 @@ impl Orchestrator {
         run_id
     }
 
-    /// Stops `user_id`'s active run with this id, from any connection, and waits until it has
-    /// ended and is stored. Returns its thread, or `None` when no such run is active here.
+    /// Stops `user_id`'s active run with this id, from any connection, and waits (at most
+    /// [`CANCEL_WAIT`]) until it has ended and is stored. Returns its thread, or `None` when no
+    /// such run is active here.
     pub async fn cancel_run(&self, run_id: &str, user_id: &str) -> Option<String> {
         let (thread_id, done) = {
             let active = self.active.lock().unwrap_or_else(|p| p.into_inner());
@@ -528,7 +534,8 @@ impl Orchestrator {
             run.cancel.cancel();
             (thread.clone(), run.done.clone())
         };
-        done.cancelled().await;
+        // A run whose reader stopped reading can hang on its full queue; it is stopped anyway.
+        let _ = tokio::time::timeout(CANCEL_WAIT, done.cancelled()).await;
         Some(thread_id)
     }
 

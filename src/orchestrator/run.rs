@@ -195,7 +195,10 @@ impl Run {
         }
         let status = match outcome {
             Ok(()) => {
-                let _ = self.finish_ok().await;
+                if self.finish_ok().await.is_err() {
+                    // The client left before it saw the interrupts: nobody can answer them.
+                    self.withdraw_interrupts().await;
+                }
                 RunStatus::Finished
             }
             Err(failure) => {

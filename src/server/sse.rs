@@ -5,7 +5,8 @@
 //! - A run that needs an approval ends with `RUN_FINISHED { outcome: interrupt }`; the next
 //!   `POST /agui` on the thread answers it in `resume` (see `Orchestrator::start_run_in`).
 //! - Input the orchestrator refuses (moderation, a pending interrupt, a bad `resume`) is a
-//!   stream with one `RUN_ERROR`; a body that is not a `RunAgentInput` is 422 `{"detail"}`.
+//!   stream with one `RUN_ERROR`; a body that is not a `RunAgentInput` is 422 `{"detail"}`, and
+//!   a user over the run limit shared with `/ws` gets 429.
 //! - Closing the connection cancels the run, which is stored as cancelled;
 //!   `POST /agui/runs/{runId}/cancel` does the same from elsewhere.
 //! - While nothing happens (a slow model, a long tool) a `: keep-alive` comment goes out every
@@ -83,6 +84,11 @@ async fn run(
     if input.thread_id.trim().is_empty() {
         return Err(AppError::Unprocessable(
             "threadId is missing or empty".to_owned(),
+        ));
+    }
+    if !state.run_limiter.allow(&user.id) {
+        return Err(AppError::TooManyRequests(
+            "Too many runs; wait a moment and try again".to_owned(),
         ));
     }
     let connection_id = NEXT_CONNECTION.fetch_sub(1, Ordering::Relaxed);
