@@ -283,20 +283,7 @@ impl Orchestrator {
             .iter()
             .map(|r| r.interrupt.tool_call_id.as_str())
             .collect();
-        let mut client_results: Vec<Message> = Vec::new();
-        for message in &input.messages {
-            if let Message::Tool(result) = message
-                && waiting_calls
-                    .iter()
-                    .any(|(id, _)| *id == result.tool_call_id)
-                && !interrupted_calls.contains(result.tool_call_id.as_str())
-                && !client_results
-                    .iter()
-                    .any(|m| matches!(m, Message::Tool(t) if t.tool_call_id == result.tool_call_id))
-            {
-                client_results.push(message.clone());
-            }
-        }
+        let client_results = client_results(&input.messages, &waiting_calls, &interrupted_calls);
         let new_user = input
             .messages
             .iter()
@@ -324,35 +311,12 @@ impl Orchestrator {
         }
 
         // Exactly once: of two inputs answering the same interrupts, the second is a replay.
-        if !answered.is_empty() {
-            let now = run::now_millis() as i64;
-            let resolutions: Vec<(String, InterruptResolution)> = answered
-                .iter()
-                .map(|r| {
-                    let status = match r.entry.status {
-                        ResumeStatus::Resolved => "resolved",
-                        ResumeStatus::Cancelled => "cancelled",
-                    };
-                    let resolution = InterruptResolution {
-                        run_id: run_id.clone(),
-                        status: status.to_owned(),
-                        payload: r.entry.payload.clone(),
-                        resolved_at: now,
-                    };
-                    (r.interrupt.id.clone(), resolution)
-                })
-                .collect();
-            match self.store.resolve_interrupts(&resolutions).await {
-                Ok(()) => {}
-                Err(StoreError::Conflict(_)) => {
-                    return Ok(Prepared::Acknowledge(Acknowledge {
-                        thread_id,
-                        run_id,
-                        agent: last_agent(&stored),
-                    }));
-                }
-                Err(e) => return Err(StartError::Store(e)),
-            }
+        if !answered.is_empty() && !self.resolve(&answered, &run_id).await? {
+            return Ok(Prepared::Acknowledge(Acknowledge {
+                thread_id,
+                run_id,
+                agent: last_agent(&stored),
+            }));
         }
 
         self.stop_thread(&thread_id).await;
@@ -372,6 +336,7 @@ impl Orchestrator {
                 .await
                 .map_err(StartError::Store)?;
         }
+        // Open interrupts are all answered by now: what else waits, nobody will answer.
         let carried: HashSet<&str> = client_results
             .iter()
             .filter_map(|m| match m {
@@ -380,29 +345,13 @@ impl Orchestrator {
             })
             .chain(interrupted_calls.iter().copied())
             .collect();
-        let open_interrupt_calls: HashSet<&str> = interrupts
-            .iter()
-            .filter(|i| i.resolution.is_none())
-            .map(|i| i.tool_call_id.as_str())
-            .collect();
         for (call_id, name) in &waiting_calls {
-            if carried.contains(call_id.as_str()) || open_interrupt_calls.contains(call_id.as_str())
-            {
-                continue;
+            if !carried.contains(call_id.as_str()) {
+                self.store
+                    .append_message(&thread_id, &no_result(call_id, name))
+                    .await
+                    .map_err(StartError::Store)?;
             }
-            let error =
-                format!("`{name}` gaf geen resultaat: de client beantwoordde de aanroep niet.");
-            let filler = Message::Tool(ToolMessage {
-                id: Some(format!("tool_{}", uuid::Uuid::new_v4().simple())),
-                content: json!({ "status": "cancelled", "error": error }).to_string(),
-                tool_call_id: call_id.clone(),
-                error: Some(error),
-                ..Default::default()
-            });
-            self.store
-                .append_message(&thread_id, &filler)
-                .await
-                .map_err(StartError::Store)?;
         }
         let mut deferred_user = None;
         if let Some((message, text)) = new_user {
@@ -452,6 +401,32 @@ impl Orchestrator {
                 ..Default::default()
             })),
         })))
+    }
+
+    /// Marks the interrupts answered by this run; `false` when another run answered them first.
+    async fn resolve(&self, answered: &[Resumed], run_id: &str) -> Result<bool, StartError> {
+        let now = run::now_millis() as i64;
+        let resolutions: Vec<(String, InterruptResolution)> = answered
+            .iter()
+            .map(|r| {
+                let status = match r.entry.status {
+                    ResumeStatus::Resolved => "resolved",
+                    ResumeStatus::Cancelled => "cancelled",
+                };
+                let resolution = InterruptResolution {
+                    run_id: run_id.to_owned(),
+                    status: status.to_owned(),
+                    payload: r.entry.payload.clone(),
+                    resolved_at: now,
+                };
+                (r.interrupt.id.clone(), resolution)
+            })
+            .collect();
+        match self.store.resolve_interrupts(&resolutions).await {
+            Ok(()) => Ok(true),
+            Err(StoreError::Conflict(_)) => Ok(false),
+            Err(e) => Err(StartError::Store(e)),
+        }
     }
 
     /// Hands a prepared run to a task, registered as the thread's active run.
@@ -731,6 +706,42 @@ fn unanswered_calls(messages: &[Message]) -> Vec<(String, String)> {
         .filter(|call| !answered.contains(call.id.as_str()))
         .map(|call| (call.id.clone(), call.function.name.clone()))
         .collect()
+}
+
+/// Tool messages of the input that answer calls waiting in the thread (not those an interrupt
+/// settles), one per call.
+fn client_results(
+    messages: &[Message],
+    waiting_calls: &[(String, String)],
+    interrupted_calls: &HashSet<&str>,
+) -> Vec<Message> {
+    let mut results: Vec<Message> = Vec::new();
+    let mut answered: HashSet<&str> = HashSet::new();
+    for message in messages {
+        if let Message::Tool(result) = message
+            && waiting_calls
+                .iter()
+                .any(|(id, _)| *id == result.tool_call_id)
+            && !interrupted_calls.contains(result.tool_call_id.as_str())
+            && answered.insert(result.tool_call_id.as_str())
+        {
+            results.push(message.clone());
+        }
+    }
+    results
+}
+
+/// The result of a call nobody answered (a client tool the client skipped, a cancelled run), so
+/// that every call in the thread has one.
+fn no_result(call_id: &str, name: &str) -> Message {
+    let error = format!("`{name}` gaf geen resultaat: de client beantwoordde de aanroep niet.");
+    Message::Tool(ToolMessage {
+        id: Some(format!("tool_{}", uuid::Uuid::new_v4().simple())),
+        content: json!({ "status": "cancelled", "error": error }).to_string(),
+        tool_call_id: call_id.to_owned(),
+        error: Some(error),
+        ..Default::default()
+    })
 }
 
 /// The agent whose message made this call.
