@@ -30,7 +30,7 @@ export default defineConfig({
     trace: "retain-on-failure",
   },
   webServer: {
-    command: `rm -rf ${dataDir} && ${bin} --auth dev --addr 127.0.0.1:${port} --data-dir ${dataDir}`,
+    command: `rm -rf ${dataDir} && ${bin} --auth dev --runs-per-minute 1000 --addr 127.0.0.1:${port} --data-dir ${dataDir}`,
     url: `http://127.0.0.1:${port}/health`,
     reuseExistingServer: !process.env.CI,
     timeout: 60_000,

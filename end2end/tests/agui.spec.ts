@@ -14,16 +14,11 @@ import {
   type Tool,
 } from "@ag-ui/client";
 import { AgentCapabilitiesSchema, EventSchemas } from "@ag-ui/core/schemas";
-import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
 import { createServer, type Server } from "node:http";
-import { createServer as createNetServer } from "node:net";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { randomUUID } from "node:crypto";
 import { from, lastValueFrom, toArray } from "rxjs";
 
-const bin = process.env.AGORA_BIN ?? `${process.env.HOME}/.cache/agora-hai/target/release/agora-hai`;
+import { startServer } from "../support/binary";
 
 /** The events of an SSE body: `data:` frames parsed, comments (keep-alive) skipped. */
 function parseSse(body: string): Record<string, unknown>[] {
@@ -253,17 +248,9 @@ test.describe("standard AG-UI over POST /agui with @ag-ui/client", () => {
     const model: Server = createServer(() => {});
     await new Promise<void>((resolve) => model.listen(0, "127.0.0.1", resolve));
     const modelPort = (model.address() as { port: number }).port;
-    const port = await freePort();
-    const dir = mkdtempSync(join(tmpdir(), "agora-agui-abort-"));
-    let child: ChildProcess | undefined;
+    const server = await startServer(["--auth", "dev", "--llm-base-url", `http://127.0.0.1:${modelPort}/v1`]);
+    const base = server.url;
     try {
-      child = spawn(bin, ["--addr", `127.0.0.1:${port}`, "--data-dir", dir, "--llm-base-url", `http://127.0.0.1:${modelPort}/v1`], {
-        stdio: "ignore",
-        env: { ...process.env, AGORA_AUTH: "dev" },
-      });
-      const base = `http://127.0.0.1:${port}`;
-      await waitForHealth(`${base}/health`);
-
       const client = new Recorded(`${base}/agui`);
       client.agent.addMessage({ id: randomUUID(), role: "user", content: "Welke regels gelden voor allergenen?" });
       let runId = "";
@@ -298,31 +285,8 @@ test.describe("standard AG-UI over POST /agui with @ag-ui/client", () => {
         })
         .toMatch(/^409 .*cancelled/);
     } finally {
-      child?.kill("SIGTERM");
+      await server.dispose();
       model.close();
-      rmSync(dir, { recursive: true, force: true });
     }
   });
 });
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createNetServer();
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() => (typeof address === "object" && address ? resolve(address.port) : reject()));
-    });
-  });
-}
-
-async function waitForHealth(url: string) {
-  for (let attempt = 0; attempt < 100; attempt++) {
-    try {
-      if ((await fetch(url)).ok) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`${url} never answered`);
-}
