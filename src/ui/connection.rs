@@ -1,6 +1,15 @@
-//! The page's one WebSocket to `/ws`, shared through context.
+//! The page's one WebSocket to `/ws`, shared through context (browser only; on the server
+//! every method is a no-op).
+//!
+//! - The thread id lives in `localStorage`, so a reload shows the same inspection.
+//! - A closed socket reconnects with exponential backoff and jitter ([`backoff_ms`]).
+//! - Messages typed while offline are queued and sent once the connection is back.
+//! - After every (re)connect the thread's history is asked for (`agora:history_request`) and
+//!   replaces the timeline, so nothing shows twice; the queue is sent after that answer.
 
 use leptos::prelude::*;
+
+use super::chat::Chat;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ConnectionStatus {
@@ -10,57 +19,323 @@ pub enum ConnectionStatus {
     Failed,
 }
 
-/// Handle to the socket; `Copy` so event handlers can capture it freely.
+/// After this many failed attempts in a row the badge says "fout" (retrying goes on).
+pub const FAILED_AFTER: u32 = 4;
+
+/// The wait before reconnect attempt `attempt` (1-based), in milliseconds: doubling from
+/// 500 ms up to 8 s, at a random point (`random` in 0..1) of the upper half (jitter, so a
+/// restarted server is not hit by every browser at once).
+pub fn backoff_ms(attempt: u32, random: f64) -> u32 {
+    let exponent = attempt.saturating_sub(1).min(10);
+    let base = (500u64 << exponent).min(8_000) as f64;
+    (base / 2.0 + random.clamp(0.0, 1.0) * base / 2.0) as u32
+}
+
+/// `localStorage` key of the open thread.
+pub const THREAD_KEY: &str = "hai.threadId";
+
 #[derive(Clone, Copy)]
 pub struct Connection {
     /// Drives the header badge.
     pub status: RwSignal<ConnectionStatus>,
-    /// The live socket; browser-only, hence local storage.
+    chat: Chat,
     #[cfg(feature = "hydrate")]
-    socket: StoredValue<Option<web_sys::WebSocket>, LocalStorage>,
+    inner: StoredValue<client::Inner, LocalStorage>,
 }
 
 impl Connection {
-    pub fn provide() -> Self {
+    pub fn provide(chat: Chat) -> Self {
         let connection = Self {
             status: RwSignal::new(ConnectionStatus::Connecting),
+            chat,
             #[cfg(feature = "hydrate")]
-            socket: StoredValue::new_local(None),
+            inner: StoredValue::new_local(client::Inner::default()),
         };
         #[cfg(feature = "hydrate")]
-        Effect::new(move |_| connection.open());
+        Effect::new(move |_| {
+            let thread = super::browser::storage_get(THREAD_KEY)
+                .filter(|id| !id.trim().is_empty())
+                .unwrap_or_else(new_thread_id);
+            super::browser::storage_set(THREAD_KEY, &thread);
+            chat.switch_thread(thread);
+            connection.open();
+            // Back online (laptop lid, train tunnel): try at once instead of waiting.
+            let online = window_event_listener_untyped("online", move |_| connection.retry());
+            std::mem::forget(online);
+        });
         provide_context(connection);
         connection
     }
 
+    /// Sends what the inspector typed, or queues it while there is no connection.
     pub fn send_text(&self, text: String) {
-        let _ = text;
+        let thread = self.chat.thread_id.get_untracked();
+        let frame = super::wire::run_input(&thread, &text);
+        #[cfg(feature = "hydrate")]
+        {
+            let sent = self.ready() && self.send(&frame);
+            self.chat.push_user(text, !sent);
+            if !sent {
+                self.inner.update_value(|inner| inner.queue.push(frame));
+            }
+        }
+        #[cfg(not(feature = "hydrate"))]
+        let _ = (frame, text);
     }
 
-    #[cfg(feature = "hydrate")]
-    fn open(self) {
-        use wasm_bindgen::JsCast;
-        use wasm_bindgen::closure::Closure;
+    /// The inspector's decision on a tool call.
+    pub fn answer_approval(&self, approval_id: &str, approved: bool, feedback: Option<String>) {
+        let frame = super::wire::approval_response(approval_id, approved, feedback.as_deref());
+        self.send_frame(&frame);
+        self.chat.answer_approval(approval_id);
+    }
 
-        let location = window().location();
-        let scheme = if location.protocol().as_deref() == Ok("https:") {
-            "wss"
-        } else {
-            "ws"
-        };
-        let host = location.host().unwrap_or_default();
-        let Ok(socket) = web_sys::WebSocket::new(&format!("{scheme}://{host}/ws")) else {
-            self.status.set(ConnectionStatus::Failed);
+    /// Stops the shown thread's run.
+    pub fn stop(&self) {
+        if let Some((thread_id, run_id)) = self.chat.active_run() {
+            self.send_frame(&super::wire::cancel_run(&thread_id, &run_id));
+        }
+    }
+
+    /// Shows another thread: its history is loaded over the socket.
+    pub fn open_thread(&self, thread_id: String) {
+        if self.chat.thread_id.get_untracked() == thread_id {
             return;
-        };
-        let on_open =
-            Closure::<dyn FnMut()>::new(move || self.status.set(ConnectionStatus::Connected));
-        socket.set_onopen(Some(on_open.as_ref().unchecked_ref()));
-        on_open.forget();
-        let on_close =
-            Closure::<dyn FnMut()>::new(move || self.status.set(ConnectionStatus::Failed));
-        socket.set_onclose(Some(on_close.as_ref().unchecked_ref()));
-        on_close.forget();
-        self.socket.set_value(Some(socket));
+        }
+        // A run of the old thread would go on unseen: stop it.
+        self.stop();
+        #[cfg(feature = "hydrate")]
+        super::browser::storage_set(THREAD_KEY, &thread_id);
+        self.chat.switch_thread(thread_id);
+        #[cfg(feature = "hydrate")]
+        if self.status.get_untracked() == ConnectionStatus::Connected {
+            self.request_history();
+        }
+    }
+
+    pub fn new_thread(&self) {
+        self.open_thread(new_thread_id());
+    }
+
+    /// Connects now instead of waiting for the next attempt.
+    pub fn retry(&self) {
+        #[cfg(feature = "hydrate")]
+        if self.status.get_untracked() != ConnectionStatus::Connected {
+            self.inner.update_value(|inner| {
+                if let Some(timer) = inner.timer.take() {
+                    timer.clear();
+                }
+            });
+            self.status.set(ConnectionStatus::Connecting);
+            self.open();
+        }
+    }
+
+    fn send_frame(&self, frame: &str) {
+        #[cfg(feature = "hydrate")]
+        self.send(frame);
+        #[cfg(not(feature = "hydrate"))]
+        let _ = frame;
+    }
+}
+
+pub fn new_thread_id() -> String {
+    uuid::Uuid::new_v4().to_string()
+}
+
+#[cfg(feature = "hydrate")]
+mod client {
+    use std::time::Duration;
+
+    use leptos::prelude::*;
+    use wasm_bindgen::JsCast;
+    use wasm_bindgen::closure::Closure;
+    use web_sys::{CloseEvent, MessageEvent, WebSocket};
+
+    use super::{Connection, ConnectionStatus, FAILED_AFTER, backoff_ms};
+    use crate::protocol::Event;
+    use crate::ui::wire::history_request;
+
+    #[derive(Default)]
+    pub struct Inner {
+        socket: Option<WebSocket>,
+        /// The closures the socket calls, kept as long as it lives.
+        handlers: Option<Handlers>,
+        attempt: u32,
+        /// Run inputs typed while offline, in order.
+        pub queue: Vec<String>,
+        /// Sent `agora:history_request`, not yet answered: new messages wait in the queue.
+        awaiting_history: bool,
+        pub timer: Option<TimeoutHandle>,
+    }
+
+    struct Handlers {
+        _open: Closure<dyn FnMut()>,
+        _message: Closure<dyn FnMut(MessageEvent)>,
+        _close: Closure<dyn FnMut(CloseEvent)>,
+    }
+
+    impl Connection {
+        pub(super) fn ready(&self) -> bool {
+            self.status.get_untracked() == ConnectionStatus::Connected
+                && !self.inner.with_value(|i| i.awaiting_history)
+        }
+
+        pub(super) fn send(&self, frame: &str) -> bool {
+            self.inner.with_value(|inner| {
+                inner
+                    .socket
+                    .as_ref()
+                    .filter(|s| s.ready_state() == WebSocket::OPEN)
+                    .is_some_and(|s| s.send_with_str(frame).is_ok())
+            })
+        }
+
+        pub(super) fn request_history(&self) {
+            let thread = self.chat.thread_id.get_untracked();
+            self.inner.update_value(|i| i.awaiting_history = true);
+            if !self.send(&history_request(&thread)) {
+                self.inner.update_value(|i| i.awaiting_history = false);
+            }
+        }
+
+        /// The history arrived (or was refused): now the queued messages go.
+        fn flush(&self) {
+            let queue = self.inner.try_update_value(|inner| {
+                inner.awaiting_history = false;
+                std::mem::take(&mut inner.queue)
+            });
+            let queue = queue.unwrap_or_default();
+            if queue.is_empty() {
+                return;
+            }
+            for (i, frame) in queue.iter().enumerate() {
+                if !self.send(frame) {
+                    // The socket went away again: keep the rest for the next connection.
+                    let mut rest = queue[i..].to_vec();
+                    self.inner.update_value(|inner| {
+                        rest.append(&mut inner.queue);
+                        inner.queue = rest;
+                    });
+                    return;
+                }
+            }
+            self.chat.mark_sent();
+        }
+
+        pub(super) fn open(self) {
+            let location = window().location();
+            let scheme = if location.protocol().as_deref() == Ok("https:") {
+                "wss"
+            } else {
+                "ws"
+            };
+            let host = location.host().unwrap_or_default();
+            // Drop an earlier socket quietly.
+            self.inner.update_value(|inner| {
+                if let Some(old) = inner.socket.take() {
+                    old.set_onopen(None);
+                    old.set_onmessage(None);
+                    old.set_onclose(None);
+                    let _ = old.close();
+                }
+                inner.handlers = None;
+                inner.awaiting_history = false;
+            });
+            let Ok(socket) = WebSocket::new(&format!("{scheme}://{host}/ws")) else {
+                self.schedule_reconnect();
+                return;
+            };
+            let on_open = Closure::<dyn FnMut()>::new(move || {
+                self.inner.update_value(|inner| inner.attempt = 0);
+                self.status.set(ConnectionStatus::Connected);
+                self.chat.connected();
+                self.request_history();
+                if !self.inner.with_value(|i| i.awaiting_history) {
+                    self.flush();
+                }
+            });
+            let on_message = Closure::<dyn FnMut(MessageEvent)>::new(
+                move |message: MessageEvent| {
+                    let Some(text) = message.data().as_string() else {
+                        return;
+                    };
+                    match crate::ui::wire::decode_event(&text) {
+                        Ok(event) => {
+                            let history_answer = matches!(event, Event::MessagesSnapshot(_))
+                                || matches!(&event, Event::Custom(c) if c.name == crate::protocol::agora::ERROR);
+                            self.chat.receive(&event);
+                            if history_answer && self.inner.with_value(|i| i.awaiting_history) {
+                                self.flush();
+                            }
+                        }
+                        Err(error) => self.chat.receive_unreadable(error),
+                    }
+                },
+            );
+            let on_close = Closure::<dyn FnMut(CloseEvent)>::new(move |_: CloseEvent| {
+                self.chat.disconnected();
+                self.schedule_reconnect();
+            });
+            socket.set_onopen(Some(on_open.as_ref().unchecked_ref()));
+            socket.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+            socket.set_onclose(Some(on_close.as_ref().unchecked_ref()));
+            self.inner.update_value(|inner| {
+                inner.socket = Some(socket);
+                inner.handlers = Some(Handlers {
+                    _open: on_open,
+                    _message: on_message,
+                    _close: on_close,
+                });
+            });
+        }
+
+        fn schedule_reconnect(self) {
+            let attempt = self
+                .inner
+                .try_update_value(|inner| {
+                    inner.attempt += 1;
+                    inner.awaiting_history = false;
+                    inner.attempt
+                })
+                .unwrap_or(1);
+            self.status.set(if attempt > FAILED_AFTER {
+                ConnectionStatus::Failed
+            } else {
+                ConnectionStatus::Reconnecting
+            });
+            let delay = backoff_ms(attempt, js_sys::Math::random());
+            let timer =
+                set_timeout_with_handle(move || self.open(), Duration::from_millis(delay.into()))
+                    .ok();
+            self.inner.update_value(|inner| {
+                if let Some(old) = std::mem::replace(&mut inner.timer, timer) {
+                    old.clear();
+                }
+            });
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn backoff_doubles_with_jitter_and_a_cap() {
+        let table = [
+            (1, 250, 500),
+            (2, 500, 1000),
+            (3, 1000, 2000),
+            (5, 4000, 8000),
+            (9, 4000, 8000),
+            (u32::MAX, 4000, 8000),
+        ];
+        for (attempt, low, high) in table {
+            assert_eq!(backoff_ms(attempt, 0.0), low, "{attempt}");
+            assert_eq!(backoff_ms(attempt, 1.0), high, "{attempt}");
+            let mid = backoff_ms(attempt, 0.5);
+            assert!(low < mid && mid < high, "{attempt}");
+        }
     }
 }

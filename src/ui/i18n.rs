@@ -39,6 +39,15 @@ macro_rules! keys {
             /// Every key, for the table test.
             pub const ALL: &'static [Key] = &[$(Key::$key,)+];
 
+            /// The key's name, as written in `data-t` attributes.
+            pub fn name(self) -> &'static str {
+                match self { $(Key::$key => stringify!($key),)+ }
+            }
+
+            pub fn from_name(name: &str) -> Option<Key> {
+                match name { $(stringify!($key) => Some(Key::$key),)+ _ => None }
+            }
+
             pub fn text(self, lang: Lang) -> &'static str {
                 match (self, lang) {
                     $((Key::$key, Lang::Nl) => $nl, (Key::$key, Lang::En) => $en,)+
@@ -145,6 +154,11 @@ keys! {
     ApprovalKeys => ("Ctrl/Cmd+Enter keurt goed, Esc wijst af.", "Ctrl/Cmd+Enter approves, Esc rejects."),
 }
 
+/// The Dutch text, as the server renders it (`data-t` switches it in the browser).
+pub fn nl(key: Key) -> &'static str {
+    key.text(Lang::Nl)
+}
+
 /// A translated text with `{}` replaced by `args`, in order.
 pub fn format(key: Key, lang: Lang, args: &[&dyn fmt::Display]) -> String {
     let mut out = String::new();
@@ -203,8 +217,20 @@ mod tests {
         for key in Key::ALL {
             let (nl, en) = (key.text(Lang::Nl), key.text(Lang::En));
             assert!(!nl.is_empty() && !en.is_empty(), "{key:?}");
-            assert_eq!(nl.matches("{}").count(), en.matches("{}").count(), "{key:?}");
+            assert_eq!(
+                nl.matches("{}").count(),
+                en.matches("{}").count(),
+                "{key:?}"
+            );
         }
+    }
+
+    #[test]
+    fn names_round_trip() {
+        for key in Key::ALL {
+            assert_eq!(Key::from_name(key.name()), Some(*key));
+        }
+        assert_eq!(Key::from_name("Nope"), None);
     }
 
     #[test]

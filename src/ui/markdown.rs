@@ -136,7 +136,11 @@ fn list_marker(line: &str) -> Option<(bool, u32, usize)> {
     let rest = &trimmed[digits..];
     if (rest.starts_with(". ") || rest.starts_with(") ")) || rest == "." || rest == ")" {
         let start = trimmed[..digits].parse().unwrap_or(1);
-        let gap = rest[1..].chars().take_while(|c| *c == ' ').count().clamp(1, 4);
+        let gap = rest[1..]
+            .chars()
+            .take_while(|c| *c == ' ')
+            .count()
+            .clamp(1, 4);
         return Some((true, start, indent + digits + 1 + gap));
     }
     None
@@ -208,14 +212,18 @@ fn parse_blocks(lines: &[&str], depth: usize) -> Vec<Block> {
             while i < lines.len() {
                 let candidate = lines[i].trim();
                 if candidate.starts_with(&marker)
-                    && candidate.chars().all(|c| Some(c) == marker.chars().next())
+                    && candidate.chars().all(|c| marker.starts_with(c))
                 {
                     i += 1;
                     break;
                 }
                 let raw = lines[i];
                 let cut = raw.len() - raw.trim_start().len();
-                text.push(if cut <= strip { raw.trim_start() } else { &raw[strip.min(raw.len())..] });
+                text.push(if cut <= strip {
+                    raw.trim_start()
+                } else {
+                    &raw[strip.min(raw.len())..]
+                });
                 i += 1;
             }
             blocks.push(Block::Code {
@@ -260,8 +268,10 @@ fn parse_blocks(lines: &[&str], depth: usize) -> Vec<Block> {
                 i += 2;
                 let mut rows = Vec::new();
                 while i < lines.len() && !is_blank(lines[i]) && lines[i].contains('|') {
-                    let mut row: Vec<Vec<Inline>> =
-                        table_cells(lines[i]).into_iter().map(parse_inline).collect();
+                    let mut row: Vec<Vec<Inline>> = table_cells(lines[i])
+                        .into_iter()
+                        .map(parse_inline)
+                        .collect();
                     row.resize(align.len(), Vec::new());
                     rows.push(row);
                     i += 1;
@@ -274,8 +284,7 @@ fn parse_blocks(lines: &[&str], depth: usize) -> Vec<Block> {
         let mut text: Vec<&str> = vec![line.trim()];
         i += 1;
         while i < lines.len() && !is_blank(lines[i]) && !starts_block(lines[i]) {
-            if lines[i].contains('|') && lines.get(i + 1).and_then(|l| delimiter_row(l)).is_some()
-            {
+            if lines[i].contains('|') && lines.get(i + 1).and_then(|l| delimiter_row(l)).is_some() {
                 break;
             }
             text.push(lines[i].trim());
@@ -435,14 +444,16 @@ fn inline_into(text: &str, out: &mut Vec<Inline>, depth: usize) {
             }
             b'*' | b'_' if depth < MAX_DEPTH => {
                 let double = bytes.get(i + 1) == Some(&b);
-                let marker = if double { &text[i..i + 2] } else { &text[i..i + 1] };
+                let marker = if double {
+                    &text[i..i + 2]
+                } else {
+                    &text[i..i + 1]
+                };
                 let after = i + marker.len();
                 // Opens only before non-space; `_` only at a word start (snake_case stays).
                 let opens = bytes.get(after).is_some_and(|c| !c.is_ascii_whitespace())
                     && (b == b'*' || i == 0 || !bytes[i - 1].is_ascii_alphanumeric());
-                let close = opens
-                    .then(|| find_closing(text, after, marker))
-                    .flatten();
+                let close = opens.then(|| find_closing(text, after, marker)).flatten();
                 match close {
                     Some(close) => {
                         flush(out, i);
@@ -492,8 +503,8 @@ fn find_closing(text: &str, from: usize, marker: &str) -> Option<usize> {
         let at = search + offset;
         let before_ok = at > from && !bytes[at - 1].is_ascii_whitespace();
         let after = at + marker.len();
-        let word_ok = marker.starts_with('*')
-            || bytes.get(after).is_none_or(|c| !c.is_ascii_alphanumeric());
+        let word_ok =
+            marker.starts_with('*') || bytes.get(after).is_none_or(|c| !c.is_ascii_alphanumeric());
         // `**` is not the close of a single `*`.
         let single_ok = marker.len() == 2
             || (bytes.get(after) != Some(&bytes[at]) && (at == 0 || bytes[at - 1] != bytes[at]));
@@ -649,11 +660,14 @@ mod tests {
     fn inline_table() {
         let cases: Vec<(&str, Vec<Inline>)> = vec![
             ("**vet**", vec![Inline::Strong(vec![text("vet")])]),
-            ("*schuin* en _ook_", vec![
-                Inline::Em(vec![text("schuin")]),
-                text(" en "),
-                Inline::Em(vec![text("ook")]),
-            ]),
+            (
+                "*schuin* en _ook_",
+                vec![
+                    Inline::Em(vec![text("schuin")]),
+                    text(" en "),
+                    Inline::Em(vec![text("ook")]),
+                ],
+            ),
             ("snake_case_name", vec![text("snake_case_name")]),
             ("2 * 3 * 4", vec![text("2 * 3 * 4")]),
             ("`<b>`", vec![Inline::Code("<b>".into())]),
@@ -692,8 +706,27 @@ mod tests {
     #[test]
     fn never_panics_on_odd_input() {
         for input in [
-            "", "*", "**", "`", "[", "[a](", "|", "|-|", "- ", "1.", "> ", "```", "#", "\\",
-            "* * *", "- - -", "|a|\n|-|\n|b|c|d|", "ü*ü*", "**ü**ü", "[ü](ü", "\t- x\n\t\t- y",
+            "",
+            "*",
+            "**",
+            "`",
+            "[",
+            "[a](",
+            "|",
+            "|-|",
+            "- ",
+            "1.",
+            "> ",
+            "```",
+            "#",
+            "\\",
+            "* * *",
+            "- - -",
+            "|a|\n|-|\n|b|c|d|",
+            "ü*ü*",
+            "**ü**ü",
+            "[ü](ü",
+            "\t- x\n\t\t- y",
         ] {
             let _ = parse(input);
         }

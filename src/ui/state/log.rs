@@ -9,7 +9,7 @@ use serde_json::Value;
 use crate::protocol::{Dialect, Event, Verifier};
 
 /// Lines kept; older ones drop off the top.
-const CAPACITY: usize = 400;
+pub const CAPACITY: usize = 400;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct LogEntry {
@@ -37,6 +37,8 @@ pub struct EventLog {
     verifier: Verifier,
     pub entries: VecDeque<LogEntry>,
     next_seq: u64,
+    /// Warnings in `entries`, kept so reading it is O(1).
+    warnings: usize,
 }
 
 impl Default for EventLog {
@@ -45,6 +47,7 @@ impl Default for EventLog {
             verifier: Verifier::new(Dialect::Agora),
             entries: VecDeque::new(),
             next_seq: 0,
+            warnings: 0,
         }
     }
 }
@@ -88,15 +91,30 @@ impl EventLog {
         }
     }
 
-    pub fn warning_count(&self) -> usize {
-        self.entries.iter().map(|e| e.warnings.len()).sum()
+    /// A frame that did not parse as an event.
+    pub fn unreadable(&mut self, error: String) {
+        let warning = format!("not an AG-UI event: {error}");
+        self.append("?".to_owned(), clip(&error), vec![warning], None);
     }
 
-    fn append(&mut self, kind: String, detail: String, warnings: Vec<String>, fold: Option<String>) {
+    pub fn warning_count(&self) -> usize {
+        self.warnings
+    }
+
+    fn append(
+        &mut self,
+        kind: String,
+        detail: String,
+        warnings: Vec<String>,
+        fold: Option<String>,
+    ) {
         self.next_seq += 1;
-        if self.entries.len() == CAPACITY {
-            self.entries.pop_front();
+        if self.entries.len() == CAPACITY
+            && let Some(dropped) = self.entries.pop_front()
+        {
+            self.warnings -= dropped.warnings.len();
         }
+        self.warnings += warnings.len();
         self.entries.push_back(LogEntry {
             seq: self.next_seq,
             kind,

@@ -13,11 +13,11 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
-pub use log::{EventLog, LogChange, LogEntry};
+pub use log::{CAPACITY as LOG_CAPACITY, EventLog, LogChange, LogEntry};
 
 use crate::protocol::{
-    AgoraError, AgoraEvent, Event, Message, Role, ToolApprovalRequest, UserContent, apply_patch,
-    InputContent,
+    AgoraError, AgoraEvent, Event, InputContent, Message, Role, ToolApprovalRequest, UserContent,
+    apply_patch,
 };
 
 /// One entry of the timeline. `key` is unique for the page's lifetime (the view's list key).
@@ -321,7 +321,9 @@ impl ChatState {
             | Role::Activity
             | Role::Reasoning => ItemKind::Assistant {
                 id: id.to_owned(),
-                agent: name.map(str::to_owned).or_else(|| self.current_agent.clone()),
+                agent: name
+                    .map(str::to_owned)
+                    .or_else(|| self.current_agent.clone()),
                 text: String::new(),
                 streaming: true,
             },
@@ -412,12 +414,7 @@ impl ChatState {
                 changes.updated(i);
             }
             Some(_) | None => {
-                self.push(
-                    ItemKind::Tools {
-                        calls: vec![index],
-                    },
-                    changes,
-                );
+                self.push(ItemKind::Tools { calls: vec![index] }, changes);
             }
         }
         index
@@ -638,7 +635,7 @@ impl ChatState {
                 }
             }
             Event::MessagesSnapshot(snapshot) => self.load(&snapshot.messages, &mut changes),
-            Event::Custom(custom) => match AgoraEvent::from_custom(&custom.name, &custom.value) {
+            Event::Custom(custom) => match crate::ui::wire::agora_event(custom) {
                 Some(Ok(AgoraEvent::ToolApprovalRequest(request))) => {
                     if !self
                         .approvals
@@ -698,15 +695,20 @@ impl ChatState {
             match message {
                 Message::User(user) => {
                     let text = user_text(&user.content);
-                    let index = self.push(ItemKind::User { text, queued: false }, &mut scratch);
+                    let index = self.push(
+                        ItemKind::User {
+                            text,
+                            queued: false,
+                        },
+                        &mut scratch,
+                    );
                     if let Some(id) = &user.id {
                         self.messages.insert(id.clone(), index);
                     }
                 }
                 Message::Assistant(assistant) => {
                     let agent = assistant.name.clone();
-                    if let Some(content) = assistant.content.as_deref().filter(|c| !c.is_empty())
-                    {
+                    if let Some(content) = assistant.content.as_deref().filter(|c| !c.is_empty()) {
                         let id = assistant.id.clone().unwrap_or_default();
                         let index = self.push(
                             ItemKind::Assistant {
@@ -721,8 +723,13 @@ impl ChatState {
                     }
                     let previous = std::mem::replace(&mut self.current_agent, agent);
                     for call in assistant.tool_calls.iter().flatten() {
-                        let index =
-                            self.start_tool(&call.id, &call.function.name, None, None, &mut scratch);
+                        let index = self.start_tool(
+                            &call.id,
+                            &call.function.name,
+                            None,
+                            None,
+                            &mut scratch,
+                        );
                         self.tool_calls[index].args = call.function.arguments.clone();
                         self.tool_calls[index].status = ToolStatus::Running;
                     }

@@ -11,7 +11,9 @@ fn ev(value: Value) -> Event {
 
 fn started(thread: &str) -> ChatState {
     let mut state = ChatState::new(thread);
-    state.apply(&ev(json!({"type": "RUN_STARTED", "threadId": thread, "runId": "r1"})));
+    state.apply(&ev(
+        json!({"type": "RUN_STARTED", "threadId": thread, "runId": "r1"}),
+    ));
     state.apply(&ev(json!({"type": "STATE_SNAPSHOT", "snapshot": {"currentAgent": "history-agent", "status": "processing"}})));
     state
 }
@@ -361,13 +363,34 @@ fn the_event_table_covers_every_variant() {
     // makes sure the table above names each wire type too.
     let source = include_str!("tests.rs");
     for kind in [
-        "RUN_STARTED", "RUN_FINISHED", "RUN_ERROR", "STEP_STARTED", "STEP_FINISHED",
-        "TEXT_MESSAGE_START", "TEXT_MESSAGE_CONTENT", "TEXT_MESSAGE_END", "TEXT_MESSAGE_CHUNK",
-        "TOOL_CALL_START", "TOOL_CALL_ARGS", "TOOL_CALL_END", "TOOL_CALL_CHUNK", "TOOL_CALL_RESULT",
-        "STATE_SNAPSHOT", "STATE_DELTA", "MESSAGES_SNAPSHOT", "ACTIVITY_SNAPSHOT", "ACTIVITY_DELTA",
-        "REASONING_START", "REASONING_MESSAGE_START", "REASONING_MESSAGE_CONTENT",
-        "REASONING_MESSAGE_END", "REASONING_MESSAGE_CHUNK", "REASONING_END",
-        "REASONING_ENCRYPTED_VALUE", "RAW", "CUSTOM",
+        "RUN_STARTED",
+        "RUN_FINISHED",
+        "RUN_ERROR",
+        "STEP_STARTED",
+        "STEP_FINISHED",
+        "TEXT_MESSAGE_START",
+        "TEXT_MESSAGE_CONTENT",
+        "TEXT_MESSAGE_END",
+        "TEXT_MESSAGE_CHUNK",
+        "TOOL_CALL_START",
+        "TOOL_CALL_ARGS",
+        "TOOL_CALL_END",
+        "TOOL_CALL_CHUNK",
+        "TOOL_CALL_RESULT",
+        "STATE_SNAPSHOT",
+        "STATE_DELTA",
+        "MESSAGES_SNAPSHOT",
+        "ACTIVITY_SNAPSHOT",
+        "ACTIVITY_DELTA",
+        "REASONING_START",
+        "REASONING_MESSAGE_START",
+        "REASONING_MESSAGE_CONTENT",
+        "REASONING_MESSAGE_END",
+        "REASONING_MESSAGE_CHUNK",
+        "REASONING_END",
+        "REASONING_ENCRYPTED_VALUE",
+        "RAW",
+        "CUSTOM",
     ] {
         assert!(source.contains(&format!("\"type\": \"{kind}\"")), "{kind}");
     }
@@ -381,13 +404,17 @@ fn status_line_follows_steps_and_tools() {
     assert_eq!(view.agent.as_deref(), Some("history-agent"));
     assert_eq!(view.activity("history-agent"), AgentActivity::Active);
     assert_eq!(view.activity("general-agent"), AgentActivity::Idle);
-    state.apply(&ev(json!({"type": "STEP_STARTED", "stepName": "executing_tools"})));
+    state.apply(&ev(
+        json!({"type": "STEP_STARTED", "stepName": "executing_tools"}),
+    ));
     state.apply(&ev(json!({"type": "TOOL_CALL_START", "toolCallId": "c1", "toolCallName": "get_company_info", "toolDisplayName": "Bedrijfsgegevens ophalen"})));
     let view = state.run_view();
     assert_eq!(view.step.as_deref(), Some("executing_tools"));
     assert_eq!(view.tool.as_deref(), Some("Bedrijfsgegevens ophalen"));
     assert_eq!(view.activity("history-agent"), AgentActivity::Executing);
-    state.apply(&ev(json!({"type": "RUN_FINISHED", "threadId": "t", "runId": "r1"})));
+    state.apply(&ev(
+        json!({"type": "RUN_FINISHED", "threadId": "t", "runId": "r1"}),
+    ));
     let view = state.run_view();
     assert!(!view.running);
     assert_eq!(view.activity("history-agent"), AgentActivity::Idle);
@@ -428,7 +455,11 @@ fn tool_calls_keep_agent_status_result_and_duration() {
 
 #[test]
 fn unsafe_report_links_are_not_cards() {
-    for url in ["javascript:alert(1)", "//evil.example/x.pdf", "data:text/html,x"] {
+    for url in [
+        "javascript:alert(1)",
+        "//evil.example/x.pdf",
+        "data:text/html,x",
+    ] {
         let mut state = started("t");
         let content = json!({"downloadUrl": url}).to_string();
         state.apply(&ev(json!({"type": "TOOL_CALL_RESULT", "messageId": "t", "toolCallId": "c", "content": content})));
@@ -439,14 +470,28 @@ fn unsafe_report_links_are_not_cards() {
 #[test]
 fn deltas_report_only_their_own_message() {
     let mut state = started("t");
-    state.apply(&ev(json!({"type": "TEXT_MESSAGE_START", "messageId": "a", "role": "assistant"})));
-    state.apply(&ev(json!({"type": "TOOL_CALL_START", "toolCallId": "c", "toolCallName": "x"})));
-    state.apply(&ev(json!({"type": "TEXT_MESSAGE_START", "messageId": "b", "role": "assistant"})));
+    state.apply(&ev(
+        json!({"type": "TEXT_MESSAGE_START", "messageId": "a", "role": "assistant"}),
+    ));
+    state.apply(&ev(
+        json!({"type": "TOOL_CALL_START", "toolCallId": "c", "toolCallName": "x"}),
+    ));
+    state.apply(&ev(
+        json!({"type": "TEXT_MESSAGE_START", "messageId": "b", "role": "assistant"}),
+    ));
     for i in 0..1000 {
         let id = if i % 2 == 0 { "a" } else { "b" };
-        let got = state.apply(&ev(json!({"type": "TEXT_MESSAGE_CONTENT", "messageId": id, "delta": "x"})));
+        let got = state.apply(&ev(
+            json!({"type": "TEXT_MESSAGE_CONTENT", "messageId": id, "delta": "x"}),
+        ));
         let index = if i % 2 == 0 { 0 } else { 2 };
-        assert_eq!(got, Changes { delta: Some(index), ..Changes::default() });
+        assert_eq!(
+            got,
+            Changes {
+                delta: Some(index),
+                ..Changes::default()
+            }
+        );
     }
 }
 
@@ -478,7 +523,9 @@ fn out_of_order_and_duplicate_events() {
 #[test]
 fn a_switched_thread_ignores_the_old_run() {
     let mut state = started("old");
-    state.apply(&ev(json!({"type": "TEXT_MESSAGE_START", "messageId": "m", "role": "assistant"})));
+    state.apply(&ev(
+        json!({"type": "TEXT_MESSAGE_START", "messageId": "m", "role": "assistant"}),
+    ));
     state.switch_thread("new");
     assert!(!state.running());
     for event in [
@@ -494,7 +541,9 @@ fn a_switched_thread_ignores_the_old_run() {
     assert_eq!(texts(&state), vec!["user:nieuw"]);
     assert!(state.approvals.is_empty());
     // The next run is this thread's again.
-    state.apply(&ev(json!({"type": "RUN_STARTED", "threadId": "new", "runId": "r2"})));
+    state.apply(&ev(
+        json!({"type": "RUN_STARTED", "threadId": "new", "runId": "r2"}),
+    ));
     assert!(state.running());
 }
 
@@ -529,11 +578,16 @@ fn history_keeps_queued_messages_and_rebuilds_tools() {
     assert_eq!(state.tool_call("c2").unwrap().status, ToolStatus::Failed);
     // The same snapshot twice shows everything once.
     let again = state.clone().items.len();
-    state.apply(&ev(json!({"type": "MESSAGES_SNAPSHOT", "messages": [{"role": "user", "content": "x"}]})));
+    state.apply(&ev(
+        json!({"type": "MESSAGES_SNAPSHOT", "messages": [{"role": "user", "content": "x"}]}),
+    ));
     assert!(state.items.len() < again);
     let changes = state.mark_sent();
     assert_eq!(changes.updated, vec![1]);
-    assert!(matches!(state.items[1].kind, ItemKind::User { queued: false, .. }));
+    assert!(matches!(
+        state.items[1].kind,
+        ItemKind::User { queued: false, .. }
+    ));
 }
 
 #[test]
@@ -541,18 +595,25 @@ fn local_actions() {
     let mut state = started("t");
     assert_eq!(
         state.push_user("hallo".into(), false),
-        Changes { appended_from: Some(0), ..Changes::default() }
+        Changes {
+            appended_from: Some(0),
+            ..Changes::default()
+        }
     );
     for id in ["a1", "a2"] {
-        state.apply(&ev(json!({"type": "CUSTOM", "name": "agora:tool_approval_request", "value": {
+        state.apply(&ev(
+            json!({"type": "CUSTOM", "name": "agora:tool_approval_request", "value": {
             "toolName": "generate_final_report", "toolDescription": "", "parameters": {},
-            "reasoning": "", "riskLevel": "high", "approvalId": id}})));
+            "reasoning": "", "riskLevel": "high", "approvalId": id}}),
+        ));
     }
     assert!(state.run_view().awaiting_approval);
     assert!(state.answer_approval("a1").approvals);
     assert!(!state.answer_approval("a1").approvals);
     assert_eq!(state.approvals.len(), 1);
-    state.apply(&ev(json!({"type": "TEXT_MESSAGE_START", "messageId": "m", "role": "assistant"})));
+    state.apply(&ev(
+        json!({"type": "TEXT_MESSAGE_START", "messageId": "m", "role": "assistant"}),
+    ));
     let changes = state.disconnected();
     assert!(changes.run && changes.approvals);
     assert_eq!(changes.updated, vec![1]);
@@ -598,7 +659,13 @@ fn example_basic_conversation() {
             "general-agent:Based on the Dutch food safety regulations, restaurants must maintain proper temperature control for all perishable items."
         ]
     );
-    assert!(matches!(state.items[1].kind, ItemKind::Assistant { streaming: false, .. }));
+    assert!(matches!(
+        state.items[1].kind,
+        ItemKind::Assistant {
+            streaming: false,
+            ..
+        }
+    ));
     assert!(!state.running());
 }
 
@@ -614,7 +681,10 @@ fn example_tool_approval_flow() {
         .unwrap();
     replay(&mut state, &events[..=request]);
     assert_eq!(state.approvals.len(), 1);
-    assert_eq!(state.approvals[0].risk_level, crate::protocol::RiskLevel::Critical);
+    assert_eq!(
+        state.approvals[0].risk_level,
+        crate::protocol::RiskLevel::Critical
+    );
     assert_eq!(state.run_view().step.as_deref(), Some("executing_tools"));
     replay(&mut state, &events[request + 1..]);
     assert!(state.approvals.is_empty());
@@ -658,12 +728,21 @@ fn example_error_handling() {
                 assert_eq!(errors[0].source, ErrorSource::RunError);
                 assert_eq!(errors[0].code.as_deref(), Some("processing_error"));
                 assert!(errors[0].message.contains("rate limit"));
-                assert!(answers.is_empty(), "an error is never an answer: {answers:?}");
+                assert!(
+                    answers.is_empty(),
+                    "an error is never an answer: {answers:?}"
+                );
             }
             "AGORA Custom Error (Moderation)" => {
                 assert_eq!(errors.len(), 1, "{name}");
                 assert!(errors[0].is_moderation());
-                assert!(errors[0].details.as_deref().unwrap().contains("inappropriate_language"));
+                assert!(
+                    errors[0]
+                        .details
+                        .as_deref()
+                        .unwrap()
+                        .contains("inappropriate_language")
+                );
                 assert!(answers.is_empty(), "{answers:?}");
             }
             "Tool Approval Rejected" => {
@@ -725,7 +804,9 @@ fn event_log_folds_deltas_and_shows_verifier_warnings() {
 fn event_log_is_bounded() {
     let mut log = EventLog::default();
     for i in 0..1000 {
-        log.push(&ev(json!({"type": "STEP_STARTED", "stepName": format!("s{i}")})));
+        log.push(&ev(
+            json!({"type": "STEP_STARTED", "stepName": format!("s{i}")}),
+        ));
     }
     assert_eq!(log.entries.len(), 400);
     assert_eq!(log.entries.back().unwrap().detail, "s999");

@@ -1,0 +1,70 @@
+//! Small browser helpers (hydrate only): `localStorage`, the clock and `fetch`.
+
+use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen_futures::JsFuture;
+use web_sys::{RequestInit, Response};
+
+fn storage() -> Option<web_sys::Storage> {
+    web_sys::window()?.local_storage().ok().flatten()
+}
+
+pub fn storage_get(key: &str) -> Option<String> {
+    storage()?.get_item(key).ok().flatten()
+}
+
+pub fn storage_set(key: &str, value: &str) {
+    if let Some(storage) = storage() {
+        let _ = storage.set_item(key, value);
+    }
+}
+
+/// Unix milliseconds.
+pub fn now_ms() -> f64 {
+    js_sys::Date::now()
+}
+
+/// An RFC 3339 time as Unix milliseconds (`NaN` when unreadable).
+pub fn parse_time(text: &str) -> f64 {
+    js_sys::Date::parse(text)
+}
+
+/// `fetch` with an optional JSON body; the response text, or the failure as text.
+pub async fn fetch_text(method: &str, url: &str, body: Option<String>) -> Result<String, String> {
+    let init = RequestInit::new();
+    init.set_method(method);
+    if let Some(body) = body {
+        init.set_body(&JsValue::from_str(&body));
+        let headers = web_sys::Headers::new().map_err(describe)?;
+        headers
+            .set("Content-Type", "application/json")
+            .map_err(describe)?;
+        init.set_headers(&headers);
+    }
+    let window = web_sys::window().ok_or("no window")?;
+    let response: Response = JsFuture::from(window.fetch_with_str_and_init(url, &init))
+        .await
+        .map_err(describe)?
+        .dyn_into()
+        .map_err(describe)?;
+    let text = JsFuture::from(response.text().map_err(describe)?)
+        .await
+        .map_err(describe)?
+        .as_string()
+        .unwrap_or_default();
+    if response.ok() {
+        Ok(text)
+    } else {
+        Err(format!("HTTP {}: {text}", response.status()))
+    }
+}
+
+fn describe(value: JsValue) -> String {
+    value
+        .as_string()
+        .or_else(|| {
+            value
+                .dyn_ref::<js_sys::Error>()
+                .map(|e| String::from(e.message()))
+        })
+        .unwrap_or_else(|| "network error".to_owned())
+}
