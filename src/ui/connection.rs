@@ -31,6 +31,9 @@ pub fn backoff_ms(attempt: u32, random: f64) -> u32 {
     (base / 2.0 + random.clamp(0.0, 1.0) * base / 2.0) as u32
 }
 
+/// The server's close code for a connection without a valid sign-in.
+pub const CLOSE_UNAUTHORIZED: u16 = 4001;
+
 /// `localStorage` key of the open thread.
 pub const THREAD_KEY: &str = "hai.threadId";
 
@@ -152,7 +155,7 @@ mod client {
     use wasm_bindgen::closure::Closure;
     use web_sys::{CloseEvent, MessageEvent, WebSocket};
 
-    use super::{Connection, ConnectionStatus, FAILED_AFTER, backoff_ms};
+    use super::{CLOSE_UNAUTHORIZED, Connection, ConnectionStatus, FAILED_AFTER, backoff_ms};
     use crate::protocol::Event;
     use crate::ui::wire::history_request;
 
@@ -273,9 +276,14 @@ mod client {
                     }
                 },
             );
-            let on_close = Closure::<dyn FnMut(CloseEvent)>::new(move |_: CloseEvent| {
+            let on_close = Closure::<dyn FnMut(CloseEvent)>::new(move |close: CloseEvent| {
                 self.chat.disconnected();
-                self.schedule_reconnect();
+                if close.code() == CLOSE_UNAUTHORIZED {
+                    // Signed out: retrying cannot help until the page signs in again.
+                    self.status.set(ConnectionStatus::Failed);
+                } else {
+                    self.schedule_reconnect();
+                }
             });
             socket.set_onopen(Some(on_open.as_ref().unchecked_ref()));
             socket.set_onmessage(Some(on_message.as_ref().unchecked_ref()));

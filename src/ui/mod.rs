@@ -49,7 +49,7 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
                 <meta name="description" content="AGORA HAI — inspecteurs werken samen met AI-agents" />
                 <link rel="icon" href="/favicon.ico" />
                 // A constant (no user or model text): the stored theme before the first paint.
-                <script inner_html=THEME_SCRIPT></script>
+                <script nonce=leptos::nonce::use_nonce() inner_html=THEME_SCRIPT></script>
                 <HydrationScripts options />
                 <MetaTags />
             </head>

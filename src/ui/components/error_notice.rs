@@ -11,7 +11,7 @@ pub fn render(error: &ErrorItem) -> Element {
     let (title, icon, class) = if error.is_moderation() {
         (
             Key::ModerationTitle,
-            "🛡 ",
+            "⚠ ",
             "border-amber-400 bg-amber-50 text-amber-950 dark:border-amber-700 dark:bg-amber-950 dark:text-amber-50",
         )
     } else if error.is_cancel() {

@@ -10,7 +10,12 @@ pub fn render(url: &str, report_id: Option<&str>) -> Element {
         "div",
         "flex flex-wrap items-center gap-3 rounded-lg border border-emerald-300 bg-emerald-50 p-3 dark:border-emerald-700 dark:bg-emerald-950",
     );
-    let icon = child_text(&card, "span", "text-2xl", "📄");
+    let icon = child_text(
+        &card,
+        "span",
+        "rounded border-2 border-emerald-800 px-1.5 py-2 text-xs font-bold text-emerald-800 dark:border-emerald-300 dark:text-emerald-300",
+        "PDF",
+    );
     attr(&icon, "aria-hidden", "true");
     let body = child(&card, "div", "min-w-0 flex-1");
     child_text(&body, "p", "font-semibold", t(Key::ReportReady));

@@ -28,10 +28,12 @@ pub fn Sidebar() -> impl IntoView {
         let mode = RwSignal::new(None::<(String, Mode)>);
         let focus_after = StoredValue::new(None::<String>);
         // A run that starts creates its thread; one that ends moves it to the top.
-        let running = Memo::new(move |_| chat.run.with(|run| run.running));
-        Effect::new(move |_| {
-            running.track();
-            sessions.refresh();
+        Effect::new(move |was: Option<bool>| {
+            let running = chat.run.with(|run| run.running);
+            if was != Some(running) {
+                sessions.refresh();
+            }
+            running
         });
         Effect::new(move |_| {
             prefs.lang.track();

@@ -53,7 +53,7 @@ pub fn render(session: &Session, current: bool, mode: &Mode, now_ms: f64) -> Ele
             let time = child(&when, "time", "");
             attr(&time, "datetime", &session.last_activity);
             text(&time, &when_text(&session.last_activity, now_ms));
-            for (action, key, icon) in [("rename", Key::Rename, "✎"), ("delete", Key::Delete, "🗑")]
+            for (action, key, icon) in [("rename", Key::Rename, "✎"), ("delete", Key::Delete, "✕")]
             {
                 let b = button(
                     &row,

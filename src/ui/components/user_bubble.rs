@@ -14,7 +14,7 @@ pub fn render(message: &str, queued: bool) -> Element {
     child_text(&article, "p", "break-words whitespace-pre-wrap", message);
     if queued {
         let note = child(&article, "p", "mt-1 text-xs text-emerald-50");
-        text(&note, "⏳ ");
+        text(&note, "◔ ");
         text(&note, t(Key::Queued));
     }
     article
