@@ -5,8 +5,13 @@ use super::state::{ToolCall, ToolStatus};
 
 /// The name an inspector reads: the server's display name, a known tool's, else its id.
 pub fn tool_label(call: &ToolCall, lang: Lang) -> String {
-    call.display_name
-        .clone()
+    // The server names tools in Dutch; in English a known tool gets its English name.
+    let english = (lang == Lang::En)
+        .then(|| tool_display_name(&call.name, lang))
+        .flatten();
+    english
+        .map(str::to_owned)
+        .or_else(|| call.display_name.clone())
         .or_else(|| tool_display_name(&call.name, lang).map(str::to_owned))
         .unwrap_or_else(|| {
             if call.name.is_empty() {
@@ -85,6 +90,13 @@ mod tests {
     #[test]
     fn labels_statuses_and_durations() {
         assert_eq!(tool_label(&call("x", Some("Iets")), Lang::Nl), "Iets");
+        assert_eq!(
+            tool_label(
+                &call("get_company_info", Some("Bedrijfsgegevens ophalen")),
+                Lang::En
+            ),
+            "Get company data"
+        );
         assert_eq!(
             tool_label(&call("get_company_info", None), Lang::Nl),
             "Bedrijfsgegevens ophalen"

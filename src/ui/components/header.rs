@@ -42,7 +42,7 @@ pub fn Header() -> impl IntoView {
                 <button
                     type="button"
                     class="rounded-md border border-slate-300 px-2 py-1 text-sm focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-emerald-600 aria-pressed:bg-emerald-800 aria-pressed:text-white dark:border-slate-600"
-                    aria-controls="hood"
+                    aria-controls=move || prefs.hood.get().then_some("hood")
                     aria-pressed=move || prefs.hood.get().to_string()
                     on:click=move |_| prefs.hood.update(|open| *open = !*open)
                 >

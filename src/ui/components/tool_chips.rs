@@ -4,7 +4,7 @@
 
 use web_sys::Element;
 
-use crate::ui::dom::{attr, child, child_text, clear, css, el, sr, t};
+use crate::ui::dom::{attr, child, child_text, clear, css, el, t};
 use crate::ui::i18n::Key;
 use crate::ui::present::{status_style, tool_label};
 use crate::ui::state::ToolCall;
@@ -39,12 +39,9 @@ pub fn update(button: &Element, call: &ToolCall) {
         css::FOCUS
     ));
     clear(button);
+    let label = tool_label(call, crate::ui::dom::lang());
+    // The status is part of the name; the icon is not read.
+    attr(button, "aria-label", &format!("{label}, {}", t(status)));
     attr(&child_text(button, "span", "", icon), "aria-hidden", "true");
-    child_text(
-        button,
-        "span",
-        "",
-        &tool_label(call, crate::ui::dom::lang()),
-    );
-    sr(button, &format!(", {}", t(status)));
+    child_text(button, "span", "", &label);
 }

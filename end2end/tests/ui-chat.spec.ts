@@ -1,0 +1,101 @@
+// The conversation against the real binary: streamed answers, tool chips and cards, the
+// status line, the composer's keys, and the answer to a regulation question.
+import { test, expect, type Page } from "@playwright/test";
+
+async function hydrated(page: Page) {
+  await expect(page.locator("html")).toHaveAttribute("data-hydrated", "true");
+  await expect(page.getByRole("status", { name: "Verbindingsstatus" })).toHaveText("verbonden");
+}
+
+async function send(page: Page, text: string) {
+  await page.getByLabel("Bericht").fill(text);
+  await page.getByLabel("Bericht").press("Enter");
+}
+
+const log = (page: Page) => page.getByRole("log");
+
+test("an answer streams in, then reads as Markdown, with tool chips that open their cards", async ({ page }) => {
+  // The real server's events, slowed down so the stream can be watched.
+  await page.routeWebSocket(/\/ws$/, (ws) => {
+    const server = ws.connectToServer();
+    let queue = Promise.resolve();
+    server.onMessage((message) => {
+      queue = queue.then(() => new Promise((r) => setTimeout(r, 12))).then(() => ws.send(message));
+    });
+  });
+  await page.goto("/");
+  await hydrated(page);
+  await send(page, "Start inspectie bij Restaurant Bella Rosa");
+  await expect(log(page).getByText("Start inspectie bij Restaurant Bella Rosa")).toBeVisible();
+
+  // The status line follows the steps.
+  await expect(page.getByRole("status", { name: "Voortgang" })).toContainText(/uitgekozen|denken|ophalen|controleren|Overdragen/);
+  await expect(page.getByRole("button", { name: "Stop" })).toBeVisible();
+
+  // While it streams: plain text with a caret, marked busy, growing.
+  const answer = log(page).locator("article[aria-busy=true]");
+  await expect(answer).toContainText("Restaurant Bella Rosa");
+  const early = (await answer.innerText()).length;
+  await page.screenshot({ path: "screenshots/ui-chat-streaming.png" });
+  await expect
+    .poll(async () => (await log(page).locator("article").last().innerText()).length)
+    .toBeGreaterThan(early);
+
+  // At the end: Markdown (a heading, a list, bold), the agent's name, no busy mark.
+  const done = log(page).locator("article").filter({ hasText: "Bedrijfsinformatie Specialist" });
+  await expect(done.getByRole("heading", { name: "Restaurant Bella Rosa (KVK 92251854)" })).toBeVisible({ timeout: 20_000 });
+  await expect(done.locator("li").first()).toBeVisible();
+  await expect(done.locator("strong").first()).toBeVisible();
+  await expect(log(page).locator("article[aria-busy=true]")).toHaveCount(0);
+  await expect(page.getByRole("button", { name: "Stop" })).toBeHidden();
+  await expect(page.getByRole("status", { name: "Voortgang" })).toHaveText("");
+
+  // Tool chips: one per call, each opens its card.
+  for (const name of ["Overdragen aan specialist", "Bedrijf controleren", "Bedrijfsgegevens ophalen", "Inspectiegeschiedenis ophalen"]) {
+    await expect(page.getByRole("button", { name: new RegExp(`^${name}, klaar`) })).toBeVisible();
+  }
+  const chip = page.getByRole("button", { name: /^Bedrijfsgegevens ophalen/ });
+  await chip.click();
+  await expect(chip).toHaveAttribute("aria-expanded", "true");
+  const card = page.getByRole("region", { name: "Bedrijfsgegevens ophalen" });
+  await expect(card).toContainText("Argumenten");
+  await expect(card).toContainText('"kvk": "92251854"');
+  await expect(card).toContainText("Resultaat");
+  await expect(card).toContainText("Restaurant Bella Rosa");
+  await page.screenshot({ path: "screenshots/ui-chat-tool-card.png", fullPage: true });
+  await card.getByRole("button", { name: "Sluiten" }).click();
+  await expect(card).toBeHidden();
+  await expect(chip).toBeFocused();
+  await expect(chip).toHaveAttribute("aria-expanded", "false");
+  await page.screenshot({ path: "screenshots/ui-chat-answer.png" });
+});
+
+test("a regulation question gets the regulation agent's answer with its sources", async ({ page }) => {
+  await page.goto("/");
+  await hydrated(page);
+  await send(page, "Which rules apply to allergen information in a restaurant?");
+  const answer = log(page).locator("article").filter({ hasText: "Regelgeving Specialist" });
+  await expect(answer).toContainText("1169/2011");
+  await expect(answer.locator("ol > li").first()).toBeVisible();
+  for (const name of ["Regelgeving zoeken", "Wetsartikelen opzoeken"]) {
+    await expect(page.getByRole("button", { name: new RegExp(`^${name}`) })).toBeVisible();
+  }
+});
+
+test("Enter sends, Shift+Enter starts a new line, and the composer waits during a run", async ({ page }) => {
+  await page.goto("/");
+  await hydrated(page);
+  const box = page.getByLabel("Bericht");
+  await box.fill("Bevinding: rauwe vis");
+  await box.press("Shift+Enter");
+  await box.pressSequentially("naast groenten bewaard op 12 °C");
+  await expect(box).toHaveValue("Bevinding: rauwe vis\nnaast groenten bewaard op 12 °C");
+  await box.press("Enter");
+  await expect(box).toHaveValue("");
+  const bubble = log(page)
+    .locator("article")
+    .filter({ has: page.getByRole("heading", { name: "U", exact: true }) })
+    .filter({ hasText: "Bevinding: rauwe vis" });
+  await expect(bubble).toContainText("naast groenten");
+  await expect(log(page).locator("article").filter({ hasText: "Regelgeving Specialist" })).toBeVisible();
+});

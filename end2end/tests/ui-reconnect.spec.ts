@@ -1,0 +1,50 @@
+// A server of its own is stopped and started again on the same port and data: the page
+// reconnects by itself, sends what was typed meanwhile, and shows every message once.
+import { test, expect, type Page } from "@playwright/test";
+import { startServer, type RunningServer } from "../support/binary";
+
+async function send(page: Page, text: string) {
+  await page.getByLabel("Bericht").fill(text);
+  await page.getByLabel("Bericht").press("Enter");
+}
+
+test("reconnects after a restart, sends the queued message, shows nothing twice", async ({ page }) => {
+  test.setTimeout(90_000);
+  const args = ["--auth", "dev", "--runs-per-minute", "1000"];
+  const first = await startServer(args);
+  let server: RunningServer = first;
+  const log = page.getByRole("log");
+  const badge = page.getByRole("status", { name: "Verbindingsstatus" });
+  const user = (text: string) =>
+    log.locator("article").filter({ has: page.getByRole("heading", { name: "U", exact: true }) }).filter({ hasText: text });
+  try {
+    await page.goto(first.url);
+    await expect(page.locator("html")).toHaveAttribute("data-hydrated", "true");
+    await expect(badge).toHaveText("verbonden");
+    await send(page, "Start inspectie bij Restaurant Bella Rosa");
+    await expect(log.getByText("Bedrijfsinformatie Specialist")).toBeVisible();
+
+    await server.stop();
+    await expect(badge).toHaveText(/opnieuw verbinden|fout/);
+    await expect(page.getByRole("button", { name: "Opnieuw proberen" })).toBeVisible();
+    await send(page, "Bevinding: rauwe vis naast groenten bewaard op 12 °C");
+    await expect(user("Bevinding: rauwe vis")).toContainText("wacht op verbinding");
+    await page.screenshot({ path: "screenshots/ui-offline-queued.png" });
+
+    server = await startServer(args, { dataDir: first.dataDir, port: Number(new URL(first.url).port) });
+    await expect(badge).toHaveText("verbonden", { timeout: 30_000 });
+    await expect(log.getByText("Regelgeving Specialist")).toBeVisible();
+    await expect(user("Bevinding: rauwe vis")).not.toContainText("wacht op verbinding");
+    await expect(page.getByRole("button", { name: "Opnieuw proberen" })).toBeHidden();
+
+    // The history came back once, the queued message went once.
+    await expect(user("Start inspectie bij Restaurant Bella Rosa")).toHaveCount(1);
+    await expect(user("Bevinding: rauwe vis")).toHaveCount(1);
+    await expect(log.locator("article").filter({ hasText: "Bedrijfsinformatie Specialist" })).toHaveCount(1);
+    await expect(log.locator("article").filter({ hasText: "Regelgeving Specialist" })).toHaveCount(1);
+    await page.screenshot({ path: "screenshots/ui-reconnected.png" });
+  } finally {
+    await server.dispose();
+    if (server !== first) await first.dispose();
+  }
+});
