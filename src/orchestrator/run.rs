@@ -31,8 +31,8 @@ use super::tools::ToolContext;
 use super::{Orchestrator, agents};
 use crate::protocol::{
     AgoraEvent, AssistantMessage, Dialect, Event, FunctionCall, Interrupt, Message,
-    MessagesSnapshot, ResumeEntry, ResumeStatus, RunFinished, RunOutcome, ToolApprovalRequest,
-    ToolCall, ToolMessage, Verifier,
+    MessagesSnapshot, ResumeEntry, ResumeStatus, RiskLevel, RunFinished, RunOutcome,
+    ToolApprovalRequest, ToolCall, ToolMessage, Verifier,
 };
 
 /// Why a run stopped early.
@@ -478,7 +478,7 @@ impl Run {
         let decision = match self.mode {
             _ if !approval::needs_approval(risk) => None,
             Mode::Agora => Some(
-                self.ask_approval(&call, &arguments, risk, description)
+                self.ask_approval(&call, &arguments, risk, display_name, description)
                     .await?,
             ),
             Mode::Standard(_) => {
@@ -642,7 +642,8 @@ impl Run {
         &mut self,
         call: &ToolCall,
         arguments: &Value,
-        risk: crate::protocol::RiskLevel,
+        risk: RiskLevel,
+        display_name: &str,
         description: &str,
     ) -> Result<Decision, RunFailure> {
         let approval_id = format!("appr_{}", Uuid::new_v4().simple());
@@ -652,15 +653,7 @@ impl Run {
                 .approvals
                 .register(&approval_id, self.connection_id, &self.user_id);
         self.pending_approval = Some(approval_id.clone());
-        let reasoning = format!(
-            "{} wil `{}` uitvoeren. Dit is een handeling met risico '{}' en vraagt uw toestemming.",
-            agents::agent(self.agent).map_or(self.agent, |a| a.name),
-            call.function.name,
-            serde_json::to_value(risk)
-                .ok()
-                .and_then(|v| v.as_str().map(str::to_owned))
-                .unwrap_or_default()
-        );
+        let reasoning = approval_reason(self.agent, display_name, &call.function.name, risk);
         let parameters = arguments.as_object().cloned().unwrap_or_default();
         orchestrator
             .store
@@ -671,9 +664,7 @@ impl Run {
                 tool_call_id: call.id.clone(),
                 tool_name: call.function.name.clone(),
                 parameters: Value::Object(parameters.clone()),
-                risk_level: serde_json::to_value(risk)
-                    .map(|v| v.as_str().unwrap_or("").to_owned())
-                    .unwrap_or_default(),
+                risk_level: risk_wire_name(risk),
                 requested_by: self.user_id.clone(),
                 requested_at: now_millis() as i64,
                 decision: None,
@@ -726,22 +717,14 @@ impl Run {
         &mut self,
         call: &ToolCall,
         arguments: &Value,
-        risk: crate::protocol::RiskLevel,
+        risk: RiskLevel,
         display_name: &str,
     ) -> Result<(), RunFailure> {
         let id = format!("int_{}", Uuid::new_v4().simple());
         let now = now_millis() as i64;
         let timeout = self.orchestrator.config.approval_timeout.as_millis() as i64;
-        let risk_name = serde_json::to_value(risk)
-            .ok()
-            .and_then(|v| v.as_str().map(str::to_owned))
-            .unwrap_or_default();
-        let agent_name = agents::agent(self.agent).map_or(self.agent, |a| a.name);
-        let message = format!(
-            "{agent_name} wil '{display_name}' (`{}`) uitvoeren. Dit is een handeling met risico \
-             '{risk_name}' en vraagt uw toestemming.",
-            call.function.name
-        );
+        let risk_name = risk_wire_name(risk);
+        let message = approval_reason(self.agent, display_name, &call.function.name, risk);
         let record = InterruptRecord {
             id: id.clone(),
             thread_id: self.thread_id.clone(),
@@ -907,6 +890,29 @@ impl Run {
             .await
             .map_err(|_| RunFailure::Disconnected)
     }
+}
+
+/// `low`, `medium`, `high` or `critical`, as the wire and the audit log spell it.
+fn risk_wire_name(risk: RiskLevel) -> String {
+    serde_json::to_value(risk)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_owned))
+        .unwrap_or_default()
+}
+
+/// Why the run asks, as the approval dialog (or the interrupt) shows it to the inspector.
+fn approval_reason(agent: &str, display_name: &str, tool_name: &str, risk: RiskLevel) -> String {
+    let agent_name = agents::agent(agent).map_or(agent, |a| a.name);
+    let risk = match risk {
+        RiskLevel::Low => "laag",
+        RiskLevel::Medium => "middel",
+        RiskLevel::High => "hoog",
+        RiskLevel::Critical => "kritiek",
+    };
+    format!(
+        "{agent_name} wil '{display_name}' (`{tool_name}`) uitvoeren. Dit is een handeling met \
+         risico {risk} en vraagt daarom uw toestemming."
+    )
 }
 
 fn message_id(message: &Message) -> Option<String> {
