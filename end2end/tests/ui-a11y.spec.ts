@@ -40,7 +40,7 @@ for (const [width, height] of [
       if (width < 768) {
         await page.getByRole("button", { name: "Inspecties tonen" }).click();
         await serious(page, "threads");
-        await page.getByRole("button", { name: "Inspecties verbergen" }).click();
+        await page.getByRole("button", { name: "Inspecties tonen" }).click();
       }
       await page.getByRole("button", { name: "Onder de motorkap" }).click();
       await serious(page, "panel");

@@ -11,7 +11,7 @@ test("English is switchable and remembered; Dutch is the default", async ({ page
   await hydrated(page);
   await expect(page.locator("html")).toHaveAttribute("lang", "nl");
   await expect(page.getByRole("button", { name: "Nieuwe inspectie" })).toBeVisible();
-  await page.getByRole("button", { name: "EN" }).click();
+  await page.getByRole("button", { name: "EN", exact: true }).click();
   await expect(page.locator("html")).toHaveAttribute("lang", "en");
   await expect(page.getByRole("status", { name: "Connection status" })).toHaveText("connected");
   await expect(page.getByRole("button", { name: "Send" })).toBeDisabled();
@@ -25,7 +25,7 @@ test("English is switchable and remembered; Dutch is the default", async ({ page
   await page.reload();
   await hydrated(page);
   await expect(page.getByRole("button", { name: "Send" })).toBeVisible();
-  await page.getByRole("button", { name: "NL" }).click();
+  await page.getByRole("button", { name: "NL", exact: true }).click();
   await expect(page.getByRole("button", { name: "Verstuur" })).toBeVisible();
 });
 

@@ -42,8 +42,6 @@ pub struct Connection {
     /// Drives the header badge.
     pub status: RwSignal<ConnectionStatus>,
     chat: Chat,
-    #[cfg(feature = "hydrate")]
-    inner: StoredValue<client::Inner, LocalStorage>,
 }
 
 impl Connection {
@@ -51,8 +49,6 @@ impl Connection {
         let connection = Self {
             status: RwSignal::new(ConnectionStatus::Connecting),
             chat,
-            #[cfg(feature = "hydrate")]
-            inner: StoredValue::new_local(client::Inner::default()),
         };
         #[cfg(feature = "hydrate")]
         Effect::new(move |_| {
@@ -79,7 +75,7 @@ impl Connection {
             let sent = self.ready() && self.send(&frame);
             self.chat.push_user(text, !sent);
             if !sent {
-                self.inner.update_value(|inner| inner.queue.push(frame));
+                client::inner(|inner| inner.queue.push(frame));
             }
         }
         #[cfg(not(feature = "hydrate"))]
@@ -124,7 +120,7 @@ impl Connection {
     pub fn retry(&self) {
         #[cfg(feature = "hydrate")]
         if self.status.get_untracked() != ConnectionStatus::Connected {
-            self.inner.update_value(|inner| {
+            client::inner(|inner| {
                 if let Some(timer) = inner.timer.take() {
                     timer.clear();
                 }
@@ -159,6 +155,15 @@ mod client {
     use crate::protocol::Event;
     use crate::ui::wire::history_request;
 
+    thread_local! {
+        static INNER: std::cell::RefCell<Inner> = std::cell::RefCell::new(Inner::default());
+    }
+
+    /// The socket's own state (one per page); never re-entered.
+    pub fn inner<T>(f: impl FnOnce(&mut Inner) -> T) -> T {
+        INNER.with_borrow_mut(f)
+    }
+
     #[derive(Default)]
     pub struct Inner {
         socket: Option<WebSocket>,
@@ -181,11 +186,11 @@ mod client {
     impl Connection {
         pub(super) fn ready(&self) -> bool {
             self.status.get_untracked() == ConnectionStatus::Connected
-                && !self.inner.with_value(|i| i.awaiting_history)
+                && !inner(|i| i.awaiting_history)
         }
 
         pub(super) fn send(&self, frame: &str) -> bool {
-            self.inner.with_value(|inner| {
+            inner(|inner| {
                 inner
                     .socket
                     .as_ref()
@@ -196,19 +201,18 @@ mod client {
 
         pub(super) fn request_history(&self) {
             let thread = self.chat.thread_id.get_untracked();
-            self.inner.update_value(|i| i.awaiting_history = true);
+            inner(|i| i.awaiting_history = true);
             if !self.send(&history_request(&thread)) {
-                self.inner.update_value(|i| i.awaiting_history = false);
+                inner(|i| i.awaiting_history = false);
             }
         }
 
         /// The history arrived (or was refused): now the queued messages go.
         fn flush(&self) {
-            let queue = self.inner.try_update_value(|inner| {
+            let queue = inner(|inner| {
                 inner.awaiting_history = false;
                 std::mem::take(&mut inner.queue)
             });
-            let queue = queue.unwrap_or_default();
             if queue.is_empty() {
                 return;
             }
@@ -216,7 +220,7 @@ mod client {
                 if !self.send(frame) {
                     // The socket went away again: keep the rest for the next connection.
                     let mut rest = queue[i..].to_vec();
-                    self.inner.update_value(|inner| {
+                    inner(|inner| {
                         rest.append(&mut inner.queue);
                         inner.queue = rest;
                     });
@@ -235,7 +239,7 @@ mod client {
             };
             let host = location.host().unwrap_or_default();
             // Drop an earlier socket quietly.
-            self.inner.update_value(|inner| {
+            inner(|inner| {
                 if let Some(old) = inner.socket.take() {
                     old.set_onopen(None);
                     old.set_onmessage(None);
@@ -250,11 +254,11 @@ mod client {
                 return;
             };
             let on_open = Closure::<dyn FnMut()>::new(move || {
-                self.inner.update_value(|inner| inner.attempt = 0);
+                inner(|inner| inner.attempt = 0);
                 self.status.set(ConnectionStatus::Connected);
                 self.chat.connected();
                 self.request_history();
-                if !self.inner.with_value(|i| i.awaiting_history) {
+                if !inner(|i| i.awaiting_history) {
                     self.flush();
                 }
             });
@@ -268,7 +272,7 @@ mod client {
                             let history_answer = matches!(event, Event::MessagesSnapshot(_))
                                 || matches!(&event, Event::Custom(c) if c.name == crate::protocol::agora::ERROR);
                             self.chat.receive(&event);
-                            if history_answer && self.inner.with_value(|i| i.awaiting_history) {
+                            if history_answer && inner(|i| i.awaiting_history) {
                                 self.flush();
                             }
                         }
@@ -288,7 +292,7 @@ mod client {
             socket.set_onopen(Some(on_open.as_ref().unchecked_ref()));
             socket.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
             socket.set_onclose(Some(on_close.as_ref().unchecked_ref()));
-            self.inner.update_value(|inner| {
+            inner(|inner| {
                 inner.socket = Some(socket);
                 inner.handlers = Some(Handlers {
                     _open: on_open,
@@ -299,14 +303,11 @@ mod client {
         }
 
         fn schedule_reconnect(self) {
-            let attempt = self
-                .inner
-                .try_update_value(|inner| {
-                    inner.attempt += 1;
-                    inner.awaiting_history = false;
-                    inner.attempt
-                })
-                .unwrap_or(1);
+            let attempt = inner(|inner| {
+                inner.attempt += 1;
+                inner.awaiting_history = false;
+                inner.attempt
+            });
             self.status.set(if attempt > FAILED_AFTER {
                 ConnectionStatus::Failed
             } else {
@@ -316,7 +317,7 @@ mod client {
             let timer =
                 set_timeout_with_handle(move || self.open(), Duration::from_millis(delay.into()))
                     .ok();
-            self.inner.update_value(|inner| {
+            inner(|inner| {
                 if let Some(old) = std::mem::replace(&mut inner.timer, timer) {
                     old.clear();
                 }

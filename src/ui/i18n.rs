@@ -45,7 +45,7 @@ macro_rules! keys {
             }
 
             pub fn from_name(name: &str) -> Option<Key> {
-                match name { $(stringify!($key) => Some(Key::$key),)+ _ => None }
+                Key::ALL.iter().copied().find(|key| key.name() == name)
             }
 
             pub fn text(self, lang: Lang) -> &'static str {

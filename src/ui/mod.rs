@@ -27,7 +27,6 @@ mod timeline;
 pub mod wire;
 
 use leptos::prelude::*;
-use leptos_meta::{MetaTags, Stylesheet, Title, provide_meta_context};
 
 use api::{Directory, Sessions};
 use chat::Chat;
@@ -50,8 +49,9 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
                 <link rel="icon" href="/favicon.ico" />
                 // A constant (no user or model text): the stored theme before the first paint.
                 <script nonce=leptos::nonce::use_nonce() inner_html=THEME_SCRIPT></script>
+                <title>"AGORA HAI"</title>
+                <link rel="stylesheet" id="leptos" href="/pkg/agora-hai.css" />
                 <HydrationScripts options />
-                <MetaTags />
             </head>
             <body class="h-full bg-slate-50 text-slate-900 dark:bg-slate-950 dark:text-slate-100">
                 <App />
@@ -62,7 +62,6 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
 
 #[component]
 pub fn App() -> impl IntoView {
-    provide_meta_context();
     Prefs::provide();
     let chat = Chat::new();
     provide_context(chat);
@@ -85,8 +84,6 @@ pub fn App() -> impl IntoView {
         scroll::to_bottom();
     });
     view! {
-        <Stylesheet id="leptos" href="/pkg/agora-hai.css" />
-        <Title text="AGORA HAI" />
         <div class="flex h-dvh flex-col" inert=dialog_open>
             <Header />
             <div class="relative flex min-h-0 flex-1">

@@ -50,14 +50,58 @@ const AMBER: &str = "border-amber-300 bg-amber-50 text-amber-900 dark:border-amb
 /// Pretty-printed JSON, else the text as it is; long texts are cut.
 pub fn pretty(text: &str) -> String {
     const LIMIT: usize = 6000;
-    let out = serde_json::from_str::<serde_json::Value>(text)
-        .ok()
-        .and_then(|v| serde_json::to_string_pretty(&v).ok())
-        .unwrap_or_else(|| text.to_owned());
+    let out = match serde_json::from_str::<serde_json::Value>(text) {
+        Ok(value) => pretty_json(&value),
+        Err(_) => text.to_owned(),
+    };
     match out.char_indices().nth(LIMIT) {
         Some((cut, _)) => format!("{}\n…", &out[..cut]),
         None => out,
     }
+}
+
+/// JSON with two-space indentation, as `serde_json::to_string_pretty` writes it (without
+/// its generic pretty serializer in the bundle).
+pub fn pretty_json(value: &serde_json::Value) -> String {
+    fn write(value: &serde_json::Value, depth: usize, out: &mut String) {
+        use serde_json::Value;
+        let indent = |out: &mut String, depth: usize| {
+            out.push('\n');
+            out.push_str(&"  ".repeat(depth));
+        };
+        match value {
+            Value::Array(items) if !items.is_empty() => {
+                out.push('[');
+                for (i, item) in items.iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    indent(out, depth + 1);
+                    write(item, depth + 1, out);
+                }
+                indent(out, depth);
+                out.push(']');
+            }
+            Value::Object(map) if !map.is_empty() => {
+                out.push('{');
+                for (i, (key, item)) in map.iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    indent(out, depth + 1);
+                    out.push_str(&Value::from(key.as_str()).to_string());
+                    out.push_str(": ");
+                    write(item, depth + 1, out);
+                }
+                indent(out, depth);
+                out.push('}');
+            }
+            other => out.push_str(&other.to_string()),
+        }
+    }
+    let mut out = String::new();
+    write(value, 0, &mut out);
+    out
 }
 
 pub fn duration_text(ms: u64) -> String {
@@ -115,6 +159,19 @@ mod tests {
         assert_eq!(duration_text(1250), "1.2 s");
         assert_eq!(pretty("{\"a\":1}"), "{\n  \"a\": 1\n}");
         assert_eq!(pretty("geen json"), "geen json");
+        for text in [
+            r#"{"a":[1,{"b":null,"c":"x\"y"}],"d":{},"e":[],"f":1.5}"#,
+            "[]",
+            "\"s\"",
+            r#"{"kvk":"92251854","findings":[{"description":"rauwe vis","severity":"ernstig"}]}"#,
+        ] {
+            let value: serde_json::Value = serde_json::from_str(text).unwrap();
+            assert_eq!(
+                pretty_json(&value),
+                serde_json::to_string_pretty(&value).unwrap(),
+                "{text}"
+            );
+        }
         assert!(pretty(&"x".repeat(10_000)).ends_with('…'));
     }
 }

@@ -3,8 +3,6 @@
 //! name and nothing else: a delta appends one text node to its message; an ended message
 //! is replaced by its Markdown; a tool call redraws its own chip (and card, when open).
 
-use std::collections::HashMap;
-
 use web_sys::Element;
 
 use super::api::Agent;
@@ -70,11 +68,18 @@ fn append_streamed(stream: &mut assistant_message::Stream, tail: &mut usize, del
     }
 }
 
+fn set_call_item(call_item: &mut Vec<Option<usize>>, call: usize, item: usize) {
+    if call_item.len() <= call {
+        call_item.resize(call + 1, None);
+    }
+    call_item[call] = Some(item);
+}
+
 pub struct Timeline {
     root: Element,
     items: Vec<ItemDom>,
-    /// Tool call index → the item whose row shows its chip.
-    call_item: HashMap<usize, usize>,
+    /// By tool call index: the item whose row shows its chip.
+    call_item: Vec<Option<usize>>,
     /// The call whose card is open.
     open: Option<usize>,
     agents: Vec<Agent>,
@@ -87,7 +92,7 @@ impl Timeline {
         Timeline {
             root,
             items: Vec::new(),
-            call_item: HashMap::new(),
+            call_item: Vec::new(),
             open: None,
             agents: Vec::new(),
         }
@@ -107,6 +112,10 @@ impl Timeline {
                 .unwrap_or_else(|| id.to_owned()),
             None => t(Key::Assistant).to_owned(),
         }
+    }
+
+    fn item_of(&self, call: usize) -> Option<usize> {
+        self.call_item.get(call).copied().flatten()
     }
 
     /// Everything from the state (a thread opened, the language changed).
@@ -181,7 +190,7 @@ impl Timeline {
                         call,
                         tool_chips::add_chip(&list, call, &state.tool_calls[call]),
                     ));
-                    self.call_item.insert(call, index);
+                    set_call_item(&mut self.call_item, call, index);
                 }
                 ItemDom::Tools {
                     node,
@@ -206,7 +215,7 @@ impl Timeline {
                 if !chips.iter().any(|(c, _)| *c == call) {
                     let chip = tool_chips::add_chip(list, call, &state.tool_calls[call]);
                     chips.push((call, chip));
-                    self.call_item.insert(call, index);
+                    set_call_item(&mut self.call_item, call, index);
                 }
             }
             return;
@@ -219,7 +228,7 @@ impl Timeline {
     }
 
     fn update_call(&mut self, call: usize, state: &ChatState) {
-        let Some(&index) = self.call_item.get(&call) else {
+        let Some(index) = self.item_of(call) else {
             return;
         };
         if let Some(ItemDom::Tools { chips, slot, .. }) = self.items.get(index) {
@@ -238,7 +247,7 @@ impl Timeline {
         let opening = self.open != Some(call);
         // Only one card is open at a time.
         if let Some(previous) = self.open.take()
-            && let Some(&index) = self.call_item.get(&previous)
+            && let Some(index) = self.item_of(previous)
             && let Some(ItemDom::Tools { chips, slot, .. }) = self.items.get(index)
         {
             clear(slot);
@@ -249,7 +258,7 @@ impl Timeline {
         if !opening {
             return;
         }
-        let Some(&index) = self.call_item.get(&call) else {
+        let Some(index) = self.item_of(call) else {
             return;
         };
         if let Some(ItemDom::Tools { chips, slot, .. }) = self.items.get(index) {
@@ -267,7 +276,7 @@ impl Timeline {
 
     /// The chip of a call, to give the focus back when its card closes.
     pub fn chip(&self, call: usize) -> Option<Element> {
-        let index = *self.call_item.get(&call)?;
+        let index = self.item_of(call)?;
         match self.items.get(index)? {
             ItemDom::Tools { chips, .. } => chips
                 .iter()

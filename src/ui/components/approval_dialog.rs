@@ -233,7 +233,7 @@ fn render(
         &field(Key::Parameters),
         "pre",
         "max-h-56 overflow-auto rounded bg-slate-100 p-2 text-xs dark:bg-slate-800",
-        &serde_json::to_string_pretty(&request.parameters).unwrap_or_default(),
+        &crate::ui::present::pretty_json(&serde_json::Value::Object(request.parameters.clone())),
     );
     attr(&parameters, "tabindex", "0");
     let label = child_text(
