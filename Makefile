@@ -43,3 +43,12 @@ e2e:
 
 bench:
 	cargo bench --features ssr
+
+# Fuzz the protocol parsers (see fuzz/README.md): stable rustc with RUSTC_BOOTSTRAP=1, one job,
+# its own target dir. FUZZ_TARGET=client_message|apply_patch, FUZZ_TIME in seconds.
+.PHONY: fuzz
+fuzz:
+	command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked
+	python3 fuzz/seed.py
+	cd fuzz && RUSTC_BOOTSTRAP=1 cargo fuzz run --target-dir target $${FUZZ_TARGET:-client_message} \
+		-- -max_total_time=$${FUZZ_TIME:-600} -rss_limit_mb=4096 -print_final_stats=1
