@@ -124,6 +124,7 @@ keys! {
     ModerationExplain => ("Uw bericht bevat inhoud die volgens de moderatieregels niet verwerkt mag worden. Er is niets naar een agent gestuurd. Formuleer het bericht anders en probeer het opnieuw.", "Your message contains content that the moderation rules do not allow to be processed. Nothing was sent to an agent. Rephrase the message and try again."),
     ErrorCode => ("Foutcode", "Error code"),
     HoodTitle => ("Onder de motorkap", "Under the hood"),
+    SignOut => ("Uitloggen", "Sign out"),
     ShowHood => ("Onder de motorkap tonen", "Show under the hood"),
     HideHood => ("Onder de motorkap verbergen", "Hide under the hood"),
     Agents => ("Agents", "Agents"),

@@ -51,6 +51,16 @@ pub fn Header() -> impl IntoView {
                         {nl(Key::HoodTitle)}
                     </span>
                 </button>
+                // A plain form: signing out works without the wasm and ends the server session.
+                <form method="post" action="/logout">
+                    <button
+                        type="submit"
+                        class="rounded-md border border-slate-300 px-2 py-1 text-sm focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-emerald-600 dark:border-slate-600"
+                        data-t="SignOut"
+                    >
+                        {nl(Key::SignOut)}
+                    </button>
+                </form>
             </div>
         </header>
     }

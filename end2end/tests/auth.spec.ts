@@ -1,0 +1,45 @@
+import { test, expect } from "@playwright/test";
+import { startServer, type RunningServer } from "../support/binary";
+
+const email = "beheer@nvwa.nl";
+const password = "correct horse battery staple";
+let server: RunningServer;
+
+test.beforeAll(async () => {
+  server = await startServer(["--auth", "users", "--admin-email", email, "--admin-password", password]);
+});
+
+test.afterAll(async () => {
+  await server.dispose();
+});
+
+test("an inspector signs in, uses HAI and signs out", async ({ page }) => {
+  await page.goto(`${server.url}/`);
+  await expect(page).toHaveURL(/\/login$/);
+  await expect(page.getByRole("heading", { name: "Inloggen" })).toBeVisible();
+  await page.screenshot({ path: "screenshots/auth-login.png", fullPage: true });
+
+  await page.getByLabel("E-mailadres").fill(email);
+  await page.getByLabel("Wachtwoord").fill("not the password");
+  await page.getByRole("button", { name: "Inloggen" }).click();
+  await expect(page.getByRole("alert")).toContainText("onjuist wachtwoord");
+  await page.screenshot({ path: "screenshots/auth-login-error.png", fullPage: true });
+
+  await page.getByLabel("E-mailadres").fill(email);
+  await page.getByLabel("Wachtwoord").fill(password);
+  await page.getByRole("button", { name: "Inloggen" }).click();
+  await expect(page).toHaveURL(`${server.url}/`);
+  await expect(page.locator("html")).toHaveAttribute("data-hydrated", "true");
+  await expect(page.getByRole("status", { name: "Verbindingsstatus" })).toHaveText("verbonden");
+
+  await page.getByLabel("Bericht").fill("Start inspectie bij Restaurant Bella Rosa");
+  await page.getByRole("button", { name: "Verstuur" }).click();
+  await expect(page.getByText("92251854").first()).toBeVisible();
+
+  await page.getByRole("button", { name: "Uitloggen" }).click();
+  await expect(page).toHaveURL(/\/login$/);
+  await page.goto(`${server.url}/`);
+  await expect(page).toHaveURL(/\/login$/);
+  const sessions = await page.request.get(`${server.url}/sessions`);
+  expect(sessions.status()).toBe(401);
+});
