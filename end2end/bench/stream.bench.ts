@@ -32,7 +32,7 @@ test(`a ${TOKENS}-token answer streamed at full speed renders completely`, async
     });
     await page.getByLabel("Bericht").fill("Geef het hele overzicht");
     const start = await page.evaluate(() => {
-      (document.querySelector("form button[type=submit]") as HTMLButtonElement).click();
+      (document.querySelector("main form button[type=submit]") as HTMLButtonElement).click();
       return performance.now();
     });
     // Done: the answer is no longer streaming and its last heading is there.
@@ -55,6 +55,13 @@ test(`a ${TOKENS}-token answer streamed at full speed renders completely`, async
     const words = expected.replace(/[#*`\-\n]/g, " ").split(/\s+/).filter(Boolean).length;
     const shownWords = shown.split(/\s+/).filter(Boolean).length;
     expect(shownWords).toBeGreaterThanOrEqual(words);
+    // The view followed the answer to its end.
+    await expect
+      .poll(() => page.evaluate(() => {
+        const el = document.getElementById("chat-scroll")!;
+        return el.scrollHeight - el.scrollTop - el.clientHeight;
+      }))
+      .toBeLessThan(80);
     // Let the observer deliver.
     await page.waitForTimeout(200);
     const long: number[] = await page.evaluate(() => (window as any).__long);

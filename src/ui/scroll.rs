@@ -13,6 +13,8 @@ pub const CHAT_SCROLL_ID: &str = "chat-scroll";
 thread_local! {
     static PENDING: Cell<bool> = const { Cell::new(false) };
     static STICK: Cell<bool> = const { Cell::new(true) };
+    /// Where the last scroll left the view: a smaller value later means the reader went up.
+    static LAST_TOP: Cell<i32> = const { Cell::new(0) };
 }
 
 fn element() -> Option<web_sys::HtmlElement> {
@@ -33,15 +35,23 @@ pub fn follow() {
         PENDING.set(false);
         if let Some(el) = element() {
             el.set_scroll_top(el.scroll_height());
+            LAST_TOP.set(el.scroll_top());
         }
     });
 }
 
-/// The reader scrolled: follow new text only when near the bottom.
+/// The view scrolled: back near the bottom, follow again; scrolled up by the reader, stop
+/// following. (Content growing under a scroll of our own does not count as either.)
 pub fn scrolled() {
     if let Some(el) = element() {
-        let gap = el.scroll_height() - el.scroll_top() - el.client_height();
-        STICK.set(gap < 80);
+        let top = el.scroll_top();
+        let gap = el.scroll_height() - top - el.client_height();
+        if gap < 80 {
+            STICK.set(true);
+        } else if top < LAST_TOP.get() - 4 {
+            STICK.set(false);
+        }
+        LAST_TOP.set(top);
     }
 }
 
