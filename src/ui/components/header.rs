@@ -56,9 +56,12 @@ pub fn Header() -> impl IntoView {
                     <button
                         type="submit"
                         class="rounded-md border border-slate-300 px-2 py-1 text-sm focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-emerald-600 dark:border-slate-600"
-                        data-t="SignOut"
                     >
-                        {nl(Key::SignOut)}
+                        // An arrow on narrow screens, the word from `sm` up; the name is the word.
+                        <span aria-hidden="true" class="sm:hidden">"↪"</span>
+                        <span class="sr-only sm:not-sr-only" data-t="SignOut">
+                            {nl(Key::SignOut)}
+                        </span>
                     </button>
                 </form>
             </div>
