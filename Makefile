@@ -23,8 +23,15 @@ setup-test:
 	@scripts/setup.sh test
 
 # The server embeds the finished site, so the frontend is built first, then the server.
+# The frontend's std is rebuilt for size (Cargo.toml's lib-cargo-args): panics abort at once
+# without messages or source locations, which keeps core::fmt and every panic string out of
+# the bundle. These flags are nightly-only, hence RUSTC_BOOTSTRAP for this step alone; debug
+# builds (cargo leptos watch) keep readable panics.
+WASM_SIZE_FLAGS := -Zunstable-options -Cpanic=immediate-abort -Zlocation-detail=none -Zfmt-debug=none
 build:
-	cargo leptos build --release --frontend-only
+	RUSTC_BOOTSTRAP=1 CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS="$(WASM_SIZE_FLAGS)" \
+		cargo leptos build --release --frontend-only
+	scripts/bundle-size.sh
 	cargo leptos build --release --server-only
 
 fmt:

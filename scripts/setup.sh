@@ -17,6 +17,12 @@ if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
   rustup target add wasm32-unknown-unknown
 fi
 
+# The frontend's std is built from source for size (see the Makefile's build target).
+if ! rustup component list --installed | grep -q '^rust-src'; then
+  step "rustup component add rust-src"
+  rustup component add rust-src
+fi
+
 if [ "$(wasm-bindgen --version 2>/dev/null || true)" != "wasm-bindgen $WASM_BINDGEN_VERSION" ]; then
   step "cargo install wasm-bindgen-cli@$WASM_BINDGEN_VERSION (about 4 minutes)"
   cargo install wasm-bindgen-cli@"$WASM_BINDGEN_VERSION" --locked --force
