@@ -69,6 +69,23 @@ pub fn attr(element: &Element, name: &str, value: &str) {
     let _ = element.set_attribute(name, value);
 }
 
+/// An element the server rendered into the frame.
+pub fn by_id(id: &str) -> Element {
+    doc()
+        .get_element_by_id(id)
+        .expect("the server renders the frame")
+}
+
+/// Sets (`on`) or removes a boolean attribute (`inert`, `disabled`).
+pub fn flag(element: &Element, name: &str, on: bool) {
+    let _ = element.toggle_attribute_with_force(name, on);
+}
+
+/// `"true"` or `"false"`, for `aria-pressed` and `aria-expanded`.
+pub fn bool_text(value: bool) -> &'static str {
+    if value { "true" } else { "false" }
+}
+
 pub fn clear(element: &Element) {
     element.set_text_content(None);
 }

@@ -30,10 +30,6 @@ use leptos::prelude::*;
 
 use api::{Directory, Sessions};
 use chat::Chat;
-use components::{
-    approval_dialog::ApprovalDialog, chat_view::ChatView, composer::Composer, header::Header,
-    hood_panel::HoodPanel, sidebar::Sidebar, status_line::StatusLine,
-};
 use connection::Connection;
 use prefs::{Prefs, THEME_SCRIPT};
 
@@ -60,47 +56,54 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
     }
 }
 
+/// The screen. The server renders its frame with Leptos components; in the browser the same
+/// component tree runs its state and its bindings: reactive signals fed by the AG-UI events,
+/// each updating its own element of the frame (see `components` for why not `view!` there).
 #[component]
 pub fn App() -> impl IntoView {
     Prefs::provide();
     let chat = Chat::new();
     provide_context(chat);
-    let connection = Connection::provide(chat);
+    Connection::provide(chat);
     Directory::provide();
     Sessions::provide();
-    let draft = RwSignal::new(String::new());
-    let dialog_open = move || chat.approvals.with(|a| !a.is_empty());
-
-    // Tests and scripts wait for this mark: a click before hydration would be lost.
-    Effect::new(move |_| {
-        if let Some(root) = document().document_element() {
-            let _ = root.set_attribute("data-hydrated", "true");
-        }
-    });
-
-    let send = Callback::new(move |text: String| {
-        connection.send_text(text);
-        #[cfg(feature = "hydrate")]
-        scroll::to_bottom();
-    });
-    view! {
-        <div class="flex h-dvh flex-col" inert=dialog_open>
-            <Header />
-            <div class="relative flex min-h-0 flex-1">
-                <Sidebar />
-                <main class="flex min-w-0 flex-1 flex-col">
-                    <ChatView />
-                    <StatusLine />
-                    <Composer
-                        draft
-                        running=Signal::derive(move || chat.run.with(|run| run.running))
-                        on_send=send
-                        on_stop=Callback::new(move |()| connection.stop())
-                    />
-                </main>
-                <HoodPanel />
+    #[cfg(feature = "hydrate")]
+    {
+        use components::{
+            approval_dialog, chat_view, composer, header, hood_panel, sidebar, status_line,
+        };
+        header::bind();
+        sidebar::bind();
+        chat_view::bind();
+        status_line::bind();
+        composer::bind();
+        hood_panel::bind();
+        approval_dialog::bind();
+        // Tests and scripts wait for this mark: a click before hydration would be lost.
+        Effect::new(move |_| {
+            if let Some(root) = document().document_element() {
+                let _ = root.set_attribute("data-hydrated", "true");
+            }
+        });
+    }
+    #[cfg(not(feature = "hydrate"))]
+    {
+        use components::{
+            chat_view::ChatView, composer::Composer, header::Header, sidebar::Sidebar,
+            status_line::StatusLine,
+        };
+        view! {
+            <div id="frame" class="flex h-dvh flex-col">
+                <Header />
+                <div id="workspace" class="relative flex min-h-0 flex-1">
+                    <Sidebar />
+                    <main class="flex min-w-0 flex-1 flex-col">
+                        <ChatView />
+                        <StatusLine />
+                        <Composer />
+                    </main>
+                </div>
             </div>
-        </div>
-        <ApprovalDialog />
+        }
     }
 }

@@ -1,149 +1,155 @@
+//! The pending tool approvals, one at a time ("1 / n"): tool name and display name,
+//! description, risk, reasoning, parameters, optional feedback; Approve and Reject.
+//! Ctrl/Cmd+Enter approves, Esc rejects. The page behind is `inert` and Tab wraps inside, so
+//! the focus stays in the dialog; it returns where it was when the last approval is done.
+//! The server never renders it (no run waits then); the browser builds it when a request
+//! arrives and removes it when none is left.
+
 use leptos::prelude::*;
+use wasm_bindgen::JsCast;
+use web_sys::Element;
 
 use crate::ui::chat::Chat;
+use crate::ui::connection::Connection;
+use crate::ui::dom::{self, attr, by_id, child, flag};
+use crate::ui::prefs::Prefs;
 
-/// The pending tool approvals, one at a time ("1 / n"): tool name and display name,
-/// description, risk, reasoning, parameters, optional feedback; Approve and Reject.
-/// Ctrl/Cmd+Enter approves, Esc rejects. The page behind is `inert` and Tab wraps inside, so
-/// the focus stays in the dialog; it returns where it was when the last approval is done.
-#[component]
-pub fn ApprovalDialog() -> impl IntoView {
+pub fn bind() {
     let chat = expect_context::<Chat>();
-    let open = move || chat.approvals.with(|a| !a.is_empty());
-    view! {
-        <Show when=open>
-            <DialogBody />
-        </Show>
-    }
-}
-
-#[component]
-fn DialogBody() -> impl IntoView {
-    let dialog = NodeRef::<leptos::html::Div>::new();
-    #[cfg(feature = "hydrate")]
-    {
-        use wasm_bindgen::JsCast;
-
-        use crate::ui::connection::Connection;
-        use crate::ui::dom;
-        use crate::ui::prefs::Prefs;
-
-        let chat = expect_context::<Chat>();
-        let connection = expect_context::<Connection>();
-        let prefs = expect_context::<Prefs>();
-        let index = RwSignal::new(0_usize);
-        let feedback = StoredValue::new(String::new());
-        // Where the focus was before the dialog opened.
-        let previous = StoredValue::new_local(
-            dom::doc()
-                .active_element()
-                .filter(|e| e.id() != "approval-feedback"),
-        );
-        on_cleanup(move || {
-            if let Some(element) = previous.try_get_value().flatten() {
-                request_animation_frame(move || dom::focus(&element));
-            }
+    let connection = expect_context::<Connection>();
+    let prefs = expect_context::<Prefs>();
+    let index = RwSignal::new(0_usize);
+    let feedback = StoredValue::new(String::new());
+    // The open dialog (overlay, dialog) and where the focus was before it opened.
+    let shown = StoredValue::new_local(None::<(Element, Element, Option<Element>)>);
+    let decide = move |approved: bool| {
+        let current = chat.approvals.with_untracked(|all| {
+            all.get(index.get_untracked().min(all.len().saturating_sub(1)))
+                .map(|a| a.approval_id.clone())
         });
-        let decide = move |approved: bool| {
-            let current = chat.approvals.with_untracked(|all| {
-                all.get(index.get_untracked().min(all.len().saturating_sub(1)))
-                    .map(|a| a.approval_id.clone())
-            });
-            if let Some(id) = current {
-                let text = feedback.get_value();
-                feedback.set_value(String::new());
-                connection.answer_approval(&id, approved, Some(text));
-                let left = chat.approvals.with_untracked(Vec::len);
-                index.set(index.get_untracked().min(left.saturating_sub(1)));
+        if let Some(id) = current {
+            let text = feedback.get_value();
+            feedback.set_value(String::new());
+            connection.answer_approval(&id, approved, Some(text));
+            let left = chat.approvals.with_untracked(Vec::len);
+            index.set(index.get_untracked().min(left.saturating_sub(1)));
+        }
+    };
+    let frame = by_id("frame");
+    Effect::new(move |_| {
+        prefs.lang.track();
+        let at = index.get();
+        chat.approvals.with(|all| {
+            let Some(request) = all.get(at.min(all.len().saturating_sub(1))) else {
+                // None left: close, and give the focus back.
+                if let Some((overlay, _, previous)) = shown.try_update_value(Option::take).flatten()
+                {
+                    overlay.remove();
+                    flag(&frame, "inert", false);
+                    if let Some(element) = previous {
+                        request_animation_frame(move || dom::focus(&element));
+                    }
+                }
+                return;
+            };
+            if shown.with_value(Option::is_none) {
+                let previous = dom::doc()
+                    .active_element()
+                    .filter(|e| e.id() != "approval-feedback");
+                let (overlay, dialog) = open(decide, index, feedback);
+                flag(&frame, "inert", true);
+                shown.set_value(Some((overlay, dialog, previous)));
             }
-        };
-        Effect::new(move |_| {
-            prefs.lang.track();
-            let Some(host) = dialog.get() else { return };
-            let host: web_sys::Element = (*host).clone().into();
-            let at = index.get();
-            chat.approvals.with(|all| {
-                if let Some(request) = all.get(at.min(all.len().saturating_sub(1))) {
-                    let name = request
-                        .extra
-                        .get("toolCallId")
-                        .and_then(|v| v.as_str())
-                        .and_then(|id| {
-                            chat.with_state(|s| {
-                                s.tool_call(id).and_then(|c| c.display_name.clone())
-                            })
-                        });
+            let name = request
+                .extra
+                .get("toolCallId")
+                .and_then(|v| v.as_str())
+                .and_then(|id| {
+                    chat.with_state(|s| s.tool_call(id).and_then(|c| c.display_name.clone()))
+                });
+            shown.with_value(|shown| {
+                if let Some((_, dialog, _)) = shown {
                     render(
-                        &host,
+                        dialog,
                         request,
                         name,
                         at.min(all.len() - 1),
                         all.len(),
                         &feedback.get_value(),
                     );
-                }
-            });
-            dom::focus_first(&host, "#approval-feedback");
-        });
-        Effect::new(move |_| {
-            let Some(host) = dialog.get() else { return };
-            let host: web_sys::Element = (*host).clone().into();
-            dom::listen(&host, "click", move |ev| {
-                let Some((action, _)) = dom::action(&ev) else {
-                    return;
-                };
-                match action.as_str() {
-                    "approve" => decide(true),
-                    "reject" => decide(false),
-                    "previous" => index.update(|i| *i = i.saturating_sub(1)),
-                    "next" => index.update(|i| *i += 1),
-                    _ => {}
-                }
-            });
-            dom::listen(&host, "input", move |ev| {
-                if let Some(area) = ev
-                    .target()
-                    .and_then(|t| t.dyn_into::<web_sys::HtmlTextAreaElement>().ok())
-                {
-                    feedback.set_value(area.value());
-                }
-            });
-            let trap_root = host.clone();
-            dom::listen(&host, "keydown", move |ev| {
-                let Some(key) = ev.dyn_ref::<web_sys::KeyboardEvent>() else {
-                    return;
-                };
-                match key.key().as_str() {
-                    "Escape" => {
-                        ev.prevent_default();
-                        decide(false);
-                    }
-                    "Enter" if key.ctrl_key() || key.meta_key() => {
-                        ev.prevent_default();
-                        decide(true);
-                    }
-                    "Tab" => trap_focus(key, &trap_root),
-                    _ => {}
+                    dom::focus_first(dialog, "#approval-feedback");
                 }
             });
         });
+    });
+}
+
+/// The overlay and the dialog in it, with its keys and buttons.
+fn open(
+    decide: impl Fn(bool) + Copy + 'static,
+    index: RwSignal<usize>,
+    feedback: StoredValue<String>,
+) -> (Element, Element) {
+    let overlay = child(
+        &dom::doc().body().expect("a body").into(),
+        "div",
+        "fixed inset-0 z-50 flex items-end justify-center bg-slate-950/60 p-2 sm:items-center",
+    );
+    let dialog = child(
+        &overlay,
+        "div",
+        "max-h-[92dvh] w-full max-w-xl overflow-y-auto rounded-xl bg-white p-4 text-slate-900 shadow-2xl sm:p-6 dark:bg-slate-900 dark:text-slate-100",
+    );
+    for (name, value) in [
+        ("role", "dialog"),
+        ("aria-modal", "true"),
+        ("aria-labelledby", "approval-title"),
+        ("aria-describedby", "approval-description"),
+    ] {
+        attr(&dialog, name, value);
     }
-    view! {
-        <div class="fixed inset-0 z-50 flex items-end justify-center bg-slate-950/60 p-2 sm:items-center">
-            <div
-                node_ref=dialog
-                role="dialog"
-                aria-modal="true"
-                aria-labelledby="approval-title"
-                aria-describedby="approval-description"
-                class="max-h-[92dvh] w-full max-w-xl overflow-y-auto rounded-xl bg-white p-4 text-slate-900 shadow-2xl sm:p-6 dark:bg-slate-900 dark:text-slate-100"
-            ></div>
-        </div>
-    }
+    dom::listen(&dialog, "click", move |ev| {
+        let Some((action, _)) = dom::action(&ev) else {
+            return;
+        };
+        match action.as_str() {
+            "approve" => decide(true),
+            "reject" => decide(false),
+            "previous" => index.update(|i| *i = i.saturating_sub(1)),
+            "next" => index.update(|i| *i += 1),
+            _ => {}
+        }
+    });
+    dom::listen(&dialog, "input", move |ev| {
+        if let Some(area) = ev
+            .target()
+            .and_then(|t| t.dyn_into::<web_sys::HtmlTextAreaElement>().ok())
+        {
+            feedback.set_value(area.value());
+        }
+    });
+    let trap_root = dialog.clone();
+    dom::listen(&dialog, "keydown", move |ev| {
+        let Some(key) = ev.dyn_ref::<web_sys::KeyboardEvent>() else {
+            return;
+        };
+        match key.key().as_str() {
+            "Escape" => {
+                ev.prevent_default();
+                decide(false);
+            }
+            "Enter" if key.ctrl_key() || key.meta_key() => {
+                ev.prevent_default();
+                decide(true);
+            }
+            "Tab" => trap_focus(key, &trap_root),
+            _ => {}
+        }
+    });
+    (overlay, dialog)
 }
 
 /// Draws one approval request into the dialog.
-#[cfg(feature = "hydrate")]
 fn render(
     host: &web_sys::Element,
     request: &crate::protocol::ToolApprovalRequest,
@@ -276,7 +282,6 @@ fn render(
 }
 
 /// Tab and Shift+Tab wrap around inside the dialog.
-#[cfg(feature = "hydrate")]
 fn trap_focus(ev: &web_sys::KeyboardEvent, dialog: &web_sys::Element) {
     use wasm_bindgen::JsCast;
     let Ok(list) = dialog.query_selector_all(

@@ -1,29 +1,29 @@
+#[cfg(not(feature = "hydrate"))]
 use leptos::prelude::*;
 
-use super::connection_badge::ConnectionBadge;
-use super::language_switch::LanguageSwitch;
-use super::theme_switch::ThemeSwitch;
-use super::user_badge::UserBadge;
-use crate::ui::connection::Connection;
+#[cfg(not(feature = "hydrate"))]
+use super::{
+    connection_badge::ConnectionBadge, language_switch::LanguageSwitch, theme_switch::ThemeSwitch,
+    user_badge::UserBadge,
+};
+#[cfg(not(feature = "hydrate"))]
 use crate::ui::i18n::{Key, nl};
-use crate::ui::prefs::Prefs;
 
 /// Product name, user, connection, language, theme, and the toggles of the side panels.
 /// Texts carry `data-t` keys; a language switch rewrites them in place.
+#[cfg(not(feature = "hydrate"))]
 #[component]
 pub fn Header() -> impl IntoView {
-    let prefs = expect_context::<Prefs>();
-    let connection = expect_context::<Connection>();
     view! {
         <header class="flex flex-wrap items-center gap-x-3 gap-y-2 border-b border-slate-200 bg-white px-3 py-2 dark:border-slate-800 dark:bg-slate-900">
             <button
+                id="threads-toggle"
                 type="button"
                 class="rounded-md border border-slate-300 px-2 py-1 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-emerald-600 md:hidden dark:border-slate-600"
                 aria-controls="threads"
-                aria-expanded=move || prefs.sidebar.get().to_string()
+                aria-expanded="false"
                 aria-label=nl(Key::ShowThreads)
                 data-t-label="ShowThreads"
-                on:click=move |_| prefs.sidebar.update(|open| *open = !*open)
             >
                 <span aria-hidden="true">"☰"</span>
             </button>
@@ -33,18 +33,14 @@ pub fn Header() -> impl IntoView {
             </div>
             <div class="ml-auto flex flex-wrap items-center justify-end gap-2">
                 <UserBadge />
-                <ConnectionBadge
-                    status=connection.status.into()
-                    on_retry=Callback::new(move |()| connection.retry())
-                />
+                <ConnectionBadge />
                 <LanguageSwitch />
                 <ThemeSwitch />
                 <button
+                    id="hood-toggle"
                     type="button"
                     class="rounded-md border border-slate-300 px-2 py-1 text-sm focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-emerald-600 aria-pressed:bg-emerald-800 aria-pressed:text-white dark:border-slate-600"
-                    aria-controls=move || prefs.hood.get().then_some("hood")
-                    aria-pressed=move || prefs.hood.get().to_string()
-                    on:click=move |_| prefs.hood.update(|open| *open = !*open)
+                    aria-pressed="false"
                 >
                     <span aria-hidden="true">"⚙"</span>
                     <span class="sr-only lg:not-sr-only lg:ml-1" data-t="HoodTitle">
@@ -67,4 +63,37 @@ pub fn Header() -> impl IntoView {
             </div>
         </header>
     }
+}
+
+/// The two panel toggles, then the header's parts.
+#[cfg(feature = "hydrate")]
+pub fn bind() {
+    use leptos::prelude::*;
+
+    use crate::ui::dom::{attr, bool_text, by_id, listen};
+    use crate::ui::prefs::Prefs;
+
+    let prefs = expect_context::<Prefs>();
+    let threads = by_id("threads-toggle");
+    let hood = by_id("hood-toggle");
+    listen(&threads, "click", move |_| {
+        prefs.sidebar.update(|open| *open = !*open)
+    });
+    listen(&hood, "click", move |_| {
+        prefs.hood.update(|open| *open = !*open)
+    });
+    Effect::new(move |_| {
+        attr(&threads, "aria-expanded", bool_text(prefs.sidebar.get()));
+        let open = prefs.hood.get();
+        attr(&hood, "aria-pressed", bool_text(open));
+        if open {
+            attr(&hood, "aria-controls", "hood");
+        } else {
+            let _ = hood.remove_attribute("aria-controls");
+        }
+    });
+    super::user_badge::bind();
+    super::connection_badge::bind();
+    super::language_switch::bind();
+    super::theme_switch::bind();
 }

@@ -1,23 +1,62 @@
 use leptos::prelude::*;
 
-use crate::ui::api::Sessions;
-use crate::ui::chat::Chat;
-use crate::ui::connection::Connection;
+#[cfg(not(feature = "hydrate"))]
 use crate::ui::i18n::{Key, nl};
-use crate::ui::prefs::Prefs;
 
 /// "Nieuwe inspectie" and the threads by last activity. The server sends the frame; the list
 /// is drawn in the browser from `GET /sessions` (`thread_item`), its buttons handled here by
 /// delegation: open, rename (in place), delete (after a confirmation).
+#[cfg(not(feature = "hydrate"))]
 #[component]
 pub fn Sidebar() -> impl IntoView {
+    view! {
+        <nav id="threads" aria-labelledby="threads-title" class=frame_class(false)>
+            <div class="p-3">
+                <button
+                    id="new-thread"
+                    type="button"
+                    class="w-full rounded-lg bg-emerald-800 px-3 py-2 font-medium text-white hover:bg-emerald-900 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-emerald-600"
+                >
+                    <span aria-hidden="true">"+ "</span>
+                    <span data-t="NewInspection">{nl(Key::NewInspection)}</span>
+                </button>
+            </div>
+            <h2
+                id="threads-title"
+                class="px-4 pb-1 text-xs font-semibold tracking-wide text-slate-600 uppercase dark:text-slate-300"
+                data-t="Threads"
+            >
+                {nl(Key::Threads)}
+            </h2>
+            <ul id="thread-list" class="min-h-0 flex-1 overflow-y-auto px-2 pb-3"></ul>
+            <p id="no-threads" class="hidden" data-t="NoThreads">
+                {nl(Key::NoThreads)}
+            </p>
+        </nav>
+    }
+}
+
+/// Over the chat on a narrow screen when opened; always beside it from `md` up.
+fn frame_class(open: bool) -> &'static str {
+    if open {
+        "absolute inset-0 z-20 flex w-full flex-col border-r border-slate-200 bg-white md:static md:w-72 md:shrink-0 dark:border-slate-800 dark:bg-slate-900"
+    } else {
+        "hidden w-72 shrink-0 flex-col border-r border-slate-200 bg-white md:flex dark:border-slate-800 dark:bg-slate-900"
+    }
+}
+
+#[cfg(feature = "hydrate")]
+pub fn bind() {
+    use crate::ui::api::Sessions;
+    use crate::ui::chat::Chat;
+    use crate::ui::connection::Connection;
+    use crate::ui::prefs::Prefs;
+
     let prefs = expect_context::<Prefs>();
     let sessions = expect_context::<Sessions>();
     let chat = expect_context::<Chat>();
     let connection = expect_context::<Connection>();
-    let list = NodeRef::<leptos::html::Ul>::new();
-
-    #[cfg(feature = "hydrate")]
+    let list = crate::ui::dom::by_id("thread-list");
     {
         use super::thread_item::{self, Mode};
         use crate::ui::browser::now_ms;
@@ -35,10 +74,9 @@ pub fn Sidebar() -> impl IntoView {
             }
             running
         });
+        let ul = list.clone();
         Effect::new(move |_| {
             prefs.lang.track();
-            let Some(ul) = list.get() else { return };
-            let ul: web_sys::Element = (*ul).clone().into();
             let current = chat.thread_id.get();
             let mode = mode.get();
             let now = now_ms();
@@ -63,29 +101,25 @@ pub fn Sidebar() -> impl IntoView {
             }
         });
         // Relative times move on by themselves.
-        Effect::new(move |_| {
-            set_interval(
-                move || {
-                    let Some(ul) = list.get_untracked() else {
-                        return;
-                    };
-                    let Ok(times) = ul.query_selector_all("time[datetime]") else {
-                        return;
-                    };
-                    let now = now_ms();
-                    for i in 0..times.length() {
-                        if let Some(time) = times
-                            .item(i)
-                            .and_then(|n| n.dyn_into::<web_sys::Element>().ok())
-                        {
-                            let at = time.get_attribute("datetime").unwrap_or_default();
-                            time.set_text_content(Some(&thread_item::when_text(&at, now)));
-                        }
+        let ul = list.clone();
+        set_interval(
+            move || {
+                let Ok(times) = ul.query_selector_all("time[datetime]") else {
+                    return;
+                };
+                let now = now_ms();
+                for i in 0..times.length() {
+                    if let Some(time) = times
+                        .item(i)
+                        .and_then(|n| n.dyn_into::<web_sys::Element>().ok())
+                    {
+                        let at = time.get_attribute("datetime").unwrap_or_default();
+                        time.set_text_content(Some(&thread_item::when_text(&at, now)));
                     }
-                },
-                std::time::Duration::from_secs(30),
-            );
-        });
+                }
+            },
+            std::time::Duration::from_secs(30),
+        );
         let row_id = |element: &web_sys::Element| {
             element
                 .closest("li[data-id]")
@@ -98,9 +132,8 @@ pub fn Sidebar() -> impl IntoView {
                 "li[data-id=\"{id}\"] [data-action=\"{what}\"]"
             )));
         };
-        Effect::new(move |_| {
-            let Some(ul) = list.get() else { return };
-            let ul: web_sys::Element = (*ul).clone().into();
+        {
+            let ul = list;
             dom::listen(&ul, "click", move |ev| {
                 let Some((action, element)) = dom::action(&ev) else {
                     return;
@@ -175,54 +208,22 @@ pub fn Sidebar() -> impl IntoView {
                     mode.set(None);
                 }
             });
-        });
+        }
     }
-    #[cfg(not(feature = "hydrate"))]
-    let _ = chat;
-
-    let new_thread = move |_| {
+    let nav = crate::ui::dom::by_id("threads");
+    let hint = crate::ui::dom::by_id("no-threads");
+    crate::ui::dom::listen(&crate::ui::dom::by_id("new-thread"), "click", move |_| {
         connection.new_thread();
         prefs.sidebar.set(false);
-    };
-    let class = move || {
-        if prefs.sidebar.get() {
-            "absolute inset-0 z-20 flex w-full flex-col border-r border-slate-200 bg-white md:static md:w-72 md:shrink-0 dark:border-slate-800 dark:bg-slate-900"
-        } else {
-            "hidden w-72 shrink-0 flex-col border-r border-slate-200 bg-white md:flex dark:border-slate-800 dark:bg-slate-900"
-        }
-    };
-    view! {
-        <nav id="threads" aria-labelledby="threads-title" class=class>
-            <div class="p-3">
-                <button
-                    type="button"
-                    class="w-full rounded-lg bg-emerald-800 px-3 py-2 font-medium text-white hover:bg-emerald-900 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-emerald-600"
-                    on:click=new_thread
-                >
-                    <span aria-hidden="true">"+ "</span>
-                    <span data-t="NewInspection">{nl(Key::NewInspection)}</span>
-                </button>
-            </div>
-            <h2
-                id="threads-title"
-                class="px-4 pb-1 text-xs font-semibold tracking-wide text-slate-600 uppercase dark:text-slate-300"
-                data-t="Threads"
-            >
-                {nl(Key::Threads)}
-            </h2>
-            <ul node_ref=list class="min-h-0 flex-1 overflow-y-auto px-2 pb-3"></ul>
-            <p
-                class=move || {
-                    if sessions.loaded.get() && sessions.list.with(Vec::is_empty) {
-                        "px-4 pb-4 text-sm text-slate-600 dark:text-slate-300"
-                    } else {
-                        "hidden"
-                    }
-                }
-                data-t="NoThreads"
-            >
-                {nl(Key::NoThreads)}
-            </p>
-        </nav>
-    }
+    });
+    Effect::new(move |_| nav.set_class_name(frame_class(prefs.sidebar.get())));
+    Effect::new(move |_| {
+        hint.set_class_name(
+            if sessions.loaded.get() && sessions.list.with(Vec::is_empty) {
+                "px-4 pb-4 text-sm text-slate-600 dark:text-slate-300"
+            } else {
+                "hidden"
+            },
+        )
+    });
 }
