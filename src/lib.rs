@@ -14,6 +14,8 @@ pub mod server;
 #[cfg(feature = "hydrate")]
 #[wasm_bindgen::prelude::wasm_bindgen]
 pub fn hydrate() {
+    // Release bundles abort on a panic without a message (see the Makefile's build target).
+    #[cfg(debug_assertions)]
     console_error_panic_hook::set_once();
     leptos::mount::hydrate_body(ui::App);
 }

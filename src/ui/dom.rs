@@ -69,6 +69,15 @@ pub fn attr(element: &Element, name: &str, value: &str) {
     let _ = element.set_attribute(name, value);
 }
 
+/// An effect: `f` runs after hydration and again whenever a signal it read changes.
+///
+/// Every `Effect::new` call is its own instantiation of the effect's async task (about
+/// 700 bytes of wasm each); boxed, all the page's effects share one.
+pub fn effect(f: impl FnMut() + 'static) {
+    let mut f: Box<dyn FnMut()> = Box::new(f);
+    leptos::prelude::Effect::new(move |_| f());
+}
+
 /// An element the server rendered into the frame.
 pub fn by_id(id: &str) -> Element {
     doc()

@@ -36,7 +36,7 @@ pub fn bind() {
         }
     };
     let frame = by_id("frame");
-    Effect::new(move |_| {
+    crate::ui::dom::effect(move || {
         prefs.lang.track();
         let at = index.get();
         chat.approvals.with(|all| {

@@ -75,14 +75,14 @@ pub fn bind() {
         scroll::scrolled()
     });
     // Agent names arrive from /agents; the language can change: draw again.
-    Effect::new(move |_| {
+    crate::ui::dom::effect(move || {
         prefs.lang.track();
         let agents = directory.agents.get();
         chat.with_timeline(|timeline, _| timeline.set_agents(agents));
         chat.redraw();
     });
     let hint = by_id("chat-empty");
-    Effect::new(move |_| {
+    crate::ui::dom::effect(move || {
         hint.set_class_name(if chat.empty.get() {
             EMPTY_HINT
         } else {

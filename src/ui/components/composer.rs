@@ -106,7 +106,7 @@ pub fn bind() {
         move |_| refresh()
     });
     listen(&stop, "click", move |_| connection.stop());
-    Effect::new(move |_| {
+    crate::ui::dom::effect(move || {
         let active = chat.run.with(|run| run.running);
         stop.set_class_name(stop_class(active));
         refresh();

@@ -72,7 +72,7 @@ pub fn bind() {
     let badge = by_id("connection-status");
     let retry = by_id("connection-retry");
     listen(&retry, "click", move |_| connection.retry());
-    Effect::new(move |_| {
+    crate::ui::dom::effect(move || {
         let status = connection.status.get();
         badge.set_class_name(badge_class(status));
         badge.set_text_content(Some(prefs.t(label(status))));

@@ -82,7 +82,7 @@ pub fn bind() {
     listen(&hood, "click", move |_| {
         prefs.hood.update(|open| *open = !*open)
     });
-    Effect::new(move |_| {
+    crate::ui::dom::effect(move || {
         attr(&threads, "aria-expanded", bool_text(prefs.sidebar.get()));
         let open = prefs.hood.get();
         attr(&hood, "aria-pressed", bool_text(open));

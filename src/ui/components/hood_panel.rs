@@ -17,7 +17,7 @@ use crate::ui::prefs::Prefs;
 pub fn bind() {
     let prefs = expect_context::<Prefs>();
     let workspace = by_id("workspace");
-    Effect::new(move |_| {
+    crate::ui::dom::effect(move || {
         if !prefs.hood.get() {
             return;
         }
@@ -112,14 +112,14 @@ impl Panel {
             warnings,
             ..
         } = self;
-        Effect::new(move |_| {
+        crate::ui::dom::effect(move || {
             prefs.lang.track();
             let run = chat.run.get();
             directory
                 .agents
                 .with(|all| agent_list::render(&agents, all, &run));
         });
-        Effect::new(move |_| {
+        crate::ui::dom::effect(move || {
             prefs.lang.track();
             chat.tools_version.track();
             // Keep open what the inspector opened.
@@ -141,7 +141,7 @@ impl Panel {
         // The log grows by appending; a folded delta updates one counter.
         let last_seq = StoredValue::new(0_u64);
         let last_count = StoredValue::new_local(None::<Element>);
-        Effect::new(move |_| {
+        crate::ui::dom::effect(move || {
             chat.log_version.track();
             let n = chat.warnings.get_untracked();
             warnings.set_text_content(Some(&if n == 0 {

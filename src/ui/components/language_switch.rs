@@ -47,7 +47,7 @@ pub fn bind() {
             ));
         }
     });
-    Effect::new(move |_| {
+    crate::ui::dom::effect(move || {
         let lang = prefs.lang.get();
         let buttons = group.children();
         for i in 0..buttons.length() {

@@ -67,15 +67,16 @@ pub fn bind() {
         let mode = RwSignal::new(None::<(String, Mode)>);
         let focus_after = StoredValue::new(None::<String>);
         // A run that starts creates its thread; one that ends moves it to the top.
-        Effect::new(move |was: Option<bool>| {
+        let was_running = StoredValue::new(None::<bool>);
+        dom::effect(move || {
             let running = chat.run.with(|run| run.running);
-            if was != Some(running) {
+            if was_running.get_value() != Some(running) {
                 sessions.refresh();
             }
-            running
+            was_running.set_value(Some(running));
         });
         let ul = list.clone();
-        Effect::new(move |_| {
+        crate::ui::dom::effect(move || {
             prefs.lang.track();
             let current = chat.thread_id.get();
             let mode = mode.get();
@@ -216,8 +217,8 @@ pub fn bind() {
         connection.new_thread();
         prefs.sidebar.set(false);
     });
-    Effect::new(move |_| nav.set_class_name(frame_class(prefs.sidebar.get())));
-    Effect::new(move |_| {
+    crate::ui::dom::effect(move || nav.set_class_name(frame_class(prefs.sidebar.get())));
+    crate::ui::dom::effect(move || {
         hint.set_class_name(
             if sessions.loaded.get() && sessions.list.with(Vec::is_empty) {
                 "px-4 pb-4 text-sm text-slate-600 dark:text-slate-300"

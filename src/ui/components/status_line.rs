@@ -32,7 +32,7 @@ pub fn bind() {
     let prefs = expect_context::<Prefs>();
     let directory = expect_context::<Directory>();
     let (spinner, status) = (by_id("run-spinner"), by_id("run-status"));
-    Effect::new(move |_| {
+    crate::ui::dom::effect(move || {
         let run = chat.run.get();
         let lang = prefs.lang.get();
         let text = if !run.running {

@@ -34,5 +34,5 @@ pub fn bind() {
         let select = select.clone();
         move |_| prefs.theme.set(Theme::parse(&select.value()))
     });
-    Effect::new(move |_| select.set_value(prefs.theme.get().code()));
+    crate::ui::dom::effect(move || select.set_value(prefs.theme.get().code()));
 }

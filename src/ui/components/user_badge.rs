@@ -34,7 +34,7 @@ pub fn bind() {
         by_id("user-initials"),
         by_id("user-name"),
     );
-    Effect::new(move |_| {
+    crate::ui::dom::effect(move || {
         directory.user.with(|user| {
             let user = user.as_deref().unwrap_or("");
             badge.set_class_name(if user.is_empty() {
