@@ -27,10 +27,12 @@ setup-test:
 # without messages or source locations, which keeps core::fmt and every panic string out of
 # the bundle. These flags are nightly-only, hence RUSTC_BOOTSTRAP for this step alone; debug
 # builds (cargo leptos watch) keep readable panics.
+# precompress.mjs writes zopfli .gz files beside wasm, js and css, which the server embeds and sends.
 WASM_SIZE_FLAGS := -Zunstable-options -Cpanic=immediate-abort -Zlocation-detail=none -Zfmt-debug=none
 build:
 	RUSTC_BOOTSTRAP=1 CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS="$(WASM_SIZE_FLAGS)" \
 		cargo leptos build --release --frontend-only
+	node scripts/precompress.mjs
 	scripts/bundle-size.sh
 	cargo leptos build --release --server-only
 

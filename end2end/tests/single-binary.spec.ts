@@ -16,6 +16,10 @@ test("the binary copied alone into an empty directory serves the full app", asyn
     await page.goto(`${server.url}/`);
     expect((await wasm).headers()["content-type"]).toBe("application/wasm");
     expect((await css).headers()["content-type"]).toContain("text/css");
+    // The zopfli .gz that make build embeds (scripts/precompress.mjs), sent once compressed.
+    expect((await wasm).headers()["content-encoding"]).toBe("gzip");
+    expect((await css).headers()["content-encoding"]).toBe("gzip");
+    expect((await wasm).headers()["etag"]).toMatch(/-gz"$/);
     await expect(page.locator("html")).toHaveAttribute("data-hydrated", "true");
     // Tailwind applied: the send button has its emerald background, not the browser default.
     await page.getByLabel("Bericht").fill("test");
