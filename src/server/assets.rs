@@ -82,22 +82,8 @@ fn precompressed(path: &str, file: &EmbeddedFile) -> Option<EmbeddedFile> {
 fn accepts_gzip(headers: &HeaderMap) -> bool {
     let mut gzip = None;
     let mut any = None;
-    for item in headers
-        .get_all(header::ACCEPT_ENCODING)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .flat_map(|v| v.split(','))
-    {
-        let mut parts = item.split(';');
-        let coding = parts.next().unwrap_or("").trim();
-        let weight = parts
-            .filter_map(|p| {
-                let p = p.trim();
-                p.strip_prefix("q=").or_else(|| p.strip_prefix("Q="))
-            })
-            .find_map(|q| q.trim().parse::<f32>().ok())
-            .unwrap_or(1.0);
-        if coding.eq_ignore_ascii_case("gzip") || coding.eq_ignore_ascii_case("x-gzip") {
+    for (coding, weight) in super::http::weighted(headers, header::ACCEPT_ENCODING) {
+        if coding == "gzip" || coding == "x-gzip" {
             gzip = Some(weight);
         } else if coding == "*" {
             any = Some(weight);

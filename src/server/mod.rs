@@ -4,6 +4,7 @@ mod assets;
 pub mod auth;
 mod config;
 mod error;
+mod http;
 mod reports;
 pub mod rest;
 mod security;

@@ -37,32 +37,8 @@ fn root_info() -> Value {
 /// True when the `Accept` header ranks `application/json` above `text/html` (a tie, as with
 /// `*/*` or no header at all, goes to the page).
 fn prefers_json(headers: &HeaderMap) -> bool {
-    let accept = headers
-        .get_all(header::ACCEPT)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .collect::<Vec<_>>()
-        .join(",");
-    let ranges: Vec<(String, f32)> = accept
-        .split(',')
-        .filter_map(|item| {
-            let mut params = item.split(';');
-            let range = params.next()?.trim().to_ascii_lowercase();
-            if range.is_empty() {
-                return None;
-            }
-            let q = params
-                .filter_map(|p| {
-                    let (key, value) = p.split_once('=')?;
-                    key.trim()
-                        .eq_ignore_ascii_case("q")
-                        .then(|| value.trim().parse::<f32>().ok())?
-                })
-                .next()
-                .unwrap_or(1.0);
-            Some((range, q))
-        })
-        .collect();
+    let ranges: Vec<(String, f32)> =
+        crate::server::http::weighted(headers, header::ACCEPT).collect();
     // The most specific matching range decides (RFC 9110, 12.5.1).
     let quality = |kind: &str, sub: &str| -> f32 {
         let exact = format!("{kind}/{sub}");
