@@ -311,42 +311,36 @@ async fn api_keys_sign_in_machines_and_a_wrong_key_is_refused() {
     assert_agora_clean(&socket.until_finished().await);
 }
 
+/// A server in proxy mode that trusts only `trusted_proxy` (the tests connect from 127.0.0.1).
+async fn proxy_server(trusted_proxy: &str) -> TestServer {
+    let trusted_proxy = trusted_proxy.parse().unwrap();
+    TestServer::start_with(|c| {
+        c.auth = agora_hai::server::auth::AuthMode::Proxy;
+        c.trusted_proxies = vec![trusted_proxy];
+    })
+    .await
+}
+
+/// `GET /sessions`'s status, with `X-Forwarded-User: user` when a user is named.
+async fn sessions_as(server: &TestServer, user: Option<&str>) -> StatusCode {
+    let mut request = client().get(server.url("/sessions"));
+    if let Some(user) = user {
+        request = request.header("X-Forwarded-User", user);
+    }
+    request.send().await.unwrap().status()
+}
+
 #[tokio::test]
 async fn the_proxy_header_counts_only_from_a_trusted_proxy() {
-    let trusted = TestServer::start_with(|c| {
-        c.auth = agora_hai::server::auth::AuthMode::Proxy;
-        c.trusted_proxies = vec!["127.0.0.1".parse().unwrap()];
-    })
-    .await;
-    let me = client()
-        .get(trusted.url("/sessions"))
-        .header("X-Forwarded-User", "koen")
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(me.status(), StatusCode::OK);
+    let trusted = proxy_server("127.0.0.1").await;
+    assert_eq!(sessions_as(&trusted, Some("koen")).await, StatusCode::OK);
+    assert_eq!(sessions_as(&trusted, None).await, StatusCode::UNAUTHORIZED);
+
+    let untrusted = proxy_server("10.9.9.9").await;
     assert_eq!(
-        client()
-            .get(trusted.url("/sessions"))
-            .send()
-            .await
-            .unwrap()
-            .status(),
+        sessions_as(&untrusted, Some("koen")).await,
         StatusCode::UNAUTHORIZED
     );
-
-    let untrusted = TestServer::start_with(|c| {
-        c.auth = agora_hai::server::auth::AuthMode::Proxy;
-        c.trusted_proxies = vec!["10.9.9.9".parse().unwrap()];
-    })
-    .await;
-    let spoofed = client()
-        .get(untrusted.url("/sessions"))
-        .header("X-Forwarded-User", "koen")
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(spoofed.status(), StatusCode::UNAUTHORIZED);
 }
 
 #[tokio::test]
