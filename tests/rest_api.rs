@@ -2,12 +2,15 @@
 //! (read in place): every endpoint, its happy path and its errors.
 #![cfg(feature = "ssr")]
 
+mod common;
+
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use agora_hai::protocol::Message;
 use agora_hai::server::store::{DEV_USER_EMAIL, DEV_USER_ID};
-use agora_hai::server::{AppState, Config, router};
+use agora_hai::server::{AppState, Config};
+use common::{TempDir, TestServer};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
@@ -116,55 +119,21 @@ fn the_contract_reader_reads_the_contract() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// A server on a free port, over its own data directory.
+// The shared test server (tests/common), spoken to as a REST client.
 
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new() -> Self {
-        let path = std::env::temp_dir().join(format!("agora-rest-{}", uuid::Uuid::new_v4()));
-        std::fs::create_dir_all(&path).unwrap();
-        Self(path)
-    }
+trait Rest {
+    async fn get(&self, path: &str) -> (StatusCode, Value);
+    async fn get_as(&self, user: &str, path: &str) -> (StatusCode, Value);
+    async fn put(&self, path: &str, body: &Value) -> (StatusCode, Value);
+    async fn put_raw(&self, path: &str, body: &'static str) -> (StatusCode, Value);
+    async fn post(&self, path: &str, body: &Value) -> (StatusCode, Value);
+    async fn delete(&self, path: &str) -> (StatusCode, Value);
+    /// A thread as the orchestrator would leave it: opened, with these messages.
+    async fn seed_thread(&self, id: &str, owner: &str, messages: &[Value]);
+    async fn create_user(&self, email: &str, name: &str) -> Value;
 }
 
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-struct Server {
-    base: String,
-    http: reqwest::Client,
-    state: AppState,
-    _dir: TempDir,
-}
-
-impl Server {
-    async fn start() -> Self {
-        let dir = TempDir::new();
-        let state = AppState::open(Config::for_data_dir(&dir.0)).await.unwrap();
-        Self::serve(state, dir).await
-    }
-
-    async fn serve(state: AppState, dir: TempDir) -> Self {
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let base = format!("http://{}", listener.local_addr().unwrap());
-        let app = router(state.clone());
-        tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
-        Self {
-            base,
-            http: reqwest::Client::new(),
-            state,
-            _dir: dir,
-        }
-    }
-
-    fn url(&self, path: &str) -> String {
-        format!("{}{path}", self.base)
-    }
-
+impl Rest for TestServer {
     async fn get(&self, path: &str) -> (StatusCode, Value) {
         read(self.http.get(self.url(path)).send().await.unwrap()).await
     }
@@ -221,7 +190,6 @@ impl Server {
         read(self.http.delete(self.url(path)).send().await.unwrap()).await
     }
 
-    /// A thread as the orchestrator would leave it: opened, with these messages.
     async fn seed_thread(&self, id: &str, owner: &str, messages: &[Value]) {
         let first = messages
             .iter()
@@ -278,7 +246,7 @@ fn conversation() -> Vec<Value> {
 
 #[tokio::test]
 async fn health_reports_healthy() {
-    let server = Server::start().await;
+    let server = TestServer::start().await;
     let (status, body) = server.get("/health").await;
     assert_eq!(status, StatusCode::OK);
     assert_eq!(body["status"], "healthy");
@@ -288,7 +256,7 @@ async fn health_reports_healthy() {
 
 #[tokio::test]
 async fn root_is_json_for_api_clients_and_the_page_for_browsers() {
-    let server = Server::start().await;
+    let server = TestServer::start().await;
     let response = server
         .http
         .get(server.url("/"))
@@ -317,7 +285,7 @@ async fn root_is_json_for_api_clients_and_the_page_for_browsers() {
 
 #[tokio::test]
 async fn agents_lists_the_four_agents() {
-    let server = Server::start().await;
+    let server = TestServer::start().await;
     let (status, body) = server.get("/agents").await;
     assert_eq!(status, StatusCode::OK);
     assert_shape(&body, "AgentListResponse");
@@ -346,7 +314,7 @@ async fn agents_lists_the_four_agents() {
 
 #[tokio::test]
 async fn sessions_list_by_last_activity_with_paging() {
-    let server = Server::start().await;
+    let server = TestServer::start().await;
     for id in ["s1", "s2", "s3"] {
         server
             .seed_thread(
@@ -415,7 +383,7 @@ async fn sessions_list_by_last_activity_with_paging() {
 
 #[tokio::test]
 async fn a_bad_limit_or_offset_is_422() {
-    let server = Server::start().await;
+    let server = TestServer::start().await;
     for query in [
         "limit=0",
         "limit=101",
@@ -440,7 +408,7 @@ async fn a_bad_limit_or_offset_is_422() {
 
 #[tokio::test]
 async fn metadata_of_a_session() {
-    let server = Server::start().await;
+    let server = TestServer::start().await;
     server.seed_thread("s1", DEV_USER_ID, &conversation()).await;
     let (status, body) = server.get("/sessions/s1/metadata").await;
     assert_eq!(status, StatusCode::OK);
@@ -474,7 +442,7 @@ async fn metadata_of_a_session() {
 
 #[tokio::test]
 async fn history_with_and_without_tools() {
-    let server = Server::start().await;
+    let server = TestServer::start().await;
     server.seed_thread("s1", DEV_USER_ID, &conversation()).await;
 
     let (status, body) = server.get("/sessions/s1/history").await;
@@ -528,7 +496,7 @@ async fn history_with_and_without_tools() {
 
 #[tokio::test]
 async fn renaming_a_session() {
-    let server = Server::start().await;
+    let server = TestServer::start().await;
     server.seed_thread("s1", DEV_USER_ID, &conversation()).await;
 
     let (status, body) = server
@@ -607,7 +575,7 @@ async fn renaming_a_session() {
 
 #[tokio::test]
 async fn deleting_a_session_takes_everything_with_it() {
-    let server = Server::start().await;
+    let server = TestServer::start().await;
     server.seed_thread("s1", DEV_USER_ID, &conversation()).await;
     server.seed_thread("s2", DEV_USER_ID, &conversation()).await;
     server.state.db.start_run("r1", "s1").await.unwrap();
@@ -641,7 +609,7 @@ async fn deleting_a_session_takes_everything_with_it() {
 
 #[tokio::test]
 async fn sessions_survive_a_restart() {
-    let dir = TempDir::new();
+    let dir = TempDir::new("agora-rest");
     let state = AppState::open(Config::for_data_dir(&dir.0)).await.unwrap();
     state
         .db
@@ -658,11 +626,7 @@ async fn sessions_survive_a_restart() {
     state.db.start_run("r1", "s1").await.unwrap();
     drop(state);
 
-    let server = Server::serve(
-        AppState::open(Config::for_data_dir(&dir.0)).await.unwrap(),
-        dir,
-    )
-    .await;
+    let server = TestServer::start_in(dir, |_| {}).await;
     let (_, history) = server.get("/sessions/s1/history?include_tools=true").await;
     assert_eq!(history["messageCount"], 4);
     let runs = server.state.db.runs("s1").await.unwrap();
@@ -680,7 +644,7 @@ async fn sessions_survive_a_restart() {
 
 #[tokio::test]
 async fn the_current_user_and_their_profile() {
-    let server = Server::start().await;
+    let server = TestServer::start().await;
     let (status, me) = server.get("/users/me").await;
     assert_eq!(status, StatusCode::OK);
     assert_shape(&me, "UserProfile");
@@ -704,7 +668,7 @@ async fn the_current_user_and_their_profile() {
 
 #[tokio::test]
 async fn preferences_read_and_update() {
-    let server = Server::start().await;
+    let server = TestServer::start().await;
     let (status, body) = server.get("/users/me/preferences").await;
     assert_eq!(status, StatusCode::OK);
     assert_eq!(body["success"], true);
@@ -772,7 +736,7 @@ async fn preferences_read_and_update() {
 
 #[tokio::test]
 async fn creating_and_listing_users() {
-    let server = Server::start().await;
+    let server = TestServer::start().await;
     let (status, body) = server
         .post(
             "/users",
@@ -832,7 +796,7 @@ async fn creating_and_listing_users() {
 
 #[tokio::test]
 async fn reading_updating_and_deleting_a_user() {
-    let server = Server::start().await;
+    let server = TestServer::start().await;
     let jan = server.create_user("jan@nvwa.nl", "Jan").await;
     let id = jan["id"].as_str().unwrap().to_owned();
 

@@ -31,6 +31,8 @@ pub struct TestServer {
     pub addr: std::net::SocketAddr,
     pub state: AppState,
     pub dir: TempDir,
+    /// A client for requests to this server, one connection pool for the whole test.
+    pub http: reqwest::Client,
 }
 
 impl TestServer {
@@ -40,7 +42,11 @@ impl TestServer {
 
     /// Starts with a configuration adjusted by `configure`.
     pub async fn start_with(configure: impl FnOnce(&mut Config)) -> Self {
-        let dir = TempDir::new("agora-test");
+        Self::start_in(TempDir::new("agora-test"), configure).await
+    }
+
+    /// Starts over `dir` as it is, as a restarted server would.
+    pub async fn start_in(dir: TempDir, configure: impl FnOnce(&mut Config)) -> Self {
         let mut config = Config::for_data_dir(&dir.0);
         configure(&mut config);
         let state = AppState::open(config).await.unwrap();
@@ -49,7 +55,12 @@ impl TestServer {
         let app = router(state.clone());
         let app = app.into_make_service_with_connect_info::<std::net::SocketAddr>();
         tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
-        Self { addr, state, dir }
+        Self {
+            addr,
+            state,
+            dir,
+            http: reqwest::Client::new(),
+        }
     }
 
     pub fn url(&self, path: &str) -> String {
