@@ -32,9 +32,12 @@ test("an answer streams in, then reads as Markdown, with tool chips that open th
   await expect(page.getByRole("status", { name: "Voortgang" })).toContainText(/uitgekozen|denken|ophalen|controleren|Overdragen/);
   await expect(page.getByRole("button", { name: "Stop" })).toBeVisible();
 
-  // While it streams: plain text with a caret, marked busy, growing.
+  // While it streams: marked busy and growing; a finished block already reads as Markdown
+  // (the heading), the growing paragraph is plain text with a caret.
   const answer = log(page).locator("article[aria-busy=true]");
   await expect(answer).toContainText("Restaurant Bella Rosa");
+  await expect(answer.getByRole("heading", { name: "Restaurant Bella Rosa (KVK 92251854)" })).toBeVisible();
+  await expect(answer.locator("p.whitespace-pre-wrap [aria-hidden=true]")).toHaveText("▍");
   const early = (await answer.innerText()).length;
   await page.screenshot({ path: "screenshots/ui-chat-streaming.png" });
   await expect

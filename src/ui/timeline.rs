@@ -1,7 +1,8 @@
 //! The conversation's DOM (browser only): one element per [`Item`](super::state::Item), kept
 //! parallel to `ChatState::items`. [`Timeline::apply`] does what the reducer's [`Changes`]
-//! name and nothing else: a delta appends one text node to its message; an ended message
-//! is replaced by its Markdown; a tool call redraws its own chip (and card, when open).
+//! name and nothing else: a delta appends one text node to its message (a finished block
+//! becomes Markdown as it streams); an ended message is replaced by its Markdown; a tool
+//! call redraws its own chip (and card, when open).
 
 use web_sys::Element;
 
@@ -16,12 +17,10 @@ use crate::protocol::Event;
 
 enum ItemDom {
     Plain(Element),
-    /// A message still streaming: deltas go into the last paragraph of `stream`.
+    /// A message still streaming: deltas go into `stream`.
     Streaming {
         node: Element,
         stream: assistant_message::Stream,
-        /// Bytes in the last paragraph.
-        tail: usize,
     },
     /// A chip row: the chips by call index, and the slot of the open card.
     Tools {
@@ -39,32 +38,6 @@ impl ItemDom {
             | ItemDom::Streaming { node, .. }
             | ItemDom::Tools { node, .. } => node,
         }
-    }
-}
-
-/// Appends a delta to a streaming message in O(delta): text nodes in the last paragraph; a
-/// blank line (or a line end in a long paragraph) starts a new one, so the browser lays out
-/// only the paragraph that grows, not the whole answer, on every frame.
-fn append_streamed(stream: &mut assistant_message::Stream, tail: &mut usize, delta: &str) {
-    const LONG: usize = 1500;
-    let mut rest = delta;
-    loop {
-        let cut = match rest.find("\n\n") {
-            Some(at) => Some((at, 2)),
-            None if *tail + rest.len() > LONG => rest.find('\n').map(|at| (at, 1)),
-            None => None,
-        };
-        let Some((at, skip)) = cut else { break };
-        if at > 0 {
-            super::dom::text(&stream.text, &rest[..at]);
-        }
-        stream.text = assistant_message::new_paragraph(&stream.body, &stream.caret);
-        *tail = 0;
-        rest = &rest[at + skip..];
-    }
-    if !rest.is_empty() {
-        super::dom::text(&stream.text, rest);
-        *tail += rest.len();
     }
 }
 
@@ -142,10 +115,10 @@ impl Timeline {
                 Some(Event::TextMessageChunk(chunk)) => chunk.delta.as_deref(),
                 _ => None,
             };
-            if let (Some(ItemDom::Streaming { stream, tail, .. }), Some(delta)) =
+            if let (Some(ItemDom::Streaming { stream, .. }), Some(delta)) =
                 (self.items.get_mut(index), delta)
             {
-                append_streamed(stream, tail, delta);
+                stream.push(delta);
             }
         }
         for &index in &changes.updated {
@@ -174,11 +147,7 @@ impl Timeline {
             } => {
                 let name = self.agent_name(agent.as_deref());
                 match assistant_message::render(&name, text, *streaming) {
-                    (node, Some(stream)) => ItemDom::Streaming {
-                        node,
-                        stream,
-                        tail: text.len(),
-                    },
+                    (node, Some(stream)) => ItemDom::Streaming { node, stream },
                     (node, None) => ItemDom::Plain(node),
                 }
             }
