@@ -112,6 +112,32 @@ async fn without_a_session_everything_is_refused_and_with_one_it_works() {
             .await
             .is_none()
     );
+    // The form comes back with the error and the typed email (escaped), the focus on the
+    // password.
+    let retry = client()
+        .post(server.url("/login"))
+        .form(&[
+            ("email", "\"><b>x@nvwa.nl"),
+            ("password", "wrong password!!"),
+        ])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(retry.status(), StatusCode::UNAUTHORIZED);
+    let html = retry.text().await.unwrap();
+    assert!(
+        html.contains("Onbekend e-mailadres of onjuist wachtwoord."),
+        "{html}"
+    );
+    assert!(
+        html.contains(r#"value="&quot;&gt;&lt;b&gt;x@nvwa.nl""#),
+        "{html}"
+    );
+    assert!(!html.contains("<b>x@"), "{html}");
+    assert!(
+        html.contains(r#"autocomplete="current-password" required autofocus"#),
+        "{html}"
+    );
     let cookie = sign_in(&server, ADMIN_EMAIL, ADMIN_PASSWORD)
         .await
         .expect("signed in");

@@ -52,7 +52,7 @@ async fn login_page(State(state): State<AppState>) -> Response {
     if state.auth.mode != AuthMode::Users {
         return Redirect::to("/").into_response();
     }
-    page("Inloggen", &login_form(None)).into_response()
+    page("Inloggen", &login_form(None, "")).into_response()
 }
 
 async fn login(State(state): State<AppState>, Form(form): Form<Credentials>) -> Response {
@@ -67,7 +67,10 @@ async fn login(State(state): State<AppState>, Form(form): Form<Credentials>) -> 
                 StatusCode::INTERNAL_SERVER_ERROR,
                 page(
                     "Inloggen",
-                    &login_form(Some("Inloggen lukt nu niet. Probeer het later opnieuw.")),
+                    &login_form(
+                        Some("Inloggen lukt nu niet. Probeer het later opnieuw."),
+                        &form.email,
+                    ),
                 ),
             )
                 .into_response();
@@ -80,7 +83,10 @@ async fn login(State(state): State<AppState>, Form(form): Form<Credentials>) -> 
         tracing::info!("failed sign-in");
         let body = page(
             "Inloggen",
-            &login_form(Some("Onbekend e-mailadres of onjuist wachtwoord.")),
+            &login_form(
+                Some("Onbekend e-mailadres of onjuist wachtwoord."),
+                &form.email,
+            ),
         );
         return (StatusCode::UNAUTHORIZED, body).into_response();
     };
@@ -219,16 +225,20 @@ fn secure(state: &AppState) -> &'static str {
     }
 }
 
-fn login_form(error: Option<&str>) -> String {
+/// The sign-in form; after a failed attempt it keeps the typed email and puts the focus on
+/// the password, so only that has to be typed again.
+fn login_form(error: Option<&str>, email: &str) -> String {
+    let retry = if email.is_empty() { "" } else { " autofocus" };
     format!(
         r#"{}<form method="post" action="/login" class="flex flex-col gap-3">
   <label class="flex flex-col gap-1 text-sm font-medium">E-mailadres
-    <input name="email" type="email" autocomplete="username" required class="rounded-lg border border-slate-300 p-2 font-normal dark:border-slate-700 dark:bg-slate-900"></label>
+    <input name="email" type="email" autocomplete="username" required value="{}" class="rounded-lg border border-slate-300 p-2 font-normal dark:border-slate-700 dark:bg-slate-900"></label>
   <label class="flex flex-col gap-1 text-sm font-medium">Wachtwoord
-    <input name="password" type="password" autocomplete="current-password" required class="rounded-lg border border-slate-300 p-2 font-normal dark:border-slate-700 dark:bg-slate-900"></label>
+    <input name="password" type="password" autocomplete="current-password" required{retry} class="rounded-lg border border-slate-300 p-2 font-normal dark:border-slate-700 dark:bg-slate-900"></label>
   <button type="submit" class="rounded-lg bg-emerald-700 px-4 py-2 font-medium text-white">Inloggen</button>
 </form>"#,
-        error_block(error)
+        error_block(error),
+        escape(email)
     )
 }
 
