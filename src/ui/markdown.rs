@@ -61,6 +61,67 @@ pub fn parse(text: &str) -> Vec<Block> {
     parse_blocks(&lines, 0)
 }
 
+/// Cuts a Markdown answer into blocks while it streams, line by line and whatever the size of
+/// the deltas: a blank line, an ATX heading or a closing code fence ends a block (inside a
+/// fence only its closing line does). It keeps only the paragraph that grows, so a delta
+/// costs O(delta).
+#[derive(Debug, Default)]
+pub struct BlockCutter {
+    /// The text of the paragraph that grows.
+    paragraph: String,
+    /// Where its last, unfinished line starts.
+    line_start: usize,
+    /// Inside a code fence: blank lines and `#` lines are code there.
+    in_fence: bool,
+}
+
+/// What a delta does, in order.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Cut<'a> {
+    /// More text of the growing paragraph, to show as it is.
+    Text(&'a str),
+    /// The paragraph is done, with its whole text. `block`: a block ended with it, so the
+    /// paragraphs since the last block can be read as Markdown now. A paragraph that only
+    /// grew past [`LONG_PARAGRAPH`] ends at a line end without ending its block.
+    Done { text: String, block: bool },
+}
+
+/// A paragraph longer than this ends at its next line end, so the browser lays out only the
+/// part that grows.
+pub const LONG_PARAGRAPH: usize = 1500;
+
+impl BlockCutter {
+    pub fn push<'a>(&mut self, delta: &'a str, mut out: impl FnMut(Cut<'a>)) {
+        let mut rest = delta;
+        while let Some(at) = rest.find('\n') {
+            let (line, after) = rest.split_at(at + 1);
+            rest = after;
+            self.paragraph.push_str(line);
+            out(Cut::Text(line));
+            let whole = self.paragraph[self.line_start..].trim_end_matches(['\n', '\r']);
+            let is_fence = fence(whole).is_some();
+            let ends_block = if is_fence {
+                self.in_fence = !self.in_fence;
+                !self.in_fence
+            } else {
+                !self.in_fence && (is_blank(whole) || heading(whole).is_some())
+            };
+            self.line_start = self.paragraph.len();
+            if ends_block || self.paragraph.len() > LONG_PARAGRAPH {
+                self.line_start = 0;
+                out(Cut::Done {
+                    text: std::mem::take(&mut self.paragraph),
+                    block: ends_block,
+                });
+            }
+        }
+        if !rest.is_empty() {
+            self.paragraph.push_str(rest);
+            out(Cut::Text(rest));
+        }
+    }
+}
+
 fn indent_of(line: &str) -> usize {
     line.chars()
         .take_while(|c| *c == ' ' || *c == '\t')
@@ -570,6 +631,56 @@ pub fn plain_text(blocks: &[Block]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The paragraphs and block ends of `text` streamed in pieces of `size` bytes.
+    fn cut(text: &str, size: usize) -> Vec<(String, bool)> {
+        let mut cutter = BlockCutter::default();
+        let (mut done, mut shown, mut rest) = (Vec::new(), String::new(), text);
+        while !rest.is_empty() {
+            let mut at = size.min(rest.len());
+            while !rest.is_char_boundary(at) {
+                at += 1;
+            }
+            let (delta, after) = rest.split_at(at);
+            cutter.push(delta, |cut| match cut {
+                Cut::Text(s) => shown.push_str(s),
+                Cut::Done { text, block } => done.push((text, block)),
+            });
+            rest = after;
+        }
+        // Everything was shown once, in order, and every finished paragraph is a piece of it.
+        assert_eq!(shown, text);
+        let finished: String = done.iter().map(|(t, _)| t.as_str()).collect();
+        assert!(text.starts_with(&finished));
+        done
+    }
+
+    #[test]
+    fn streamed_text_is_cut_into_blocks_whatever_the_delta_size() {
+        let text = "## Bella Rosa\n- **Adres:** Straat 1\n- Risico: hoog\n\nTekst met\neen regel.\n\n```sh\n# geen kop\n\nls\n```\nNa de code\n### Kop\nlaatste";
+        let expected = vec![
+            ("## Bella Rosa\n".to_owned(), true),
+            ("- **Adres:** Straat 1\n- Risico: hoog\n\n".to_owned(), true),
+            ("Tekst met\neen regel.\n\n".to_owned(), true),
+            ("```sh\n# geen kop\n\nls\n```\n".to_owned(), true),
+            ("Na de code\n### Kop\n".to_owned(), true),
+        ];
+        for size in [1, 2, 3, 7, 64, text.len()] {
+            assert_eq!(cut(text, size), expected, "deltas of {size} bytes");
+        }
+    }
+
+    #[test]
+    fn a_long_paragraph_ends_at_a_line_end_without_ending_its_block() {
+        let line = "x".repeat(100) + "\n";
+        let text = line.repeat(20);
+        let done = cut(&text, 37);
+        assert_eq!(done.len(), 1);
+        assert!(!done[0].1);
+        assert_eq!(done[0].0.len(), LONG_PARAGRAPH / 101 * 101 + 101);
+        // Multi-byte text is cut only between characters.
+        cut(&"ë°€ ".repeat(300), 5);
+    }
 
     fn text(s: &str) -> Inline {
         Inline::Text(s.to_owned())
