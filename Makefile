@@ -12,8 +12,9 @@ BIN := $(CARGO_TARGET_DIR)/release/agora-hai
 run: setup build
 	AGORA_ADDR=$${AGORA_ADDR:-0.0.0.0:8000} AGORA_AUTH=$${AGORA_AUTH:-dev} $(BIN)
 
+# The build comes before the native tests so that they see the real bundle (tests/static_assets.rs).
 test: setup-test
-	$(MAKE) --no-print-directory fmt lint test-native build e2e
+	$(MAKE) --no-print-directory fmt lint build test-native e2e
 	@echo "make test: all checks passed"
 
 setup:

@@ -3,9 +3,9 @@
 //! original's type; any other client gets the file itself.
 //!
 //! Debug builds read target/site from disk, so these tests see whatever the last frontend build
-//! left there: without a build (a fresh clone runs the native tests before `make build`) they
-//! skip; with a build but no fresh `.gz` they check the plain path, which the router's
-//! CompressionLayer gzips on the fly.
+//! left there. `make test` builds first, so there they check the real bundle; run alone before
+//! any build they skip, and with a build but no fresh `.gz` they check the plain path, which the
+//! router's CompressionLayer gzips on the fly.
 #![cfg(feature = "ssr")]
 
 mod common;
