@@ -80,7 +80,7 @@ pub fn App() -> impl IntoView {
         hood_panel::bind();
         approval_dialog::bind();
         // Tests and scripts wait for this mark: a click before hydration would be lost.
-        crate::ui::dom::effect(move || {
+        dom::effect(move || {
             if let Some(root) = document().document_element() {
                 let _ = root.set_attribute("data-hydrated", "true");
             }

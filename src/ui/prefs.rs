@@ -88,7 +88,7 @@ impl Prefs {
         // Nothing is stored before the stored choices are read.
         let ready = StoredValue::new(false);
         // After hydration, so the first client render matches the server's.
-        crate::ui::dom::effect(move || {
+        super::dom::effect(move || {
             if let Some(lang) = storage_get(LANG_KEY) {
                 self.lang.set(Lang::parse(&lang));
             }
@@ -101,7 +101,7 @@ impl Prefs {
             ready.set_value(true);
         });
         // Each choice is stored when it differs from what is stored: a change by the user.
-        crate::ui::dom::effect(move || {
+        super::dom::effect(move || {
             let lang = self.lang.get();
             if let Some(root) = document().document_element() {
                 let _ = root.set_attribute("lang", lang.code());
@@ -119,7 +119,7 @@ impl Prefs {
                 save_preferences(serde_json::json!({ "language": tag }));
             }
         });
-        crate::ui::dom::effect(move || {
+        super::dom::effect(move || {
             let theme = self.theme.get();
             let dark = match theme {
                 Theme::Dark => true,
@@ -140,7 +140,7 @@ impl Prefs {
                 save_preferences(serde_json::json!({ "theme": theme.code() }));
             }
         });
-        crate::ui::dom::effect(move || {
+        super::dom::effect(move || {
             let open = if self.hood.get() { "open" } else { "closed" };
             if ready.get_value() && storage_get(HOOD_KEY).unwrap_or_else(|| "closed".into()) != open
             {

@@ -11,7 +11,7 @@ use web_sys::Element;
 
 use crate::ui::chat::Chat;
 use crate::ui::connection::Connection;
-use crate::ui::dom::{self, attr, by_id, child, flag};
+use crate::ui::dom::{self, attr, by_id, child, effect, flag};
 use crate::ui::prefs::Prefs;
 
 pub fn bind() {
@@ -36,7 +36,7 @@ pub fn bind() {
         }
     };
     let frame = by_id("frame");
-    crate::ui::dom::effect(move || {
+    effect(move || {
         prefs.lang.track();
         let at = index.get();
         chat.approvals.with(|all| {

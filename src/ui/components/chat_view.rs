@@ -42,7 +42,7 @@ pub fn bind() {
 
     use crate::ui::api::Directory;
     use crate::ui::chat::Chat;
-    use crate::ui::dom::{self, by_id};
+    use crate::ui::dom::{self, by_id, effect};
     use crate::ui::prefs::Prefs;
     use crate::ui::scroll;
     use crate::ui::timeline::Timeline;
@@ -75,14 +75,14 @@ pub fn bind() {
         scroll::scrolled()
     });
     // Agent names arrive from /agents; the language can change: draw again.
-    crate::ui::dom::effect(move || {
+    effect(move || {
         prefs.lang.track();
         let agents = directory.agents.get();
         chat.with_timeline(|timeline, _| timeline.set_agents(agents));
         chat.redraw();
     });
     let hint = by_id("chat-empty");
-    crate::ui::dom::effect(move || {
+    effect(move || {
         hint.set_class_name(if chat.empty.get() {
             EMPTY_HINT
         } else {

@@ -52,7 +52,7 @@ pub fn bind() {
 
     use crate::ui::chat::Chat;
     use crate::ui::connection::Connection;
-    use crate::ui::dom::{by_id, flag, listen};
+    use crate::ui::dom::{by_id, effect, flag, listen};
 
     let chat = expect_context::<Chat>();
     let connection = expect_context::<Connection>();
@@ -106,7 +106,7 @@ pub fn bind() {
         move |_| refresh()
     });
     listen(&stop, "click", move |_| connection.stop());
-    crate::ui::dom::effect(move || {
+    effect(move || {
         let active = chat.run.with(|run| run.running);
         stop.set_class_name(stop_class(active));
         refresh();

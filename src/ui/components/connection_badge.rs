@@ -64,7 +64,7 @@ pub fn bind() {
     use leptos::prelude::*;
 
     use crate::ui::connection::Connection;
-    use crate::ui::dom::{by_id, listen};
+    use crate::ui::dom::{by_id, effect, listen};
     use crate::ui::prefs::Prefs;
 
     let prefs = expect_context::<Prefs>();
@@ -72,7 +72,7 @@ pub fn bind() {
     let badge = by_id("connection-status");
     let retry = by_id("connection-retry");
     listen(&retry, "click", move |_| connection.retry());
-    crate::ui::dom::effect(move || {
+    effect(move || {
         let status = connection.status.get();
         badge.set_class_name(badge_class(status));
         badge.set_text_content(Some(prefs.t(label(status))));

@@ -70,7 +70,7 @@ pub fn Header() -> impl IntoView {
 pub fn bind() {
     use leptos::prelude::*;
 
-    use crate::ui::dom::{attr, bool_text, by_id, listen};
+    use crate::ui::dom::{attr, bool_text, by_id, effect, listen};
     use crate::ui::prefs::Prefs;
 
     let prefs = expect_context::<Prefs>();
@@ -82,7 +82,7 @@ pub fn bind() {
     listen(&hood, "click", move |_| {
         prefs.hood.update(|open| *open = !*open)
     });
-    crate::ui::dom::effect(move || {
+    effect(move || {
         attr(&threads, "aria-expanded", bool_text(prefs.sidebar.get()));
         let open = prefs.hood.get();
         attr(&hood, "aria-pressed", bool_text(open));

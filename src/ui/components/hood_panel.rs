@@ -10,14 +10,14 @@ use web_sys::Element;
 use super::{agent_list, event_log_view, tool_log};
 use crate::ui::api::Directory;
 use crate::ui::chat::Chat;
-use crate::ui::dom::{self, attr, button, by_id, child, child_text, css, t};
+use crate::ui::dom::{self, attr, button, by_id, child, child_text, css, effect, t};
 use crate::ui::i18n::Key;
 use crate::ui::prefs::Prefs;
 
 pub fn bind() {
     let prefs = expect_context::<Prefs>();
     let workspace = by_id("workspace");
-    crate::ui::dom::effect(move || {
+    effect(move || {
         if !prefs.hood.get() {
             return;
         }
@@ -112,14 +112,14 @@ impl Panel {
             warnings,
             ..
         } = self;
-        crate::ui::dom::effect(move || {
+        effect(move || {
             prefs.lang.track();
             let run = chat.run.get();
             directory
                 .agents
                 .with(|all| agent_list::render(&agents, all, &run));
         });
-        crate::ui::dom::effect(move || {
+        effect(move || {
             prefs.lang.track();
             chat.tools_version.track();
             // Keep open what the inspector opened.
@@ -141,7 +141,7 @@ impl Panel {
         // The log grows by appending; a folded delta updates one counter.
         let last_seq = StoredValue::new(0_u64);
         let last_count = StoredValue::new_local(None::<Element>);
-        crate::ui::dom::effect(move || {
+        effect(move || {
             chat.log_version.track();
             let n = chat.warnings.get_untracked();
             warnings.set_text_content(Some(&if n == 0 {

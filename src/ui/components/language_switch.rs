@@ -30,7 +30,7 @@ pub fn bind() {
     use leptos::prelude::*;
     use wasm_bindgen::JsCast;
 
-    use crate::ui::dom::{attr, bool_text, by_id, listen};
+    use crate::ui::dom::{attr, bool_text, by_id, effect, listen};
     use crate::ui::i18n::Lang;
     use crate::ui::prefs::Prefs;
 
@@ -47,7 +47,7 @@ pub fn bind() {
             ));
         }
     });
-    crate::ui::dom::effect(move || {
+    effect(move || {
         let lang = prefs.lang.get();
         let buttons = group.children();
         for i in 0..buttons.length() {

@@ -24,7 +24,7 @@ pub fn bind() {
 
     use crate::ui::api::Directory;
     use crate::ui::chat::Chat;
-    use crate::ui::dom::by_id;
+    use crate::ui::dom::{by_id, effect};
     use crate::ui::i18n::{Key, format};
     use crate::ui::prefs::Prefs;
 
@@ -32,7 +32,7 @@ pub fn bind() {
     let prefs = expect_context::<Prefs>();
     let directory = expect_context::<Directory>();
     let (spinner, status) = (by_id("run-spinner"), by_id("run-status"));
-    crate::ui::dom::effect(move || {
+    effect(move || {
         let run = chat.run.get();
         let lang = prefs.lang.get();
         let text = if !run.running {

@@ -25,7 +25,7 @@ pub fn bind() {
     use leptos::prelude::*;
     use wasm_bindgen::JsCast;
 
-    use crate::ui::dom::{by_id, listen};
+    use crate::ui::dom::{by_id, effect, listen};
     use crate::ui::prefs::{Prefs, Theme};
 
     let prefs = expect_context::<Prefs>();
@@ -34,5 +34,5 @@ pub fn bind() {
         let select = select.clone();
         move |_| prefs.theme.set(Theme::parse(&select.value()))
     });
-    crate::ui::dom::effect(move || select.set_value(prefs.theme.get().code()));
+    effect(move || select.set_value(prefs.theme.get().code()));
 }

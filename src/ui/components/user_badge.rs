@@ -26,7 +26,7 @@ pub fn bind() {
     use leptos::prelude::*;
 
     use crate::ui::api::Directory;
-    use crate::ui::dom::by_id;
+    use crate::ui::dom::{by_id, effect};
 
     let directory = expect_context::<Directory>();
     let (badge, initials, name) = (
@@ -34,7 +34,7 @@ pub fn bind() {
         by_id("user-initials"),
         by_id("user-name"),
     );
-    crate::ui::dom::effect(move || {
+    effect(move || {
         directory.user.with(|user| {
             let user = user.as_deref().unwrap_or("");
             badge.set_class_name(if user.is_empty() {
