@@ -33,7 +33,9 @@ WASM_SIZE_FLAGS := -Zunstable-options -Cpanic=immediate-abort -Zlocation-detail=
 build:
 	RUSTC_BOOTSTRAP=1 CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS="$(WASM_SIZE_FLAGS)" \
 		cargo leptos build --release --frontend-only
+	scripts/keep-mtimes.sh restore
 	node scripts/precompress.mjs
+	scripts/keep-mtimes.sh save
 	scripts/bundle-size.sh
 	cargo leptos build --release --server-only
 
