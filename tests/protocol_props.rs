@@ -44,39 +44,19 @@ const KEYS: &[&str] = &[
     "from",
 ];
 
-const TYPES: &[&str] = &[
-    "RUN_STARTED",
-    "RUN_FINISHED",
-    "RUN_ERROR",
-    "STEP_STARTED",
-    "STEP_FINISHED",
-    "TEXT_MESSAGE_START",
-    "TEXT_MESSAGE_CONTENT",
-    "TEXT_MESSAGE_END",
-    "TEXT_MESSAGE_CHUNK",
-    "TOOL_CALL_START",
-    "TOOL_CALL_ARGS",
-    "TOOL_CALL_END",
-    "TOOL_CALL_CHUNK",
-    "TOOL_CALL_RESULT",
-    "STATE_SNAPSHOT",
-    "STATE_DELTA",
-    "MESSAGES_SNAPSHOT",
-    "ACTIVITY_SNAPSHOT",
-    "ACTIVITY_DELTA",
-    "REASONING_START",
-    "REASONING_MESSAGE_START",
-    "REASONING_MESSAGE_CONTENT",
-    "REASONING_MESSAGE_END",
-    "REASONING_MESSAGE_CHUNK",
-    "REASONING_END",
-    "REASONING_ENCRYPTED_VALUE",
-    "RAW",
-    "CUSTOM",
-    "THINKING_START",
-    "user",
-    "success",
-];
+/// Types that are not events, or deprecated ones, next to `Event::KINDS`.
+const OTHER_TYPES: &[&str] = &["THINKING_START", "user", "success"];
+
+/// A `type`: mostly the known ones, sometimes another.
+fn kind() -> impl Strategy<Value = &'static str> {
+    select(
+        Event::KINDS
+            .iter()
+            .chain(OTHER_TYPES)
+            .copied()
+            .collect::<Vec<_>>(),
+    )
+}
 
 fn key() -> impl Strategy<Value = String> {
     prop_oneof![select(KEYS).prop_map(String::from), "[a-zA-Z_]{0,6}"]
@@ -89,7 +69,7 @@ fn json_value() -> impl Strategy<Value = Value> {
         any::<i64>().prop_map(Value::from),
         any::<u64>().prop_map(Value::from),
         any::<f64>().prop_map(Value::from),
-        select(TYPES).prop_map(Value::from),
+        kind().prop_map(Value::from),
         ".{0,8}".prop_map(Value::from),
     ];
     leaf.prop_recursive(4, 48, 6, |inner| {
@@ -103,15 +83,11 @@ fn json_value() -> impl Strategy<Value = Value> {
 
 /// An object with a known `type` and mostly relevant keys: reaches the typed parsers.
 fn event_like() -> impl Strategy<Value = Value> {
-    (
-        select(TYPES),
-        prop::collection::vec((key(), json_value()), 0..8),
-    )
-        .prop_map(|(kind, entries)| {
-            let mut object: Map<String, Value> = entries.into_iter().collect();
-            object.insert("type".into(), kind.into());
-            Value::Object(object)
-        })
+    (kind(), prop::collection::vec((key(), json_value()), 0..8)).prop_map(|(kind, entries)| {
+        let mut object: Map<String, Value> = entries.into_iter().collect();
+        object.insert("type".into(), kind.into());
+        Value::Object(object)
+    })
 }
 
 /// One valid event of every AG-UI type, with the optional fields set.

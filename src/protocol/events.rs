@@ -392,6 +392,9 @@ macro_rules! events {
         }
 
         impl Event {
+            /// Every known wire `type`, in declaration order.
+            pub const KINDS: &[&str] = &[$($wire,)+];
+
             /// The wire `type`, e.g. `"RUN_STARTED"`; for [`Event::Unknown`] whatever it carried.
             pub fn kind(&self) -> &str {
                 match self {

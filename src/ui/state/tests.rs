@@ -362,36 +362,7 @@ fn the_event_table_covers_every_variant() {
     // Adding a variant to `Event` breaks `scope` and `apply` (exhaustive, no `_`); this test
     // makes sure the table above names each wire type too.
     let source = include_str!("tests.rs");
-    for kind in [
-        "RUN_STARTED",
-        "RUN_FINISHED",
-        "RUN_ERROR",
-        "STEP_STARTED",
-        "STEP_FINISHED",
-        "TEXT_MESSAGE_START",
-        "TEXT_MESSAGE_CONTENT",
-        "TEXT_MESSAGE_END",
-        "TEXT_MESSAGE_CHUNK",
-        "TOOL_CALL_START",
-        "TOOL_CALL_ARGS",
-        "TOOL_CALL_END",
-        "TOOL_CALL_CHUNK",
-        "TOOL_CALL_RESULT",
-        "STATE_SNAPSHOT",
-        "STATE_DELTA",
-        "MESSAGES_SNAPSHOT",
-        "ACTIVITY_SNAPSHOT",
-        "ACTIVITY_DELTA",
-        "REASONING_START",
-        "REASONING_MESSAGE_START",
-        "REASONING_MESSAGE_CONTENT",
-        "REASONING_MESSAGE_END",
-        "REASONING_MESSAGE_CHUNK",
-        "REASONING_END",
-        "REASONING_ENCRYPTED_VALUE",
-        "RAW",
-        "CUSTOM",
-    ] {
+    for kind in Event::KINDS {
         assert!(source.contains(&format!("\"type\": \"{kind}\"")), "{kind}");
     }
 }
