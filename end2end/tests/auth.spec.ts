@@ -1,5 +1,6 @@
 import { test, expect } from "@playwright/test";
 import { startServer, type RunningServer } from "../support/binary";
+import { connected } from "../support/ui";
 
 const email = "beheer@nvwa.nl";
 const password = "correct horse battery staple";
@@ -29,8 +30,7 @@ test("an inspector signs in, uses HAI and signs out", async ({ page }) => {
   await page.getByLabel("Wachtwoord").fill(password);
   await page.getByRole("button", { name: "Inloggen" }).click();
   await expect(page).toHaveURL(`${server.url}/`);
-  await expect(page.locator("html")).toHaveAttribute("data-hydrated", "true");
-  await expect(page.getByRole("status", { name: "Verbindingsstatus" })).toHaveText("verbonden");
+  await connected(page);
 
   await page.getByLabel("Bericht").fill("Start inspectie bij Restaurant Bella Rosa");
   await page.getByRole("button", { name: "Verstuur" }).click();

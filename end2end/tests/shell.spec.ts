@@ -1,9 +1,5 @@
-import { test, expect, type Page } from "@playwright/test";
-
-/** Waits until the wasm bundle has taken over the page: before that, clicks are lost. */
-export async function hydrated(page: Page) {
-  await expect(page.locator("html")).toHaveAttribute("data-hydrated", "true");
-}
+import { test, expect } from "@playwright/test";
+import { hydrated } from "../support/ui";
 
 test("the shell renders on the server, hydrates and connects to /ws", async ({ page }) => {
   const errors: string[] = [];

@@ -3,6 +3,7 @@ import { copyFileSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { bin, startServer } from "../support/binary";
+import { hydrated } from "../support/ui";
 
 test("the binary copied alone into an empty directory serves the full app", async ({ page }) => {
   const dir = mkdtempSync(join(tmpdir(), "agora-alone-"));
@@ -20,7 +21,7 @@ test("the binary copied alone into an empty directory serves the full app", asyn
     expect((await wasm).headers()["content-encoding"]).toBe("gzip");
     expect((await css).headers()["content-encoding"]).toBe("gzip");
     expect((await wasm).headers()["etag"]).toMatch(/-gz"$/);
-    await expect(page.locator("html")).toHaveAttribute("data-hydrated", "true");
+    await hydrated(page);
     // Tailwind applied: the send button has its emerald background, not the browser default.
     await page.getByLabel("Bericht").fill("test");
     const background = await page.getByRole("button", { name: "Verstuur" }).evaluate((b) => getComputedStyle(b).backgroundColor);

@@ -4,11 +4,7 @@
 import { test, expect, type Page } from "@playwright/test";
 import AxeBuilder from "@axe-core/playwright";
 import { approvalRequest, fakeAgora, runStart } from "../bench/fake-agora";
-
-async function hydrated(page: Page) {
-  await expect(page.locator("html")).toHaveAttribute("data-hydrated", "true");
-  await expect(page.getByRole("status", { name: "Verbindingsstatus" })).toHaveText("verbonden");
-}
+import { connected } from "../support/ui";
 
 async function serious(page: Page, screen: string) {
   const results = await new AxeBuilder({ page }).analyze();
@@ -27,7 +23,7 @@ for (const [width, height] of [
       await page.setViewportSize({ width, height });
       await page.emulateMedia({ colorScheme: scheme });
       await page.goto("/");
-      await hydrated(page);
+      await connected(page);
       await serious(page, "empty");
 
       await page.getByLabel("Bericht").fill("Start inspectie bij Restaurant Bella Rosa");
@@ -55,7 +51,7 @@ for (const [width, height] of [
       approvalRequest("a2", "medium"),
     ]);
     await page.goto("/");
-    await hydrated(page);
+    await connected(page);
     await page.getByLabel("Bericht").fill("Rapport");
     await page.getByLabel("Bericht").press("Enter");
     await expect(page.getByRole("dialog")).toBeVisible();

@@ -4,21 +4,12 @@
 import { test, expect, type Page } from "@playwright/test";
 import { readFileSync } from "node:fs";
 import { approvalRequest, fakeAgora, runStart } from "../bench/fake-agora";
-
-async function hydrated(page: Page) {
-  await expect(page.locator("html")).toHaveAttribute("data-hydrated", "true");
-  await expect(page.getByRole("status", { name: "Verbindingsstatus" })).toHaveText("verbonden");
-}
-
-async function send(page: Page, text: string) {
-  await page.getByLabel("Bericht").fill(text);
-  await page.getByLabel("Bericht").press("Enter");
-}
+import { connected, send } from "../support/ui";
 
 /** An inspection with a finding, then the request for the report: the dialog opens. */
 async function askForReport(page: Page) {
   await page.goto("/");
-  await hydrated(page);
+  await connected(page);
   await send(page, "Start inspectie bij Restaurant Bella Rosa");
   await expect(page.getByRole("log").getByText("Bedrijfsinformatie Specialist")).toBeVisible();
   await send(page, "Bevinding: rauwe vis naast groenten bewaard op 12 °C");
@@ -100,7 +91,7 @@ test("several approvals are stepped through, 1 / n, with the risk colours", asyn
     approvalRequest("a-critical", "critical", "generate_final_report"),
   ]);
   await page.goto("/");
-  await hydrated(page);
+  await connected(page);
   await send(page, "Vier goedkeuringen graag");
   const dialog = page.getByRole("dialog");
   const position = dialog.getByTestId("approval-position");

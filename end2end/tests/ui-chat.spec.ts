@@ -1,16 +1,7 @@
 // The conversation against the real binary: streamed answers, tool chips and cards, the
 // status line, the composer's keys, and the answer to a regulation question.
 import { test, expect, type Page } from "@playwright/test";
-
-async function hydrated(page: Page) {
-  await expect(page.locator("html")).toHaveAttribute("data-hydrated", "true");
-  await expect(page.getByRole("status", { name: "Verbindingsstatus" })).toHaveText("verbonden");
-}
-
-async function send(page: Page, text: string) {
-  await page.getByLabel("Bericht").fill(text);
-  await page.getByLabel("Bericht").press("Enter");
-}
+import { connected, send } from "../support/ui";
 
 const log = (page: Page) => page.getByRole("log");
 
@@ -24,7 +15,7 @@ test("an answer streams in, then reads as Markdown, with tool chips that open th
     });
   });
   await page.goto("/");
-  await hydrated(page);
+  await connected(page);
   await send(page, "Start inspectie bij Restaurant Bella Rosa");
   await expect(log(page).getByText("Start inspectie bij Restaurant Bella Rosa")).toBeVisible();
 
@@ -75,7 +66,7 @@ test("an answer streams in, then reads as Markdown, with tool chips that open th
 
 test("a regulation question gets the regulation agent's answer with its sources", async ({ page }) => {
   await page.goto("/");
-  await hydrated(page);
+  await connected(page);
   await send(page, "Which rules apply to allergen information in a restaurant?");
   const answer = log(page).locator("article").filter({ hasText: "Regelgeving Specialist" });
   await expect(answer).toContainText("1169/2011");
@@ -87,7 +78,7 @@ test("a regulation question gets the regulation agent's answer with its sources"
 
 test("Enter sends, Shift+Enter starts a new line, and the composer waits during a run", async ({ page }) => {
   await page.goto("/");
-  await hydrated(page);
+  await connected(page);
   const box = page.getByLabel("Bericht");
   await box.fill("Bevinding: rauwe vis");
   await box.press("Shift+Enter");

@@ -1,18 +1,9 @@
 // Errors show as errors, never as answers: RUN_ERROR (scripted), a moderation refusal (a
 // server of its own with a forbidden word), and a run stopped with the Stop button.
-import { test, expect, type Page } from "@playwright/test";
+import { test, expect } from "@playwright/test";
 import { fakeAgora, runStart } from "../bench/fake-agora";
 import { startServer } from "../support/binary";
-
-async function hydrated(page: Page) {
-  await expect(page.locator("html")).toHaveAttribute("data-hydrated", "true");
-  await expect(page.getByRole("status", { name: "Verbindingsstatus" })).toHaveText("verbonden");
-}
-
-async function send(page: Page, text: string) {
-  await page.getByLabel("Bericht").fill(text);
-  await page.getByLabel("Bericht").press("Enter");
-}
+import { connected, send } from "../support/ui";
 
 test("RUN_ERROR shows as an error, not as an answer", async ({ page }) => {
   await fakeAgora(page, (_text, threadId) => [
@@ -22,7 +13,7 @@ test("RUN_ERROR shows as an error, not as an answer", async ({ page }) => {
     { type: "RUN_FINISHED", threadId, runId: "run-e" },
   ]);
   await page.goto("/");
-  await hydrated(page);
+  await connected(page);
   await send(page, "Wat zijn de regels?");
   const alert = page.getByRole("alert");
   await expect(alert).toContainText("Er ging iets mis");
@@ -38,7 +29,7 @@ test("a moderation refusal explains itself", async ({ page }) => {
   const server = await startServer(["--auth", "dev", "--moderation-terms", "verboden"]);
   try {
     await page.goto(server.url);
-    await hydrated(page);
+    await connected(page);
     await send(page, "Dit is een verboden vraag");
     const alert = page.getByRole("alert");
     await expect(alert).toContainText("Bericht niet verwerkt");
@@ -59,7 +50,7 @@ test("Stop sends agora:cancel_run and the run ends as stopped, keeping what was 
     { type: "TEXT_MESSAGE_CONTENT", messageId: "m-s", delta: "Een half antwoord" },
   ]);
   await page.goto("/");
-  await hydrated(page);
+  await connected(page);
   await send(page, "Vertel iets lang");
   await expect(page.getByRole("log")).toContainText("Een half antwoord");
   await expect(page.getByRole("button", { name: "Verstuur" })).toBeDisabled();

@@ -1,21 +1,12 @@
 // "Onder de motorkap": agents idle, active or executing; tool calls grouped by agent with
 // their details; the raw event log with folded deltas and the verifier's warnings.
-import { test, expect, type Page } from "@playwright/test";
+import { test, expect } from "@playwright/test";
 import { fakeAgora, runStart } from "../bench/fake-agora";
-
-async function hydrated(page: Page) {
-  await expect(page.locator("html")).toHaveAttribute("data-hydrated", "true");
-  await expect(page.getByRole("status", { name: "Verbindingsstatus" })).toHaveText("verbonden");
-}
-
-async function send(page: Page, text: string) {
-  await page.getByLabel("Bericht").fill(text);
-  await page.getByLabel("Bericht").press("Enter");
-}
+import { connected, send } from "../support/ui";
 
 test("the panel shows the agents, the tool calls by agent and the raw events", async ({ page }) => {
   await page.goto("/");
-  await hydrated(page);
+  await connected(page);
   const toggle = page.getByRole("button", { name: "Onder de motorkap" });
   await toggle.click();
   await expect(toggle).toHaveAttribute("aria-pressed", "true");
@@ -56,7 +47,7 @@ test("agents show active and executing; a broken stream shows the verifier's war
     { type: "STEP_STARTED", stepName: "thinking" },
   ]);
   await page.goto("/");
-  await hydrated(page);
+  await connected(page);
   await page.getByRole("button", { name: "Onder de motorkap" }).click();
   const hood = page.getByRole("complementary", { name: "Onder de motorkap" });
   await send(page, "Regels?");

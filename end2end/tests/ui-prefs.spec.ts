@@ -1,10 +1,7 @@
 // Language and theme: Dutch by default, English switchable and remembered; light, dark or
 // system; the layout from 390 px wide, with the thread list behind a button.
-import { test, expect, type Page } from "@playwright/test";
-
-async function hydrated(page: Page) {
-  await expect(page.locator("html")).toHaveAttribute("data-hydrated", "true");
-}
+import { test, expect } from "@playwright/test";
+import { hydrated } from "../support/ui";
 
 test("English is switchable and remembered; Dutch is the default", async ({ page }) => {
   await page.goto("/");

@@ -1,12 +1,8 @@
 // A server of its own is stopped and started again on the same port and data: the page
 // reconnects by itself, sends what was typed meanwhile, and shows every message once.
-import { test, expect, type Page } from "@playwright/test";
+import { test, expect } from "@playwright/test";
 import { startServer, type RunningServer } from "../support/binary";
-
-async function send(page: Page, text: string) {
-  await page.getByLabel("Bericht").fill(text);
-  await page.getByLabel("Bericht").press("Enter");
-}
+import { send } from "../support/ui";
 
 test("reconnects after a restart, sends the queued message, shows nothing twice", async ({ page }) => {
   test.setTimeout(90_000);

@@ -1,16 +1,7 @@
 // The thread list against the real binary: a new inspection, switching (history over the
 // socket, each message once), renaming in place, deleting after a confirmation.
 import { test, expect, type Page } from "@playwright/test";
-
-async function hydrated(page: Page) {
-  await expect(page.locator("html")).toHaveAttribute("data-hydrated", "true");
-  await expect(page.getByRole("status", { name: "Verbindingsstatus" })).toHaveText("verbonden");
-}
-
-async function send(page: Page, text: string) {
-  await page.getByLabel("Bericht").fill(text);
-  await page.getByLabel("Bericht").press("Enter");
-}
+import { connected, send } from "../support/ui";
 
 async function rename(page: Page, from: RegExp, to: string) {
   const threads = page.getByRole("navigation", { name: "Inspecties" });
@@ -30,7 +21,7 @@ test("threads: a new inspection, switching, renaming and deleting", async ({ pag
   const log = page.getByRole("log");
 
   await page.goto("/");
-  await hydrated(page);
+  await connected(page);
   await send(page, "Start inspectie bij Restaurant Bella Rosa");
   await expect(log.getByText("Bedrijfsinformatie Specialist")).toBeVisible();
   // The open thread is the current one in the list; name it to find it again.
@@ -63,7 +54,7 @@ test("threads: a new inspection, switching, renaming and deleting", async ({ pag
     (await (await page.request.get("/sessions?limit=100")).json()).sessions.map((s: any) => s.title);
   expect(await titles()).toEqual(expect.arrayContaining([a, b]));
   await page.reload();
-  await hydrated(page);
+  await connected(page);
   await expect(log.getByText("Bedrijfsinformatie Specialist")).toBeVisible();
   await expect(threads.locator("[aria-current=true]")).toContainText(a);
 

@@ -1,17 +1,8 @@
 // Model output with HTML in it renders as text: no element is created from it and no script
 // runs, while its Markdown still renders. The inspector's own HTML, echoed, is text too.
-import { test, expect, type Page } from "@playwright/test";
+import { test, expect } from "@playwright/test";
 import { fakeAgora, textRun } from "../bench/fake-agora";
-
-async function hydrated(page: Page) {
-  await expect(page.locator("html")).toHaveAttribute("data-hydrated", "true");
-  await expect(page.getByRole("status", { name: "Verbindingsstatus" })).toHaveText("verbonden");
-}
-
-async function send(page: Page, text: string) {
-  await page.getByLabel("Bericht").fill(text);
-  await page.getByLabel("Bericht").press("Enter");
-}
+import { connected, send } from "../support/ui";
 
 const payload =
   "## Resultaat\n\nZie <img src=x onerror=\"window.__xss='img'\"> en <script>window.__xss='script'</script>.\n\n" +
@@ -21,7 +12,7 @@ const payload =
 test("HTML in a model answer is shown as text and never runs", async ({ page }) => {
   await fakeAgora(page, (_text, threadId) => textRun(threadId, payload.match(/.{1,7}/gs)!));
   await page.goto("/");
-  await hydrated(page);
+  await connected(page);
   await send(page, "Laat HTML zien");
   const answer = page.getByRole("log").locator("article").filter({ hasText: "Resultaat" });
   await expect(answer.getByRole("heading", { name: "Resultaat" })).toBeVisible();
@@ -41,7 +32,7 @@ test("HTML in a model answer is shown as text and never runs", async ({ page }) 
 
 test("the inspector's own HTML is shown as text", async ({ page }) => {
   await page.goto("/");
-  await hydrated(page);
+  await connected(page);
   const text = `<img src=x onerror="window.__xss='user'"> <script>window.__xss='user'</script>`;
   await send(page, text);
   const bubble = page.getByRole("log").locator("article").first();
