@@ -106,6 +106,18 @@ pub fn button(parent: &Element, class: &str, label: &str) -> Element {
     button
 }
 
+/// The small "Sluiten" button of a card or panel.
+pub fn close_button(parent: &Element) -> Element {
+    button(
+        parent,
+        &format!(
+            "rounded px-2 py-1 text-xs hover:bg-slate-100 dark:hover:bg-slate-800 {}",
+            css::FOCUS
+        ),
+        t(Key::Close),
+    )
+}
+
 /// Text hidden on screen, read by screen readers.
 pub fn sr(parent: &Element, s: &str) {
     child_text(parent, "span", "sr-only", s);

@@ -10,7 +10,7 @@ use web_sys::Element;
 use super::{agent_list, event_log_view, tool_log};
 use crate::ui::api::Directory;
 use crate::ui::chat::Chat;
-use crate::ui::dom::{self, attr, button, by_id, child, child_text, css, effect, t};
+use crate::ui::dom::{self, attr, by_id, child, child_text, effect, t};
 use crate::ui::i18n::Key;
 use crate::ui::prefs::Prefs;
 
@@ -48,14 +48,7 @@ fn build(workspace: &Element, prefs: Prefs) -> Panel {
     let head = child(&aside, "div", "flex items-center justify-between");
     let title = keyed(&head, "h2", "text-base font-semibold", Key::HoodTitle);
     attr(&title, "id", "hood-title");
-    let close = button(
-        &head,
-        &format!(
-            "rounded px-2 py-1 text-xs hover:bg-slate-100 dark:hover:bg-slate-800 {}",
-            css::FOCUS
-        ),
-        t(Key::Close),
-    );
+    let close = dom::close_button(&head);
     attr(&close, "data-t", "Close");
     dom::listen(&close, "click", move |_| prefs.hood.set(false));
     let section = |id: &str, key: Key| {

@@ -3,7 +3,7 @@
 
 use web_sys::Element;
 
-use crate::ui::dom::{attr, button, child, child_text, css, el, t, text};
+use crate::ui::dom::{attr, child, child_text, close_button, css, el, t, text};
 use crate::ui::i18n::Key;
 use crate::ui::present::{duration_text, pretty, status_style, tool_label};
 use crate::ui::state::ToolCall;
@@ -22,14 +22,7 @@ pub fn render(index: usize, call: &ToolCall) -> Element {
     if let Some(description) = &call.description {
         child_text(&title, "p", &format!("text-xs {}", css::MUTED), description);
     }
-    let close = button(
-        &head,
-        &format!(
-            "rounded px-2 py-1 text-xs hover:bg-slate-100 dark:hover:bg-slate-800 {}",
-            css::FOCUS
-        ),
-        t(Key::Close),
-    );
+    let close = close_button(&head);
     attr(&close, "data-action", "tool");
     attr(&close, "data-call", &index.to_string());
     details(&card, call);
