@@ -6,6 +6,7 @@
 
 pub mod agents;
 pub mod approval;
+pub mod inspection;
 pub mod knowledge;
 pub mod llm;
 pub mod report;

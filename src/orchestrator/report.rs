@@ -43,7 +43,13 @@ pub struct ReportCompany {
     pub activity: Option<String>,
     /// Whether the company is in the register (else the name came from the conversation).
     pub registered: bool,
+    /// From the demo register: every page carries [`DEMO_MARK`].
+    #[serde(default)]
+    pub fictional: bool,
 }
+
+/// Printed on every page of a report about a company of the demo register.
+pub const DEMO_MARK: &str = "DEMO — fictieve gegevens / fictional data";
 
 /// An article that applies to a finding.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -204,7 +210,7 @@ pub fn render_pdf(report: &InspectionReport) -> RenderedPdf {
         ReportLanguage::Nl => &NL,
         ReportLanguage::En => &EN,
     };
-    let mut layout = Layout::new(&report.report_id, labels);
+    let mut layout = Layout::new(&report.report_id, labels, report.company.fictional);
 
     // Title block.
     layout.space(6.0);
@@ -322,6 +328,7 @@ const LABEL_WIDTH: f32 = 120.0;
 
 const BLACK: (f32, f32, f32) = (0.1, 0.1, 0.1);
 const GREY: (f32, f32, f32) = (0.35, 0.35, 0.35);
+const DEMO_RED: (f32, f32, f32) = (0.75, 0.1, 0.1);
 const DARK_BLUE: (f32, f32, f32) = (0.082, 0.259, 0.451);
 const WHITE: (f32, f32, f32) = (1.0, 1.0, 1.0);
 
@@ -353,6 +360,8 @@ impl Font {
 
 struct Layout<'a> {
     report_id: &'a str,
+    /// Demo data: [`DEMO_MARK`] on every page.
+    demo: bool,
     labels: &'a Labels,
     pages: Vec<Vec<Op>>,
     ops: Vec<Op>,
@@ -360,9 +369,10 @@ struct Layout<'a> {
 }
 
 impl<'a> Layout<'a> {
-    fn new(report_id: &'a str, labels: &'a Labels) -> Self {
+    fn new(report_id: &'a str, labels: &'a Labels, demo: bool) -> Self {
         let mut layout = Layout {
             report_id,
+            demo,
             labels,
             pages: Vec::new(),
             ops: Vec::new(),
@@ -573,6 +583,10 @@ impl<'a> Layout<'a> {
                     8.0,
                     GREY,
                 );
+                if self.demo {
+                    self.text_at(MARGIN_X, CONTENT_BOTTOM - 44.0, DEMO_MARK, Font::Bold, 11.0, DEMO_RED);
+                    self.text_at(PAGE_W - MARGIN_X - 150.0, PAGE_H - 20.0, "DEMO", Font::Bold, 14.0, DEMO_RED);
+                }
                 PdfPage::new(Mm(210.0), Mm(297.0), std::mem::take(&mut self.ops))
             })
             .collect()

@@ -22,6 +22,7 @@ use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
 
 use super::approval::{self, Decision};
+use super::inspection::InspectionState;
 use super::llm::prompts::{self, HANDOFF_TOOL};
 use super::llm::{CompletionRequest, LlmChunk, LlmError, ToolSpec};
 use super::store::{
@@ -869,12 +870,15 @@ impl Run {
         }
     }
 
+    /// The STATE_SNAPSHOT: where the run is, and the inspection the thread holds (open
+    /// company, pending company choice, findings), read from the thread's messages.
     fn state(&self, status: &str) -> Value {
         json!({
             "threadId": self.thread_id,
             "runId": self.run_id,
             "currentAgent": self.agent,
             "status": status,
+            "inspection": InspectionState::from_messages(&self.messages),
         })
     }
 

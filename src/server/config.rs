@@ -17,6 +17,16 @@ pub struct Config {
     #[arg(long, env = "AGORA_DATA_DIR", default_value = "./data")]
     pub data_dir: PathBuf,
 
+    /// A company register to use instead of the embedded demo register (a JSON array in the
+    /// schema of `data/companies.json`); checked at start, a wrong entry stops the start.
+    #[arg(long, env = "AGORA_COMPANY_REGISTER")]
+    pub company_register: Option<PathBuf>,
+
+    /// A regulations corpus to use instead of the embedded one (the schema of
+    /// `data/regulations.json`); checked at start like the register.
+    #[arg(long, env = "AGORA_REGULATIONS")]
+    pub regulations: Option<PathBuf>,
+
     /// Base URL of an OpenAI-compatible chat-completions API (e.g. http://localhost:11434/v1).
     /// Without it the embedded planner answers: no key, no external service.
     #[arg(long, env = "AGORA_LLM_BASE_URL")]
@@ -102,6 +112,8 @@ impl Config {
         Self {
             addr: SocketAddr::from(([127, 0, 0, 1], 0)),
             data_dir: data_dir.into(),
+            company_register: None,
+            regulations: None,
             llm_base_url: None,
             llm_model: "gpt-4o-mini".to_owned(),
             llm_api_key: None,

@@ -24,7 +24,7 @@ use leptos_axum::{LeptosRoutes, generate_route_list};
 pub use config::Config;
 pub use error::AppError;
 
-use crate::orchestrator::knowledge::Knowledge;
+use crate::orchestrator::knowledge::{Knowledge, Sources};
 use crate::orchestrator::llm::LlmProvider;
 use crate::orchestrator::llm::openai::{OpenAiConfig, OpenAiProvider};
 use crate::orchestrator::llm::planner::EmbeddedPlanner;
@@ -88,7 +88,10 @@ fn build_orchestrator(
     config: &Config,
     db: Arc<dyn store::Database>,
 ) -> anyhow::Result<Arc<Orchestrator>> {
-    let knowledge = Arc::new(Knowledge::load()?);
+    let knowledge = Arc::new(Knowledge::from_sources(&Sources {
+        regulations: config.regulations.clone(),
+        companies: config.company_register.clone(),
+    })?);
     tracing::info!(
         regulations = knowledge.regulations().len(),
         companies = knowledge.companies().len(),

@@ -219,13 +219,13 @@ mod tests {
     fn sessions_parse_and_sort_by_last_activity() {
         let body = r#"{"success": true, "totalCount": 2, "sessions": [
             {"sessionId": "a", "userId": "u", "title": null, "firstMessagePreview": "Start inspectie", "messageCount": 3, "createdAt": "2026-01-01T10:00:00Z", "lastActivity": "2026-01-01T10:00:00Z"},
-            {"sessionId": "b", "userId": "u", "title": "Bella Rosa", "firstMessagePreview": "x", "messageCount": 1, "createdAt": "2026-01-02T10:00:00Z", "lastActivity": "2026-01-02T10:00:00Z"},
+            {"sessionId": "b", "userId": "u", "title": "Finta Fiore", "firstMessagePreview": "x", "messageCount": 1, "createdAt": "2026-01-02T10:00:00Z", "lastActivity": "2026-01-02T10:00:00Z"},
             {"sessionId": "c", "title": "  ", "lastActivity": "2025-01-02T10:00:00Z"}
         ]}"#;
         let sessions = parse_sessions(body).unwrap();
         let ids: Vec<&str> = sessions.iter().map(|s| s.session_id.as_str()).collect();
         assert_eq!(ids, ["b", "a", "c"]);
-        assert_eq!(sessions[0].label(), Some("Bella Rosa"));
+        assert_eq!(sessions[0].label(), Some("Finta Fiore"));
         assert_eq!(sessions[1].label(), Some("Start inspectie"));
         assert_eq!(sessions[2].label(), None);
         assert!(parse_sessions("{}").is_err());

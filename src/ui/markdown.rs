@@ -657,9 +657,9 @@ mod tests {
 
     #[test]
     fn streamed_text_is_cut_into_blocks_whatever_the_delta_size() {
-        let text = "## Bella Rosa\n- **Adres:** Straat 1\n- Risico: hoog\n\nTekst met\neen regel.\n\n```sh\n# geen kop\n\nls\n```\nNa de code\n### Kop\nlaatste";
+        let text = "## Finta Fiore\n- **Adres:** Straat 1\n- Risico: hoog\n\nTekst met\neen regel.\n\n```sh\n# geen kop\n\nls\n```\nNa de code\n### Kop\nlaatste";
         let expected = vec![
-            ("## Bella Rosa\n".to_owned(), true),
+            ("## Finta Fiore\n".to_owned(), true),
             ("- **Adres:** Straat 1\n- Risico: hoog\n\n".to_owned(), true),
             ("Tekst met\neen regel.\n\n".to_owned(), true),
             ("```sh\n# geen kop\n\nls\n```\n".to_owned(), true),

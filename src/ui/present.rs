@@ -163,7 +163,7 @@ mod tests {
             r#"{"a":[1,{"b":null,"c":"x\"y"}],"d":{},"e":[],"f":1.5}"#,
             "[]",
             "\"s\"",
-            r#"{"kvk":"92251854","findings":[{"description":"rauwe vis","severity":"ernstig"}]}"#,
+            r#"{"kvk":"99990001","findings":[{"description":"rauwe vis","severity":"ernstig"}]}"#,
         ] {
             let value: serde_json::Value = serde_json::from_str(text).unwrap();
             assert_eq!(

@@ -9,7 +9,7 @@ use crate::orchestrator::agents::{
 };
 use crate::orchestrator::tools::{
     CHECK_COMPANY_EXISTS, GENERATE_FINAL_REPORT, GET_COMPANY_INFO, GET_INSPECTION_HISTORY,
-    LOOKUP_REGULATION_ARTICLES, SEARCH_REGULATIONS,
+    LOOKUP_REGULATION_ARTICLES, RECORD_FINDING, SEARCH_REGULATIONS,
 };
 
 /// The tool through which the general agent hands the conversation to a specialist. The run
@@ -27,7 +27,7 @@ pub fn agent_tools(agent_id: &str) -> &'static [&'static str] {
             GET_COMPANY_INFO,
             GET_INSPECTION_HISTORY,
         ],
-        REGULATION_AGENT => &[SEARCH_REGULATIONS, LOOKUP_REGULATION_ARTICLES],
+        REGULATION_AGENT => &[SEARCH_REGULATIONS, LOOKUP_REGULATION_ARTICLES, RECORD_FINDING],
         REPORTING_AGENT => &[GENERATE_FINAL_REPORT],
         _ => &[],
     }

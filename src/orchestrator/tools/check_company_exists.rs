@@ -1,4 +1,5 @@
-//! `check_company_exists`: is this company (name, trade name or KVK number) in the register?
+//! `check_company_exists`: which company of the register does the inspector mean? A decision
+//! (`match`, `ask`, `not_found`) made by `Knowledge::resolve_company`, never a silent guess.
 
 use std::sync::Arc;
 
@@ -8,7 +9,7 @@ use serde_json::{Value, json};
 use super::{
     CHECK_COMPANY_EXISTS, Tool, ToolContext, ToolError, company_summary, kvk_arg, parse_args,
 };
-use crate::orchestrator::knowledge::Knowledge;
+use crate::orchestrator::knowledge::{Knowledge, Resolution};
 
 pub struct CheckCompanyExists {
     knowledge: Arc<Knowledge>,
@@ -44,8 +45,11 @@ impl Tool for CheckCompanyExists {
     }
 
     fn description(&self) -> &'static str {
-        "Checks whether a company exists in the NVWA company register, by name, trade name or \
-         8-digit KVK number. Returns whether it exists, the best match and other candidates."
+        "Looks a company up in the company register of this deployment (the embedded one is a \
+         fictional demo register), by 8-digit KVK number or by name, trade name or part of one, \
+         typos and city allowed. Decides: `match` (one clear company, in `company`), `ask` (several \
+         plausible or only a weak match: ask the inspector which of `candidates` is meant and open \
+         nothing until confirmed) or `not_found` (`candidates` are the nearest names)."
     }
 
     fn parameters(&self) -> Value {
@@ -54,11 +58,11 @@ impl Tool for CheckCompanyExists {
             "properties": {
                 "name": {
                     "type": "string",
-                    "description": "Company name or trade name, e.g. \"Restaurant Bella Rosa\""
+                    "description": "Company name, trade name or part of one, optionally with the city"
                 },
                 "kvk": {
                     "type": "string",
-                    "description": "8-digit KVK (Chamber of Commerce) number, e.g. \"92251854\""
+                    "description": "8-digit KVK (Chamber of Commerce) number"
                 }
             },
             "additionalProperties": false
@@ -73,38 +77,36 @@ impl Tool for CheckCompanyExists {
             .map(str::trim)
             .filter(|s| !s.is_empty());
         let kvk = args.kvk.as_deref().map(str::trim).filter(|s| !s.is_empty());
-        let (query, matches) = match (kvk, name) {
-            (Some(kvk), _) => {
-                let kvk = kvk_arg("kvk", kvk)?;
-                let found: Vec<_> = self.knowledge.company_by_kvk(&kvk).into_iter().collect();
-                (kvk, found)
-            }
-            (None, Some(name)) => (name.to_string(), self.knowledge.find_company(name)),
+        let query = match (kvk, name) {
+            (Some(kvk), _) => kvk_arg("kvk", kvk)?,
+            (None, Some(name)) => name.to_string(),
             (None, None) => {
                 return Err(ToolError::InvalidArguments(
                     "geef `name` of `kvk` / give `name` or `kvk`".to_string(),
                 ));
             }
         };
-        let company = matches.first().map(|c| company_summary(c));
-        let message = match matches.len() {
-            0 => format!("Geen bedrijf gevonden voor \"{query}\"."),
-            1 => format!(
-                "Bedrijf gevonden: {} (KVK {}).",
-                matches[0].name, matches[0].kvk
-            ),
-            n => format!(
-                "{n} bedrijven gevonden voor \"{query}\"; de beste overeenkomst is {} (KVK {}).",
-                matches[0].name, matches[0].kvk
-            ),
+        let resolution = self.knowledge.resolve_company(&query);
+        let (decision, company, candidates) = match &resolution {
+            Resolution::Match(c) => ("match", Some(company_summary(c.company)), Vec::new()),
+            Resolution::Ask(list) => ("ask", None, list.clone()),
+            Resolution::NotFound(list) => ("not_found", None, list.clone()),
         };
+        let candidates: Vec<Value> = candidates
+            .iter()
+            .map(|c| {
+                let mut v = company_summary(c.company);
+                v["score"] = json!((c.score * 100.0).round() / 100.0);
+                v
+            })
+            .collect();
         Ok(json!({
-            "exists": !matches.is_empty(),
             "query": query,
-            "ambiguous": matches.len() > 1,
+            "decision": decision,
+            "exists": company.is_some(),
+            "ambiguous": decision == "ask",
             "company": company,
-            "matches": matches.iter().map(|c| company_summary(c)).collect::<Vec<_>>(),
-            "message": message,
+            "candidates": candidates,
         }))
     }
 }

@@ -139,6 +139,7 @@ impl Tool for GenerateFinalReport {
                 address: Some(c.address.one_line()),
                 activity: Some(c.activity.clone()).filter(|a| !a.is_empty()),
                 registered: true,
+                fictional: c.fictional,
             },
             None => match args.company_name.as_deref().map(str::trim) {
                 Some(name) if !name.is_empty() => ReportCompany {
@@ -147,6 +148,7 @@ impl Tool for GenerateFinalReport {
                     address: None,
                     activity: None,
                     registered: false,
+                    fictional: false,
                 },
                 _ => {
                     return Err(ToolError::NotFound(format!(
@@ -260,6 +262,7 @@ impl Tool for GenerateFinalReport {
                 "name": report.company.name,
                 "address": report.company.address,
                 "registered": report.company.registered,
+                "fictional": report.company.fictional,
             },
             "inspector": report.inspector,
             "date": report.date,

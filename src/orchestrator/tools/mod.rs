@@ -21,6 +21,7 @@ mod generate_final_report;
 mod get_company_info;
 mod get_inspection_history;
 mod lookup_regulation_articles;
+mod record_finding;
 mod search_regulations;
 
 pub use check_company_exists::CheckCompanyExists;
@@ -28,6 +29,7 @@ pub use generate_final_report::GenerateFinalReport;
 pub use get_company_info::GetCompanyInfo;
 pub use get_inspection_history::GetInspectionHistory;
 pub use lookup_regulation_articles::LookupRegulationArticles;
+pub use record_finding::RecordFinding;
 pub use search_regulations::SearchRegulations;
 
 /// Tool names, as the models call them.
@@ -37,6 +39,7 @@ pub const GET_INSPECTION_HISTORY: &str = "get_inspection_history";
 pub const SEARCH_REGULATIONS: &str = "search_regulations";
 pub const LOOKUP_REGULATION_ARTICLES: &str = "lookup_regulation_articles";
 pub const GENERATE_FINAL_REPORT: &str = "generate_final_report";
+pub const RECORD_FINDING: &str = "record_finding";
 
 /// What a tool may know about the run that calls it.
 #[derive(Debug, Clone, Copy)]
@@ -101,7 +104,7 @@ impl std::fmt::Debug for Toolbox {
 }
 
 impl Toolbox {
-    /// The six tools over one knowledge base.
+    /// The seven tools over one knowledge base.
     pub fn new(knowledge: Arc<Knowledge>) -> Toolbox {
         let list: Vec<Arc<dyn Tool>> = vec![
             Arc::new(CheckCompanyExists::new(knowledge.clone())),
@@ -109,6 +112,7 @@ impl Toolbox {
             Arc::new(GetInspectionHistory::new(knowledge.clone())),
             Arc::new(SearchRegulations::new(knowledge.clone())),
             Arc::new(LookupRegulationArticles::new(knowledge.clone())),
+            Arc::new(RecordFinding),
             Arc::new(GenerateFinalReport::new(knowledge.clone())),
         ];
         let tools = list.into_iter().map(|t| (t.name(), t)).collect();
@@ -300,6 +304,7 @@ pub(crate) fn company_summary(company: &Company) -> Value {
         "address": company.address.one_line(),
         "city": company.address.city,
         "riskClass": company.risk_class,
+        "fictional": company.fictional,
     })
 }
 

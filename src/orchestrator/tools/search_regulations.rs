@@ -109,6 +109,7 @@ impl Tool for SearchRegulations {
                     "source": r.source,
                     "article": r.article,
                     "summary": r.summary,
+                    "summaryEn": r.summary_en,
                     "topics": r.topics,
                     "url": r.url,
                     "score": (f64::from(h.score) * 100.0).round() / 100.0,

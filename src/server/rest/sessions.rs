@@ -217,9 +217,9 @@ mod tests {
     fn history_hides_tools_unless_asked() {
         let messages: Vec<Message> = serde_json::from_value(json!([
             {"role": "system", "content": "je bent een agent"},
-            {"role": "user", "id": "u1", "content": "Zoek Bella Rosa"},
+            {"role": "user", "id": "u1", "content": "Zoek Finta Fiore"},
             {"role": "assistant", "id": "a1", "name": "history-agent", "toolCalls": [
-                {"id": "call-1", "type": "function", "function": {"name": "get_company_info", "arguments": "{\"naam\":\"Bella Rosa\"}"}}
+                {"id": "call-1", "type": "function", "function": {"name": "get_company_info", "arguments": "{\"naam\":\"Finta Fiore\"}"}}
             ]},
             {"role": "tool", "id": "t1", "toolCallId": "call-1", "content": "{\"kvk\":\"123\"}"},
             {"role": "assistant", "id": "a2", "name": "history-agent", "content": "Gevonden.", "spokenText": "Gevonden"}
@@ -229,7 +229,7 @@ mod tests {
         assert_eq!(
             plain,
             vec![
-                json!({"role": "user", "content": "Zoek Bella Rosa"}),
+                json!({"role": "user", "content": "Zoek Finta Fiore"}),
                 json!({"role": "assistant", "content": "Gevonden.", "agent_id": "history-agent", "spoken_text": "Gevonden"}),
             ]
         );
@@ -237,7 +237,7 @@ mod tests {
         assert_eq!(full.len(), 4);
         assert_eq!(
             full[1],
-            json!({"role": "tool_call", "content": "{\"naam\":\"Bella Rosa\"}", "tool_call_id": "call-1",
+            json!({"role": "tool_call", "content": "{\"naam\":\"Finta Fiore\"}", "tool_call_id": "call-1",
                    "tool_name": "get_company_info", "agent_id": "history-agent"})
         );
         assert_eq!(

@@ -365,8 +365,8 @@ mod tests {
     #[test]
     fn titles_take_the_first_line_and_stay_short() {
         assert_eq!(
-            title_from_text("  \n  Inspectie bij Bella Rosa  \nmeer"),
-            "Inspectie bij Bella Rosa"
+            title_from_text("  \n  Inspectie bij Finta Fiore  \nmeer"),
+            "Inspectie bij Finta Fiore"
         );
         assert_eq!(title_from_text("   "), "");
         let long = "woord ".repeat(30);

@@ -397,9 +397,9 @@ fn tool_calls_keep_agent_status_result_and_duration() {
     for event in [
         json!({"type": "TOOL_CALL_START", "toolCallId": "c1", "toolCallName": "get_company_info", "toolDisplayName": "Bedrijfsgegevens ophalen", "toolDescription": "KVK", "timestamp": 1000}),
         json!({"type": "TOOL_CALL_ARGS", "toolCallId": "c1", "delta": "{\"kvk\":"}),
-        json!({"type": "TOOL_CALL_ARGS", "toolCallId": "c1", "delta": "\"92251854\"}"}),
+        json!({"type": "TOOL_CALL_ARGS", "toolCallId": "c1", "delta": "\"99990001\"}"}),
         json!({"type": "TOOL_CALL_END", "toolCallId": "c1"}),
-        json!({"type": "TOOL_CALL_RESULT", "messageId": "t1", "toolCallId": "c1", "content": "{\"name\":\"Bella Rosa\"}", "timestamp": 1042}),
+        json!({"type": "TOOL_CALL_RESULT", "messageId": "t1", "toolCallId": "c1", "content": "{\"name\":\"Finta Fiore\"}", "timestamp": 1042}),
         json!({"type": "TOOL_CALL_START", "toolCallId": "c2", "toolCallName": "search_regulations"}),
         json!({"type": "TOOL_CALL_ARGS", "toolCallId": "c2", "delta": "{}"}),
         json!({"type": "TOOL_CALL_END", "toolCallId": "c2"}),
@@ -415,7 +415,7 @@ fn tool_calls_keep_agent_status_result_and_duration() {
     assert_eq!(c1.agent.as_deref(), Some("history-agent"));
     assert_eq!(c1.display_name.as_deref(), Some("Bedrijfsgegevens ophalen"));
     assert_eq!(c1.description.as_deref(), Some("KVK"));
-    assert_eq!(c1.args, "{\"kvk\":\"92251854\"}");
+    assert_eq!(c1.args, "{\"kvk\":\"99990001\"}");
     assert_eq!(c1.status, ToolStatus::Done);
     assert_eq!(c1.duration_ms(), Some(42));
     assert_eq!(state.tool_call("c2").unwrap().status, ToolStatus::Failed);

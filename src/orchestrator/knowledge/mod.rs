@@ -8,6 +8,12 @@
 //! ("hygiëne" = "hygiene") and the Snowball Dutch stemmer; the English titles get an English
 //! analyser, so questions in either language find the articles. Titles and topics are boosted.
 
+mod resolve;
+mod sources;
+
+pub use resolve::{Candidate, Resolution};
+pub use sources::Sources;
+
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
@@ -23,8 +29,6 @@ use tantivy::tokenizer::{
 };
 use tantivy::{Index, IndexReader, ReloadPolicy, TantivyDocument, doc};
 
-const REGULATIONS_JSON: &str = include_str!("../../data/regulations.json");
-const COMPANIES_JSON: &str = include_str!("../../data/companies.json");
 
 const DUTCH: &str = "nl_stem";
 const ENGLISH: &str = "en_stem";
@@ -46,6 +50,9 @@ pub struct Regulation {
     pub article: String,
     /// Dutch summary of what the article requires.
     pub summary: String,
+    /// The same in English, for English answers (sentence for sentence).
+    #[serde(default)]
+    pub summary_en: String,
     /// How to cite it in a report: source + article.
     pub citation: String,
     #[serde(default)]
@@ -122,6 +129,9 @@ pub struct Inspection {
 pub struct Company {
     /// Eight digits.
     pub kvk: String,
+    /// Demo data: answers and reports about it say so, and a PDF carries a demo mark.
+    #[serde(default)]
+    pub fictional: bool,
     pub name: String,
     #[serde(default)]
     pub trade_names: Vec<String>,
@@ -165,13 +175,23 @@ pub struct Hit<'a> {
 
 #[derive(Debug, thiserror::Error)]
 pub enum KnowledgeError {
-    #[error("embedded data file {file} is unreadable: {source}")]
+    #[error("{file}: cannot read it: {source}")]
+    Read {
+        file: String,
+        source: std::io::Error,
+    },
+    #[error("{file}: not a JSON array of entries: {source}")]
     Data {
-        file: &'static str,
+        file: String,
         source: serde_json::Error,
     },
-    #[error("duplicate id {0} in the embedded data")]
-    Duplicate(String),
+    /// One entry is wrong; `entry` names it by position and id, so it can be found and fixed.
+    #[error("{file}: entry {entry}: {message}")]
+    Entry {
+        file: String,
+        entry: String,
+        message: String,
+    },
     #[error("search index: {0}")]
     Index(#[from] tantivy::TantivyError),
 }
@@ -181,6 +201,7 @@ struct Fields {
     title: Field,
     title_en: Field,
     summary: Field,
+    summary_en: Field,
     topics: Field,
     citation: Field,
 }
@@ -208,32 +229,26 @@ impl std::fmt::Debug for Knowledge {
 }
 
 impl Knowledge {
-    /// Parses the embedded data and builds the in-RAM index. Logs how long it took.
+    /// The embedded corpus and demo register, with the in-RAM index.
     pub fn load() -> Result<Knowledge, KnowledgeError> {
-        let started = Instant::now();
-        let regulations: Vec<Regulation> =
-            serde_json::from_str(REGULATIONS_JSON).map_err(|source| KnowledgeError::Data {
-                file: "data/regulations.json",
-                source,
-            })?;
-        let companies: Vec<Company> =
-            serde_json::from_str(COMPANIES_JSON).map_err(|source| KnowledgeError::Data {
-                file: "data/companies.json",
-                source,
-            })?;
+        Knowledge::from_sources(&Sources::default())
+    }
 
-        let mut regulation_index = HashMap::with_capacity(regulations.len());
-        for (i, r) in regulations.iter().enumerate() {
-            if regulation_index.insert(r.id.clone(), i).is_some() {
-                return Err(KnowledgeError::Duplicate(r.id.clone()));
-            }
-        }
-        let mut company_index = HashMap::with_capacity(companies.len());
-        for (i, c) in companies.iter().enumerate() {
-            if company_index.insert(c.kvk.clone(), i).is_some() {
-                return Err(KnowledgeError::Duplicate(c.kvk.clone()));
-            }
-        }
+    /// The corpus and register from `sources` (files a deployment plugs in, or the embedded
+    /// ones), each entry validated, and the in-RAM index. Logs how long it took.
+    pub fn from_sources(sources: &Sources) -> Result<Knowledge, KnowledgeError> {
+        let started = Instant::now();
+        let (regulations, companies) = sources.read()?;
+        let regulation_index: HashMap<String, usize> = regulations
+            .iter()
+            .enumerate()
+            .map(|(i, r)| (r.id.clone(), i))
+            .collect();
+        let company_index: HashMap<String, usize> = companies
+            .iter()
+            .enumerate()
+            .map(|(i, c)| (c.kvk.clone(), i))
+            .collect();
 
         let (schema, fields) = schema();
         let index = Index::create_in_ram(schema);
@@ -246,6 +261,7 @@ impl Knowledge {
                 fields.title => r.title.as_str(),
                 fields.title_en => r.title_en.as_str(),
                 fields.summary => r.summary.as_str(),
+                fields.summary_en => r.summary_en.as_str(),
                 fields.citation => format!("{} {}", r.citation, r.source),
             );
             for topic in &r.topics {
@@ -266,6 +282,7 @@ impl Knowledge {
                 fields.title,
                 fields.title_en,
                 fields.summary,
+                fields.summary_en,
                 fields.topics,
                 fields.citation,
             ],
@@ -274,6 +291,7 @@ impl Knowledge {
         parser.set_field_boost(fields.topics, 3.0);
         parser.set_field_boost(fields.title_en, 2.0);
         parser.set_field_boost(fields.summary, 1.0);
+        parser.set_field_boost(fields.summary_en, 1.0);
         parser.set_field_boost(fields.citation, 0.5);
 
         let build_time = started.elapsed();
@@ -377,71 +395,6 @@ impl Knowledge {
     pub fn company_by_kvk(&self, kvk: &str) -> Option<&Company> {
         let digits: String = kvk.chars().filter(|c| !c.is_whitespace()).collect();
         self.company_index.get(&digits).map(|&i| &self.companies[i])
-    }
-
-    /// Companies matching a name, a trade name or a KVK number, best match first.
-    ///
-    /// An eight-digit number in the text is looked up as KVK number first. Names match
-    /// case- and diacritic-insensitively: whole name contained in the text ("Start inspectie
-    /// bij Restaurant Bella Rosa"), text contained in a name ("bella"), or all distinctive
-    /// words of a name present ("rosa bella"). Generic words (restaurant, bakkerij, b.v., de)
-    /// alone never match.
-    pub fn find_company(&self, name_or_kvk: &str) -> Vec<&Company> {
-        let mut scored = self.scored_companies(name_or_kvk);
-        // Keep only the strongest tier when there is a clear winner.
-        if let Some(&(top, _)) = scored.first()
-            && top >= 60
-        {
-            scored.retain(|(s, _)| *s >= 60);
-        }
-        scored.into_iter().map(|(_, c)| c).collect()
-    }
-
-    /// The one company a message clearly names: its KVK number, its whole (trade) name, or
-    /// (in a message of at most four words) a distinctive part of it, e.g. "Bella Rosa".
-    pub fn company_mentioned(&self, text: &str) -> Option<&Company> {
-        let scored = self.scored_companies(text);
-        let (top, company) = *scored.first()?;
-        let unique = scored.get(1).is_none_or(|(second, _)| *second < top);
-        let short = normalize(text).split(' ').count() <= 4;
-        (unique && (top >= 80 || (top >= 70 && short))).then_some(company)
-    }
-
-    /// Every company with a positive match score for the text, best first; a KVK number in
-    /// the text scores 1000.
-    fn scored_companies(&self, name_or_kvk: &str) -> Vec<(u32, &Company)> {
-        if let Some(kvk) = find_kvk(name_or_kvk)
-            && let Some(company) = self.company_by_kvk(&kvk)
-        {
-            return vec![(1000, company)];
-        }
-        let query = normalize(name_or_kvk);
-        if query.is_empty() {
-            return Vec::new();
-        }
-        let query_tokens: Vec<&str> = query.split(' ').collect();
-        let distinctive_query: Vec<&str> = query_tokens
-            .iter()
-            .copied()
-            .filter(|t| !is_generic_word(t))
-            .collect();
-        let mut scored: Vec<(u32, &Company)> = Vec::new();
-        for company in &self.companies {
-            let mut best = 0u32;
-            for name in std::iter::once(&company.name).chain(company.trade_names.iter()) {
-                best = best.max(name_score(
-                    &normalize(name),
-                    &query,
-                    &query_tokens,
-                    &distinctive_query,
-                ));
-            }
-            if best > 0 {
-                scored.push((best, company));
-            }
-        }
-        scored.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.name.cmp(&b.1.name)));
-        scored
     }
 }
 
@@ -755,97 +708,6 @@ pub fn temperature_celsius(text: &str) -> Option<f64> {
     None
 }
 
-fn name_score(name: &str, query: &str, query_tokens: &[&str], distinctive_query: &[&str]) -> u32 {
-    if name.is_empty() {
-        return 0;
-    }
-    if name == query {
-        return 100;
-    }
-    let name_tokens: Vec<&str> = name.split(' ').collect();
-    let distinctive_name: Vec<&str> = name_tokens
-        .iter()
-        .copied()
-        .filter(|t| !is_generic_word(t))
-        .collect();
-    // The whole name appears in the text, on word boundaries.
-    if contains_words(query_tokens, &name_tokens) && !distinctive_name.is_empty() {
-        return 80 + name.len().min(19) as u32;
-    }
-    // The text is part of the name ("bella", "gouden frituur").
-    if !distinctive_query.is_empty() && contains_words(&name_tokens, query_tokens) {
-        return 70;
-    }
-    if distinctive_name.is_empty() {
-        return 0;
-    }
-    let present = distinctive_name
-        .iter()
-        .filter(|t| query_tokens.contains(t))
-        .count();
-    if present == distinctive_name.len() {
-        return 60;
-    }
-    // A distinctive word of four letters or more, e.g. "zwaan" for "Grand Café De Zwaan".
-    let strong = distinctive_name
-        .iter()
-        .filter(|t| t.len() >= 4 && query_tokens.contains(t))
-        .count();
-    if strong > 0 {
-        return 20 + 10 * strong as u32;
-    }
-    0
-}
-
-/// `needle` occurs in `haystack` as a run of consecutive words.
-fn contains_words(haystack: &[&str], needle: &[&str]) -> bool {
-    !needle.is_empty()
-        && needle.len() <= haystack.len()
-        && haystack.windows(needle.len()).any(|w| w == needle)
-}
-
-fn is_generic_word(word: &str) -> bool {
-    const GENERIC: &[&str] = &[
-        "de",
-        "het",
-        "een",
-        "van",
-        "en",
-        "the",
-        "b",
-        "v",
-        "bv",
-        "nv",
-        "vof",
-        "restaurant",
-        "hotel",
-        "cafe",
-        "eetcafe",
-        "grand",
-        "bakkerij",
-        "slagerij",
-        "vishandel",
-        "snackbar",
-        "pizzeria",
-        "catering",
-        "stichting",
-        "supermarkt",
-        "buurtsupermarkt",
-        "foodtruck",
-        "bar",
-        "kitchen",
-        "markt",
-        "market",
-        "inspectie",
-        "inspection",
-        "bij",
-        "at",
-        "start",
-        "kvk",
-    ];
-    word.len() < 2 || GENERIC.contains(&word)
-}
-
 /// The first run of exactly eight digits (a KVK number), spaces inside allowed ("9225 1854").
 pub fn find_kvk(text: &str) -> Option<String> {
     let chars: Vec<char> = text.chars().collect();
@@ -951,8 +813,9 @@ fn schema() -> (Schema, Fields) {
     let fields = Fields {
         id: builder.add_text_field("id", STRING | STORED),
         title: builder.add_text_field("title", dutch.clone()),
-        title_en: builder.add_text_field("title_en", english),
+        title_en: builder.add_text_field("title_en", english.clone()),
         summary: builder.add_text_field("summary", dutch.clone()),
+        summary_en: builder.add_text_field("summary_en", english),
         topics: builder.add_text_field("topics", dutch.clone()),
         citation: builder.add_text_field("citation", dutch),
     };

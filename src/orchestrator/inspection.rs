@@ -1,0 +1,142 @@
+//! The inspection a thread holds: the open company, a company choice waiting for the
+//! inspector's answer, and the findings recorded so far.
+//!
+//! It is read from the thread's stored messages (the results of `check_company_exists`,
+//! `get_company_info` and `record_finding`), never kept beside them, so it is the same after a
+//! restart or a reconnect, and for a real model as for the embedded planner. Runs send it in
+//! every STATE_SNAPSHOT as `inspection`; the planner reads follow-ups with it.
+
+use std::collections::HashMap;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::tools::{CHECK_COMPANY_EXISTS, GET_COMPANY_INFO, RECORD_FINDING};
+use crate::protocol::Message;
+
+/// A company as the tools return it (`check_company_exists` candidates, `get_company_info`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CompanyRef {
+    pub kvk: String,
+    pub name: String,
+    #[serde(default)]
+    pub city: String,
+    /// One line: street, number, postal code, city.
+    #[serde(default, alias = "addressLine")]
+    pub address: String,
+    /// From the demo register: say so wherever it is shown.
+    #[serde(default)]
+    pub fictional: bool,
+}
+
+/// What `check_company_exists` decided.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CompanyDecision {
+    /// One clear match (`company`).
+    Match,
+    /// Ask the inspector which of `candidates` is meant; nothing is opened.
+    Ask,
+    /// Not in the register; `candidates` are the nearest names.
+    NotFound,
+}
+
+/// The result of `check_company_exists`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CompanyCheck {
+    pub query: String,
+    pub decision: CompanyDecision,
+    #[serde(default)]
+    pub company: Option<CompanyRef>,
+    #[serde(default)]
+    pub candidates: Vec<CompanyRef>,
+}
+
+/// A finding as `record_finding` stored it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Finding {
+    /// 1, 2, … in the order recorded.
+    pub number: usize,
+    /// The inspector's own words, marker stripped.
+    pub description: String,
+    pub category: String,
+    /// `licht`, `matig` or `ernstig`.
+    pub severity: String,
+    #[serde(default)]
+    pub regulation_ids: Vec<String>,
+}
+
+/// The result of `record_finding`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RecordedFinding {
+    pub finding: Finding,
+}
+
+/// The thread's inspection, as STATE_SNAPSHOT carries it.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct InspectionState {
+    /// The company being inspected: the latest one whose data was opened.
+    pub company: Option<CompanyRef>,
+    /// Candidates the inspector was asked to choose from, until a company is opened.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub choice: Vec<CompanyRef>,
+    pub findings: Vec<Finding>,
+}
+
+impl InspectionState {
+    /// Reads the thread: tool calls and their results, in order.
+    pub fn from_messages(messages: &[Message]) -> InspectionState {
+        let mut state = InspectionState::default();
+        let mut calls: HashMap<&str, &str> = HashMap::new();
+        for message in messages {
+            match message {
+                Message::Assistant(a) => {
+                    for call in a.tool_calls.iter().flatten() {
+                        calls.insert(call.id.as_str(), call.function.name.as_str());
+                    }
+                }
+                Message::Tool(t) if t.error.as_deref().is_none_or(|e| e.trim().is_empty()) => {
+                    let Some(&name) = calls.get(t.tool_call_id.as_str()) else {
+                        continue;
+                    };
+                    let Ok(result) = serde_json::from_str::<Value>(&t.content) else {
+                        continue;
+                    };
+                    state.apply(name, result);
+                }
+                _ => {}
+            }
+        }
+        state
+    }
+
+    fn apply(&mut self, tool: &str, result: Value) {
+        match tool {
+            GET_COMPANY_INFO => {
+                if let Ok(company) = serde_json::from_value::<CompanyRef>(result) {
+                    self.company = Some(company);
+                    self.choice.clear();
+                }
+            }
+            CHECK_COMPANY_EXISTS => {
+                if let Ok(check) = serde_json::from_value::<CompanyCheck>(result) {
+                    self.choice = match check.decision {
+                        CompanyDecision::Ask => check.candidates,
+                        CompanyDecision::Match | CompanyDecision::NotFound => Vec::new(),
+                    };
+                }
+            }
+            RECORD_FINDING => {
+                if let Ok(recorded) = serde_json::from_value::<RecordedFinding>(result) {
+                    self.findings.push(recorded.finding);
+                }
+            }
+            _ => {}
+        }
+    }
+}

@@ -1,0 +1,293 @@
+//! Which company does the inspector mean? A decision, not a guess.
+//!
+//! A KVK number selects that company. A name (with or without city, legal form or kind of
+//! business, with typos, a trade name or part of one) is ranked against every name and trade
+//! name of the register by word similarity (Damerau-Levenshtein from `strsim`, plus prefixes
+//! for half-typed names), and the ranking decides:
+//! - one clear match: [`Resolution::Match`];
+//! - several plausible ones, or only a weak one (a name that shares a word with a registered
+//!   company but names another kind of business, "Bakkerij De Droomakker" against
+//!   "Buurtsupermarkt De Droomakker"): [`Resolution::Ask`], up to three candidates;
+//! - nothing near: [`Resolution::NotFound`], with the nearest names as suggestions.
+//!
+//! Another company's data is never attached silently: only `Match` opens anything.
+
+use super::{Company, Knowledge, find_kvk, normalize};
+
+/// At most this many candidates are offered.
+const MAX_CANDIDATES: usize = 3;
+/// Two words are "the same word" from this similarity on (one typo in five letters).
+const WORD_SIMILARITY: f64 = 0.75;
+/// A match is clear from this score on, if no other company comes close.
+const CLEAR: f64 = 0.85;
+/// How far ahead of the next company a clear match must be.
+const MARGIN: f64 = 0.15;
+/// Below this a company is not a plausible candidate.
+const PLAUSIBLE: f64 = 0.6;
+/// A kind of business in the query that the company is not ("bakkerij" for a supermarket).
+const KIND_CONFLICT: f64 = 0.7;
+/// The query names a city and the company is elsewhere.
+const OTHER_CITY: f64 = 0.6;
+/// The query names the company's city.
+const SAME_CITY_BONUS: f64 = 0.1;
+
+/// A company the query may mean, and how well it matches (0..=1).
+#[derive(Debug, Clone, Copy)]
+pub struct Candidate<'a> {
+    pub company: &'a Company,
+    pub score: f64,
+}
+
+/// The decision for one query.
+#[derive(Debug, Clone)]
+pub enum Resolution<'a> {
+    /// One clear match: use it, and say which.
+    Match(Candidate<'a>),
+    /// Several plausible companies or only a weak match: ask, open nothing.
+    Ask(Vec<Candidate<'a>>),
+    /// Not in the register; the nearest names (possibly none) as suggestions.
+    NotFound(Vec<Candidate<'a>>),
+}
+
+impl<'a> Resolution<'a> {
+    /// The company to open, only for a clear match.
+    pub fn matched(&self) -> Option<&'a Company> {
+        match self {
+            Resolution::Match(c) => Some(c.company),
+            _ => None,
+        }
+    }
+}
+
+/// Words that carry no name: kinds of business and legal forms (they still count as a
+/// conflict when the company is another kind), articles, and the words inspectors wrap a
+/// name in ("ik ben bij … voor een inspectie").
+fn is_kind(word: &str) -> bool {
+    const KINDS: &[&str] = &[
+        "restaurant", "hotel", "cafe", "eetcafe", "grandcafe", "bakkerij", "bakker", "slagerij",
+        "slager", "vishandel", "visboer", "snackbar", "cafetaria", "pizzeria", "catering",
+        "cateraar", "stichting", "supermarkt", "buurtsupermarkt", "foodtruck", "trattoria",
+        "ijssalon", "gelateria", "grillroom", "brunchcafe", "broodjeszaak", "lunchroom",
+        "visrokerij", "rokerij", "zuivelboerderij", "boerderij", "kaasboerderij",
+        "pluimveeslachterij", "slachterij", "groothandel", "markthandel", "woonzorgcentrum",
+        "zorgcentrum", "kantine", "bistro", "brasserie", "kebab", "shoarma", "toko", "winkel",
+        "bakery", "butcher", "fishmonger", "bar", "kitchen", "market", "bv", "nv", "vof",
+    ];
+    KINDS.contains(&word)
+}
+
+fn is_filler(word: &str) -> bool {
+    const FILLER: &[&str] = &[
+        "de", "het", "een", "van", "en", "in", "te", "op", "bij", "aan", "naar", "voor", "met",
+        "ik", "we", "wij", "ben", "zijn", "is", "sta", "staan", "nu", "vandaag", "hier", "daar",
+        "start", "starten", "begin", "beginnen", "open", "inspectie", "inspecteren", "controle",
+        "bezoek", "bedrijf", "zaak", "company", "the", "a", "an", "of", "at", "to", "for", "i",
+        "am", "are", "re", "grand", "now", "today", "inspection", "inspect", "inspecting", "visit",
+        "kvk", "nummer", "number", "graag", "even", "mijn", "my", "our", "onze", "gaan", "ga",
+        "go", "going", "let", "lets", "s", "b", "v", "n", "called", "genaamd", "heet", "named",
+    ];
+    word.len() < 2 || FILLER.contains(&word)
+}
+
+/// How alike two words are: 1 for equal, a Damerau-Levenshtein ratio for typos, 0.8 when one
+/// is a prefix (of at least four letters) of the other ("fabel" for "fabelhaven").
+fn word_similarity(a: &str, b: &str) -> f64 {
+    if a == b {
+        return 1.0;
+    }
+    let ratio = strsim::normalized_damerau_levenshtein(a, b);
+    let prefix = (a.len() >= 4 && b.starts_with(a)) || (b.len() >= 4 && a.starts_with(b));
+    let value = if prefix { ratio.max(0.8) } else { ratio };
+    if value >= WORD_SIMILARITY { value } else { 0.0 }
+}
+
+/// The best similarity of `word` to any of `words`.
+fn best(word: &str, words: &[String]) -> f64 {
+    words
+        .iter()
+        .map(|w| word_similarity(word, w))
+        .fold(0.0, f64::max)
+}
+
+/// The query, read once: its name words, its kinds of business and the cities it names.
+struct Query {
+    words: Vec<String>,
+    kinds: Vec<String>,
+    cities: Vec<String>,
+}
+
+impl Query {
+    fn read(text: &str, cities: &[String]) -> Query {
+        let normalized = normalize(text);
+        let mut words = Vec::new();
+        let mut kinds = Vec::new();
+        let mut found_cities = Vec::new();
+        let tokens: Vec<&str> = normalized.split(' ').filter(|w| !w.is_empty()).collect();
+        let mut i = 0;
+        while i < tokens.len() {
+            // Cities of one or more words ("den haag", "s hertogenbosch").
+            let city = cities.iter().find(|city| {
+                let parts: Vec<&str> = city.split(' ').collect();
+                tokens.get(i..i + parts.len()) == Some(&parts[..])
+            });
+            if let Some(city) = city {
+                found_cities.push(city.clone());
+                i += city.split(' ').count();
+                continue;
+            }
+            let token = tokens[i];
+            if is_kind(token) {
+                kinds.push(token.to_owned());
+            } else if !is_filler(token) {
+                words.push(token.to_owned());
+            }
+            i += 1;
+        }
+        Query {
+            words,
+            kinds,
+            cities: found_cities,
+        }
+    }
+}
+
+/// How well one name of a company matches the query's words: what share of the name's words
+/// the query has (coverage) and what share of the query's words the name has (precision),
+/// precision weighing more: "Immaginario" clearly means "IJssalon Gelato Immaginario".
+fn name_score(name: &str, query: &Query) -> f64 {
+    let name_words: Vec<String> = normalize(name)
+        .split(' ')
+        .filter(|w| !w.is_empty() && !is_kind(w) && !is_filler(w))
+        .map(str::to_owned)
+        .collect();
+    if name_words.is_empty() || query.words.is_empty() {
+        return 0.0;
+    }
+    let coverage =
+        name_words.iter().map(|w| best(w, &query.words)).sum::<f64>() / name_words.len() as f64;
+    let precision =
+        query.words.iter().map(|w| best(w, &name_words)).sum::<f64>() / query.words.len() as f64;
+    if precision == 0.0 {
+        return 0.0;
+    }
+    0.35 * coverage + 0.65 * precision
+}
+
+impl Knowledge {
+    /// Decides which company `query` (a name, a sentence naming one, or a KVK number) means.
+    pub fn resolve_company(&self, query: &str) -> Resolution<'_> {
+        if let Some(kvk) = find_kvk(query) {
+            return match self.company_by_kvk(&kvk) {
+                Some(company) => Resolution::Match(Candidate {
+                    company,
+                    score: 1.0,
+                }),
+                None => Resolution::NotFound(Vec::new()),
+            };
+        }
+        let cities: Vec<String> = {
+            let mut cities: Vec<String> = self
+                .companies()
+                .iter()
+                .map(|c| normalize(&c.address.city))
+                .filter(|c| !c.is_empty())
+                .collect();
+            // Longest first, so "den haag" wins over a one-word city inside it.
+            cities.sort_by_key(|c| std::cmp::Reverse(c.len()));
+            cities.dedup();
+            cities
+        };
+        let query = Query::read(query, &cities);
+        let mut ranked: Vec<(Candidate<'_>, bool)> = self
+            .companies()
+            .iter()
+            .filter_map(|company| {
+                let names = std::iter::once(&company.name).chain(&company.trade_names);
+                let mut score = names.map(|n| name_score(n, &query)).fold(0.0, f64::max);
+                if score == 0.0 {
+                    return None;
+                }
+                let own_kinds = normalize(&format!(
+                    "{} {} {}",
+                    company.name,
+                    company.trade_names.join(" "),
+                    company.activity
+                ));
+                let conflict = query.kinds.iter().any(|kind| {
+                    !own_kinds
+                        .split(' ')
+                        .any(|w| word_similarity(kind, w) > 0.0 || w.contains(kind.as_str()))
+                });
+                if conflict {
+                    score *= KIND_CONFLICT;
+                }
+                if !query.cities.is_empty() {
+                    if query.cities.contains(&normalize(&company.address.city)) {
+                        score = (score + SAME_CITY_BONUS).min(1.0);
+                    } else {
+                        score *= OTHER_CITY;
+                    }
+                }
+                Some((Candidate { company, score }, conflict))
+            })
+            .collect();
+        ranked.sort_by(|a, b| {
+            b.0.score
+                .total_cmp(&a.0.score)
+                .then_with(|| a.0.company.name.cmp(&b.0.company.name))
+        });
+        let Some(&(top, top_conflict)) = ranked.first() else {
+            return Resolution::NotFound(self.nearest(&query));
+        };
+        let runner_up = ranked.get(1).map_or(0.0, |(c, _)| c.score);
+        if top.score >= CLEAR && !top_conflict && runner_up < top.score - MARGIN {
+            return Resolution::Match(top);
+        }
+        if top.score >= PLAUSIBLE {
+            let close: Vec<Candidate<'_>> = ranked
+                .iter()
+                .map(|(c, _)| *c)
+                .filter(|c| c.score >= PLAUSIBLE && c.score >= top.score - MARGIN)
+                .take(MAX_CANDIDATES)
+                .collect();
+            return Resolution::Ask(close);
+        }
+        let mut near: Vec<Candidate<'_>> = ranked.iter().map(|(c, _)| *c).collect();
+        near.truncate(MAX_CANDIDATES);
+        if near.is_empty() {
+            near = self.nearest(&query);
+        }
+        Resolution::NotFound(near)
+    }
+
+    /// Names that look most like the query's words as a whole (Jaro-Winkler), for "did you
+    /// mean" when no word matched.
+    fn nearest(&self, query: &Query) -> Vec<Candidate<'_>> {
+        if query.words.is_empty() {
+            return Vec::new();
+        }
+        let wanted = query.words.join(" ");
+        let mut near: Vec<Candidate<'_>> = self
+            .companies()
+            .iter()
+            .map(|company| {
+                let score = std::iter::once(&company.name)
+                    .chain(&company.trade_names)
+                    .map(|n| {
+                        let words: Vec<String> = normalize(n)
+                            .split(' ')
+                            .filter(|w| !is_kind(w) && !is_filler(w))
+                            .map(str::to_owned)
+                            .collect();
+                        strsim::jaro_winkler(&wanted, &words.join(" "))
+                    })
+                    .fold(0.0, f64::max);
+                Candidate { company, score }
+            })
+            .filter(|c| c.score >= 0.6)
+            .collect();
+        near.sort_by(|a, b| b.score.total_cmp(&a.score));
+        near.truncate(MAX_CANDIDATES);
+        near
+    }
+}

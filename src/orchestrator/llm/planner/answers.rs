@@ -1,0 +1,189 @@
+//! Answers from the corpus: the sentences of the top articles that answer the question,
+//! ranked, quoted with their figures and cited, in the inspector's language.
+
+use serde::Deserialize;
+
+use super::lang::Lang;
+use super::text::sentences;
+use crate::orchestrator::knowledge::{expanded_query, normalize};
+
+/// At most this many sentences make an answer, and this many from one article.
+const SENTENCES: usize = 3;
+const PER_ARTICLE: usize = 2;
+
+/// An article as `search_regulations` and `lookup_regulation_articles` return it.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct Article {
+    pub id: String,
+    pub citation: String,
+    pub title: String,
+    pub title_en: String,
+    pub summary: String,
+    pub summary_en: String,
+}
+
+impl Article {
+    fn title(&self, lang: Lang) -> &str {
+        match lang {
+            Lang::En if !self.title_en.is_empty() => &self.title_en,
+            _ => &self.title,
+        }
+    }
+
+    fn text(&self, lang: Lang) -> &str {
+        match lang {
+            Lang::En if !self.summary_en.is_empty() => &self.summary_en,
+            _ => &self.summary,
+        }
+    }
+}
+
+/// Words that say nothing about the subject.
+fn is_stop_word(word: &str) -> bool {
+    const STOP: &[&str] = &[
+        "de", "het", "een", "en", "of", "van", "in", "op", "te", "voor", "met", "aan", "bij", "is",
+        "zijn", "er", "dat", "die", "dit", "deze", "wat", "welke", "welk", "hoe", "mag", "mogen",
+        "moet", "moeten", "kan", "kun", "je", "jij", "u", "ik", "we", "wij", "ze", "zij", "hij",
+        "geldt", "gelden", "regels", "regel", "eisen", "wordt", "worden", "als", "dan", "nog", "ook",
+        "niet", "geen", "wel", "hier", "daar", "the", "a", "an", "and", "or", "of", "to", "in",
+        "on", "for", "with", "at", "is", "are", "be", "what", "which", "how", "may", "must", "can",
+        "do", "does", "rules", "rule", "apply", "applies", "there", "this", "that", "it", "i",
+        "we", "you", "should", "need", "by", "from", "as", "not", "no",
+    ];
+    word.len() < 2 || STOP.contains(&word)
+}
+
+/// The question asks for a figure: a temperature, a time, an amount.
+fn asks_for_figure(question: &str) -> bool {
+    let n = format!(" {} ", normalize(question));
+    [
+        " hoe koud ", " hoe warm ", " hoe lang ", " hoeveel ", " hoelang ", " welke temperatuur ",
+        " maximaal ", " minimaal ", " maximum ", " minimum ", " binnen ", " graden ", " termijn ",
+        " how cold ", " how hot ", " how long ", " how many ", " how much ", " what temperature ",
+        " which temperature ", " limit ", " within ", " degrees ", " temperatuur ", " temperature ",
+    ]
+    .iter()
+    .any(|p| n.contains(p))
+}
+
+/// Does `word` of a sentence match `term` of the question? Equal, or sharing a stem of five
+/// letters ("bewaren", "bewaard"), or one containing the other ("koelcel", "koel").
+fn matches(term: &str, word: &str) -> bool {
+    if term == word {
+        return true;
+    }
+    let stem = |w: &str| w.chars().take(5).collect::<String>();
+    (term.len() >= 5 && word.len() >= 5 && stem(term) == stem(word))
+        || (term.len() >= 4 && word.contains(term))
+        || (word.len() >= 5 && term.contains(word))
+}
+
+/// A sentence chosen for the answer.
+struct Chosen<'a> {
+    article: usize,
+    position: usize,
+    text: &'a str,
+}
+
+/// The sentences that answer `question` best, by article in rank order.
+fn rank<'a>(question: &str, articles: &'a [Article], lang: Lang) -> Vec<Chosen<'a>> {
+    let own: Vec<String> = normalize(question)
+        .split(' ')
+        .filter(|w| !is_stop_word(w))
+        .map(str::to_owned)
+        .collect();
+    let expanded: Vec<String> = normalize(&expanded_query(question))
+        .split(' ')
+        .filter(|w| !is_stop_word(w) && !own.contains(&w.to_string()))
+        .map(str::to_owned)
+        .collect();
+    let numbers: Vec<String> = own
+        .iter()
+        .filter(|w| w.chars().all(|c| c.is_ascii_digit()))
+        .cloned()
+        .collect();
+    let figure = asks_for_figure(question);
+    let mut scored: Vec<(f64, Chosen<'a>)> = Vec::new();
+    for (a, article) in articles.iter().enumerate() {
+        let weight = [1.0, 0.85, 0.7, 0.6].get(a).copied().unwrap_or(0.5);
+        let title = normalize(article.title(lang));
+        for (p, sentence) in sentences(article.text(lang)).into_iter().enumerate() {
+            let words: Vec<String> = normalize(sentence).split(' ').map(str::to_owned).collect();
+            let hit = |t: &String| words.iter().any(|w| matches(t, w));
+            let mut score = own.iter().filter(|t| hit(t)).count() as f64
+                + 0.4 * expanded.iter().filter(|t| hit(t)).count() as f64
+                + 0.3 * own.iter().filter(|t| title.split(' ').any(|w| matches(t, w))).count() as f64;
+            let has_figure = sentence.chars().any(|c| c.is_ascii_digit());
+            if figure && has_figure {
+                score += 1.5;
+            }
+            if numbers.iter().any(|n| words.contains(n)) {
+                score += 1.0;
+            }
+            // The opening sentence usually says what the article is about.
+            if p == 0 {
+                score += 0.2;
+            }
+            if score > 0.5 {
+                scored.push((score * weight, Chosen { article: a, position: p, text: sentence.trim() }));
+            }
+        }
+    }
+    scored.sort_by(|x, y| y.0.total_cmp(&x.0));
+    let mut chosen: Vec<Chosen<'a>> = Vec::new();
+    for (_, c) in scored {
+        if chosen.len() == SENTENCES {
+            break;
+        }
+        if chosen.iter().filter(|k| k.article == c.article).count() < PER_ARTICLE {
+            chosen.push(c);
+        }
+    }
+    chosen.sort_by_key(|c| (c.article, c.position));
+    chosen
+}
+
+/// The answer to `question` from `articles` (best first): the sentences that answer it, each
+/// article cited; or, when they say nothing about it, where to look instead.
+pub(super) fn corpus_answer(question: &str, articles: &[Article], lang: Lang) -> String {
+    let chosen = rank(question, articles, lang);
+    if chosen.is_empty() {
+        return nothing_found(lang);
+    }
+    let mut out = String::new();
+    let mut last: Option<usize> = None;
+    for c in &chosen {
+        let article = &articles[c.article];
+        if last != Some(c.article) {
+            if last.is_some() {
+                out.push_str("\n\n");
+            }
+            out.push_str(&format!("**{}** ({}): ", article.citation, article.title(lang)));
+        } else {
+            out.push(' ');
+        }
+        out.push_str(c.text);
+        last = Some(c.article);
+    }
+    if lang == Lang::En && chosen.iter().any(|c| articles[c.article].summary_en.is_empty()) {
+        out.push_str("\n\n*(Some sources are quoted in Dutch: no English text is available.)*");
+    }
+    out
+}
+
+/// No article answers: say so, and where the law is.
+pub(super) fn nothing_found(lang: Lang) -> String {
+    match lang {
+        Lang::Nl => "Daarover staat niets in de regelgeving die ik heb (de EU-hygiëneverordeningen, \
+                     de Warenwetbesluiten en de hygiënecodes). Kijk op wetten.overheid.nl (Nederlandse \
+                     wetgeving), eur-lex.europa.eu (EU-verordeningen) of in de NVWA-handboeken en \
+                     -beleidsregels, of overleg met een specialist."
+            .to_string(),
+        Lang::En => "The regulations I hold (the EU hygiene regulations, the Dutch Commodities Act \
+                     decrees and the hygiene codes) say nothing about this. Look at \
+                     wetten.overheid.nl (Dutch law), eur-lex.europa.eu (EU regulations) or the NVWA \
+                     manuals and policy rules, or consult a specialist."
+            .to_string(),
+    }
+}

@@ -1,0 +1,282 @@
+//! Findings: which part of a turn is an observation (and which a question), the
+//! observation in the inspector's own words with its marker stripped, and its category,
+//! provisional severity and what to record with it.
+
+use crate::orchestrator::knowledge::{Concern, concerns, normalize, temperature_celsius};
+
+use super::lang::Lang;
+
+/// A turn cut into what the inspector observed and what they ask.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Turn {
+    /// The observation, in the inspector's words, marker stripped.
+    pub observation: Option<String>,
+    /// The question, as asked.
+    pub question: Option<String>,
+}
+
+/// Words a question starts with.
+const QUESTION_WORDS: &[&str] = &[
+    "welke", "welk", "wat", "wanneer", "hoe", "hoelang", "hoeveel", "mag", "mogen", "moet",
+    "moeten", "geldt", "gelden", "waar", "waarom", "wie", "kan", "kun", "kunnen", "is", "zijn",
+    "klopt", "heeft", "hebben", "valt", "vallen", "wordt", "worden", "which", "what", "when",
+    "how", "may", "must", "is", "are", "does", "do", "can", "should", "where", "why", "who",
+    "could", "would", "need",
+];
+
+/// Openings that make a sentence a question without a question word first.
+const QUESTION_OPENINGS: &[&str] = &[
+    "ik wil weten", "ik vraag me af", "weet jij", "weet je", "vertel me", "leg uit",
+    "leg eens uit", "zoek op", "zoek uit", "i want to know", "i wonder", "tell me", "explain",
+    "look up which", "find out",
+];
+
+/// Markers an inspector puts before an observation; stripped from the finding.
+const MARKERS: &[&str] = &[
+    "bevinding", "finding", "ik constateer dat", "ik constateer", "ik heb geconstateerd dat",
+    "geconstateerd is dat", "geconstateerd dat", "geconstateerd", "constatering",
+    "ik zie dat", "ik zie", "ik zag dat", "ik zag", "ik merk op dat", "ik merk dat",
+    "opgemerkt", "ik stel vast dat", "vastgesteld dat", "noteer", "note", "observation",
+    "i found that", "i found", "i see that", "i see", "i saw", "i noticed that", "i noticed",
+    "i observed that", "i observed", "we found", "we zagen", "we zien",
+];
+
+fn is_question(clause: &str) -> bool {
+    let normalized = normalize(clause);
+    let first = normalized.split(' ').next().unwrap_or("");
+    clause.trim_end().ends_with('?')
+        || QUESTION_WORDS.contains(&first)
+        || QUESTION_OPENINGS
+            .iter()
+            .any(|o| format!("{normalized} ").starts_with(&format!("{o} ")))
+}
+
+/// Cuts a turn into clauses (after `.`, `!`, `?`, `;`, and before ", welke …"-style
+/// questions), then joins the observed ones and the asked ones.
+pub fn split_turn(text: &str) -> Turn {
+    let mut clauses: Vec<String> = Vec::new();
+    let mut current = String::new();
+    let chars: Vec<char> = text.chars().collect();
+    for (i, &c) in chars.iter().enumerate() {
+        current.push(c);
+        let at_end = matches!(c, '.' | '!' | '?' | ';')
+            && chars.get(i + 1).is_none_or(|n| n.is_whitespace())
+            // "7,5" and "nr." stay inside the clause.
+            && !(c == '.' && current.trim_end_matches('.').ends_with(|p: char| p.is_ascii_digit()) && chars.get(i + 1).is_some_and(|n| n.is_ascii_digit()));
+        let comma_question = c == ','
+            && {
+                let rest: String = chars[i + 1..].iter().collect();
+                let next = normalize(&rest);
+                let first = next.split(' ').next().unwrap_or("");
+                QUESTION_WORDS.contains(&first) && rest.trim_end().ends_with('?')
+            };
+        if at_end || comma_question {
+            clauses.push(std::mem::take(&mut current));
+        }
+    }
+    clauses.push(current);
+    let mut observed = Vec::new();
+    let mut asked = Vec::new();
+    for clause in clauses {
+        let clause = clause.trim().trim_end_matches(',').trim().to_owned();
+        if normalize(&clause).is_empty() {
+            continue;
+        }
+        if is_question(&clause) {
+            asked.push(clause);
+        } else if says_something(&clause) {
+            observed.push(clause);
+        }
+    }
+    Turn {
+        observation: (!observed.is_empty()).then(|| finding_description(&observed.join(" "))),
+        question: (!asked.is_empty()).then(|| asked.join(" ")),
+    }
+}
+
+/// Enough to be an observation: three words, or a measured value, or a food-safety concern.
+fn says_something(clause: &str) -> bool {
+    let normalized = normalize(clause);
+    let words = normalized.split(' ').filter(|w| !w.is_empty()).count();
+    words >= 3 || (words >= 2 && (clause.chars().any(|c| c.is_ascii_digit()) || !concerns(clause).is_empty()))
+}
+
+/// "Bevinding: rauwe vis …" → "Rauwe vis …"; "Ik zie dat de koelcel …" → "De koelcel …".
+pub fn finding_description(text: &str) -> String {
+    let mut t = text.trim();
+    let lower = t.to_lowercase();
+    for marker in MARKERS {
+        if lower.starts_with(marker)
+            && t.is_char_boundary(marker.len())
+            && t[marker.len()..].starts_with([' ', ':', ','])
+        {
+            t = t[marker.len()..].trim_start_matches([' ', ':', ',', '-']);
+            break;
+        }
+    }
+    let mut chars = t.chars();
+    match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => String::new(),
+    }
+}
+
+/// The finding's category, as the report groups it: its first concern, else "overig".
+pub fn category(text: &str) -> &'static str {
+    concern_names(&concerns(text), Lang::Nl)
+        .first()
+        .copied()
+        .unwrap_or("overig")
+}
+
+/// A provisional severity (licht, matig, ernstig) for a described finding.
+pub fn suggested_severity(text: &str) -> &'static str {
+    let found = concerns(text);
+    let normalized = normalize(text);
+    let mut level = 1; // matig
+    let mut raise = |l: u8| level = level.max(l);
+    for concern in &found {
+        match concern {
+            Concern::Pests | Concern::Listeria | Concern::Salmonella | Concern::Parasites => {
+                raise(2)
+            }
+            Concern::CrossContamination
+                if normalized
+                    .split(' ')
+                    .any(|w| w == "rauw" || w == "rauwe" || w == "raw") =>
+            {
+                raise(2)
+            }
+            _ => {}
+        }
+    }
+    if let Some(t) = temperature_celsius(text) {
+        if found.contains(&Concern::HotHolding) || t >= 40.0 {
+            if t < 60.0 {
+                raise(1);
+            }
+        } else if t > 10.0 {
+            raise(2);
+        }
+    }
+    // Paperwork: records (of temperatures too, when no temperature was measured), labels.
+    let measured = temperature_celsius(text).is_some();
+    let only_minor = !found.is_empty()
+        && found.iter().all(|c| match c {
+            Concern::Records | Concern::ShelfLife | Concern::Cleaning => true,
+            Concern::Temperature => !measured && found.contains(&Concern::Records),
+            _ => false,
+        })
+        && !normalized.contains("verlopen")
+        && !normalized.contains("expired");
+    match level {
+        2 => "ernstig",
+        _ if only_minor => "licht",
+        _ => "matig",
+    }
+}
+
+pub(super) fn severity_en(severity: &str) -> &'static str {
+    match severity {
+        "ernstig" => "serious",
+        "licht" => "minor",
+        _ => "moderate",
+    }
+}
+
+pub(super) fn concern_names(found: &[Concern], lang: Lang) -> Vec<&'static str> {
+    found
+        .iter()
+        .map(|c| match (c, lang) {
+            (Concern::Temperature, Lang::Nl) => "temperatuurbeheersing",
+            (Concern::Temperature, Lang::En) => "temperature control",
+            (Concern::CrossContamination, Lang::Nl) => "kruisbesmetting",
+            (Concern::CrossContamination, Lang::En) => "cross-contamination",
+            (Concern::Pests, Lang::Nl) => "ongediertebestrijding",
+            (Concern::Pests, Lang::En) => "pest control",
+            (Concern::Allergens, Lang::Nl) => "allergeneninformatie",
+            (Concern::Allergens, Lang::En) => "allergen information",
+            (Concern::HandHygiene, Lang::Nl) => "handhygiëne",
+            (Concern::HandHygiene, Lang::En) => "hand hygiene",
+            (Concern::PersonalHygiene, Lang::Nl) => "persoonlijke hygiëne",
+            (Concern::PersonalHygiene, Lang::En) => "personal hygiene",
+            (Concern::Cleaning, Lang::Nl) => "schoonmaak",
+            (Concern::Cleaning, Lang::En) => "cleaning",
+            (Concern::Records, Lang::Nl) => "registraties (HACCP)",
+            (Concern::Records, Lang::En) => "records (HACCP)",
+            (Concern::ShelfLife, Lang::Nl) => "houdbaarheid",
+            (Concern::ShelfLife, Lang::En) => "shelf life",
+            (Concern::CoolingDown, Lang::Nl) => "terugkoelen",
+            (Concern::CoolingDown, Lang::En) => "rapid cooling",
+            (Concern::Thawing, Lang::Nl) => "ontdooien",
+            (Concern::Thawing, Lang::En) => "thawing",
+            (Concern::HotHolding, Lang::Nl) => "warmhouden",
+            (Concern::HotHolding, Lang::En) => "hot holding",
+            (Concern::Parasites, Lang::Nl) => "parasieten in rauwe vis",
+            (Concern::Parasites, Lang::En) => "parasites in raw fish",
+            (Concern::Chemicals, Lang::Nl) => "chemische verontreiniging",
+            (Concern::Chemicals, Lang::En) => "chemical contamination",
+            (Concern::Waste, Lang::Nl) => "afvalbeheer",
+            (Concern::Waste, Lang::En) => "waste management",
+            (Concern::Listeria, _) => "Listeria",
+            (Concern::Salmonella, _) => "Salmonella",
+        })
+        .collect()
+}
+
+pub(super) fn advice(found: &[Concern], finding: bool, lang: Lang) -> Vec<String> {
+    let mut lines: Vec<String> = found
+        .iter()
+        .map(|c| {
+            match (c, lang) {
+                (Concern::Temperature, Lang::Nl) => "Meet de kerntemperatuur met een gekalibreerde thermometer en noteer product, plaats, gemeten waarde en tijdstip; gekoelde producten mogen niet warmer zijn dan 7 °C.",
+                (Concern::Temperature, Lang::En) => "Measure the core temperature with a calibrated thermometer and record product, place, reading and time; chilled food must not be warmer than 7 °C.",
+                (Concern::CrossContamination, Lang::Nl) => "Leg vast welke rauwe en kant-en-klare producten onafgedekt bij elkaar stonden (foto) en of de ondernemer ze direct scheidt, afdekt of vernietigt.",
+                (Concern::CrossContamination, Lang::En) => "Record which raw and ready-to-eat products were stored together uncovered (photo) and whether the operator separates, covers or discards them at once.",
+                (Concern::Pests, Lang::Nl) => "Leg plaats, hoeveelheid en versheid van de sporen vast (foto's), vraag het contract en logboek van de plaagdierbestrijder op en beoordeel of levensmiddelen besmet kunnen zijn.",
+                (Concern::Pests, Lang::En) => "Record place, amount and freshness of the traces (photos), ask for the pest-control contract and log, and assess whether food may be contaminated.",
+                (Concern::Allergens, Lang::Nl) => "Controleer of voor elk gerecht actuele allergeneninformatie beschikbaar is (schriftelijk, of mondeling met een verwijzing op de kaart) en vraag een medewerker naar de allergenen in een gerecht.",
+                (Concern::Allergens, Lang::En) => "Check that current allergen information is available for every dish (in writing, or orally with a reference on the menu) and ask a member of staff about the allergens in a dish.",
+                (Concern::HandHygiene, Lang::Nl) => "Controleer of er een vrij bereikbare wastafel is met warm en koud water, zeep en hygiënische handdoeken.",
+                (Concern::HandHygiene, Lang::En) => "Check for a freely accessible washbasin with hot and cold water, soap and hygienic towels.",
+                (Concern::PersonalHygiene, Lang::Nl) => "Noteer wat je ziet aan werkkleding, sieraden, wonden of zieke medewerkers en vraag naar de instructie aan het personeel.",
+                (Concern::PersonalHygiene, Lang::En) => "Record what you see of work clothing, jewellery, wounds or ill staff and ask about the staff instructions.",
+                (Concern::Cleaning, Lang::Nl) => "Leg vast welke oppervlakken of apparatuur vuil zijn (foto) en vraag het schoonmaakplan en de aftekenlijsten op.",
+                (Concern::Cleaning, Lang::En) => "Record which surfaces or equipment are dirty (photo) and ask for the cleaning schedule and sign-off sheets.",
+                (Concern::Records, Lang::Nl) => "Vraag de temperatuur- en HACCP-registraties van de afgelopen weken op en noteer welke dagen ontbreken.",
+                (Concern::Records, Lang::En) => "Ask for the temperature and HACCP records of recent weeks and note which days are missing.",
+                (Concern::ShelfLife, Lang::Nl) => "Noteer product, datum op het etiket (THT of TGT) en hoeveelheid; producten over de TGT mogen niet meer worden gebruikt.",
+                (Concern::ShelfLife, Lang::En) => "Record product, date on the label (best before or use by) and quantity; products past their use-by date may no longer be used.",
+                (Concern::CoolingDown, Lang::Nl) => "Vraag hoe wordt teruggekoeld (binnen 5 uur naar 7 °C of lager) en of dat wordt gemeten en geregistreerd.",
+                (Concern::CoolingDown, Lang::En) => "Ask how food is cooled down (to 7 °C or below within 5 hours) and whether that is measured and recorded.",
+                (Concern::Thawing, Lang::Nl) => "Noteer hoe en waar wordt ontdooid; ontdooien hoort in de koeling, niet bij kamertemperatuur.",
+                (Concern::Thawing, Lang::En) => "Record how and where food is thawed; thawing belongs in the refrigerator, not at room temperature.",
+                (Concern::HotHolding, Lang::Nl) => "Meet de temperatuur van warmgehouden gerechten; die moet minimaal 60 °C zijn.",
+                (Concern::HotHolding, Lang::En) => "Measure the temperature of hot-held dishes; it must be at least 60 °C.",
+                (Concern::Parasites, Lang::Nl) => "Vraag om bewijs dat vis die rauw wordt bereid vooraf is bevroren (leveranciersverklaring of invriesregistratie).",
+                (Concern::Parasites, Lang::En) => "Ask for proof that fish served raw was frozen beforehand (supplier statement or freezing record).",
+                (Concern::Chemicals, Lang::Nl) => "Leg vast waar schoonmaak- en ontsmettingsmiddelen staan ten opzichte van levensmiddelen en of ze zijn geëtiketteerd.",
+                (Concern::Chemicals, Lang::En) => "Record where cleaning agents and disinfectants are stored relative to food and whether they are labelled.",
+                (Concern::Waste, Lang::Nl) => "Noteer of afval in afsluitbare bakken zit en regelmatig wordt afgevoerd.",
+                (Concern::Waste, Lang::En) => "Record whether waste is kept in closable bins and removed regularly.",
+                (Concern::Listeria, Lang::Nl) => "Vraag naar het houdbaarheidsonderzoek en de bemonstering op Listeria en overweeg monsters te nemen.",
+                (Concern::Listeria, Lang::En) => "Ask for the shelf-life study and Listeria sampling and consider taking samples.",
+                (Concern::Salmonella, Lang::Nl) => "Vraag naar de bemonsteringsresultaten op Salmonella en overweeg monsters te nemen.",
+                (Concern::Salmonella, Lang::En) => "Ask for the Salmonella sampling results and consider taking samples.",
+            }
+            .to_string()
+        })
+        .collect();
+    if finding {
+        lines.push(match lang {
+            Lang::Nl => "Maak foto's, noteer de verklaring van de ondernemer en de maatregel die ter plekke wordt genomen.".to_string(),
+            Lang::En => "Take photos and record the operator's statement and the measure taken on the spot.".to_string(),
+        });
+    } else if lines.is_empty() {
+        lines.push(match lang {
+            Lang::Nl => "Controleer ter plekke of de ondernemer aan deze artikelen voldoet en leg afwijkingen vast als bevinding.".to_string(),
+            Lang::En => "Check on site whether the operator complies with these articles and record deviations as findings.".to_string(),
+        });
+    }
+    lines
+}

@@ -1,0 +1,262 @@
+//! The reporting agent: the report of the inspection the thread holds (company identity,
+//! every finding in the inspector's words with its articles, the inspector, the date), after
+//! the inspector's approval; or why it was not made.
+
+use std::collections::HashSet;
+
+use serde_json::{Value, json};
+
+use super::lang::Lang;
+use super::text::{missing_tool_text, one_line};
+use super::thread::{Outcome, Thread, looks_rejected, str_at};
+use super::{MAX_TOOL_TURNS, Step};
+use crate::orchestrator::inspection::Finding;
+use crate::orchestrator::knowledge::normalize;
+use crate::orchestrator::tools::GENERATE_FINAL_REPORT;
+
+pub(super) fn reporting_agent(thread: &Thread, allowed: &HashSet<&str>) -> Step {
+    let lang = thread.lang;
+    if let Some(report) = thread.in_run(GENERATE_FINAL_REPORT)
+        && (report.result.is_some() || report.error.is_some())
+    {
+        return Step::Say(report_outcome_text(report, lang));
+    }
+    if thread.tool_turns() >= MAX_TOOL_TURNS {
+        return Step::Say(match lang {
+            Lang::Nl => "Het rapport is niet gegenereerd.".to_string(),
+            Lang::En => "The report was not generated.".to_string(),
+        });
+    }
+    if !allowed.contains(GENERATE_FINAL_REPORT) {
+        return Step::Say(missing_tool_text(GENERATE_FINAL_REPORT, lang));
+    }
+    let Some(company) = &thread.inspection.company else {
+        return Step::Say(match lang {
+            Lang::Nl => "Voor welk bedrijf maak ik het rapport? Er is in deze inspectie nog geen bedrijf geopend: noem eerst de bedrijfsnaam of het KVK-nummer.".to_string(),
+            Lang::En => "Which company is the report for? No company has been opened in this inspection yet: first give the company name or KVK number.".to_string(),
+        });
+    };
+    let findings = &thread.inspection.findings;
+    let summary = report_summary(&company.name, findings, lang);
+    let mut args = json!({
+        "kvk": company.kvk,
+        "company_name": company.name,
+        "findings": findings
+            .iter()
+            .map(|f| json!({
+                "description": f.description,
+                "category": f.category,
+                "severity": f.severity,
+                "regulation_ids": f.regulation_ids,
+            }))
+            .collect::<Vec<_>>(),
+        "summary": summary,
+        "language": lang.code(),
+    });
+    if let Some(inspector) = thread.user_name() {
+        args["inspector"] = json!(inspector);
+    }
+    Step::Call(vec![(GENERATE_FINAL_REPORT, args)])
+}
+
+fn report_summary(company: &str, findings: &[Finding], lang: Lang) -> String {
+    let count = |s: &str| findings.iter().filter(|f| f.severity == s).count();
+    let (serious, moderate, minor) = (count("ernstig"), count("matig"), count("licht"));
+    match (lang, findings.len()) {
+        (Lang::Nl, 0) => format!(
+            "Tijdens de inspectie van {company} zijn geen bevindingen vastgelegd. Er zijn geen overtredingen vastgesteld."
+        ),
+        (Lang::En, 0) => format!(
+            "No findings were recorded during the inspection of {company}. No violations were found."
+        ),
+        (Lang::Nl, n) => {
+            let mut s = format!(
+                "Tijdens de inspectie van {company} {} {n} {} vastgelegd ({serious} ernstig, {moderate} matig, {minor} licht).",
+                if n == 1 { "is" } else { "zijn" },
+                if n == 1 { "bevinding" } else { "bevindingen" }
+            );
+            if serious > 0 {
+                s.push_str(" Gezien de ernstige bevindingen wordt een herinspectie aanbevolen.");
+            } else {
+                s.push_str(" De ondernemer herstelt de tekortkomingen; controle bij de volgende reguliere inspectie.");
+            }
+            s
+        }
+        (Lang::En, n) => {
+            let mut s = format!(
+                "{n} {} recorded during the inspection of {company} ({serious} serious, {moderate} moderate, {minor} minor).",
+                if n == 1 {
+                    "finding was"
+                } else {
+                    "findings were"
+                }
+            );
+            if serious > 0 {
+                s.push_str(" Given the serious findings a re-inspection is recommended.");
+            } else {
+                s.push_str(" The operator corrects the shortcomings; checked at the next regular inspection.");
+            }
+            s
+        }
+    }
+}
+
+fn report_outcome_text(report: &Outcome, lang: Lang) -> String {
+    if let Some(result) = report.ok() {
+        let url = str_at(result, &["downloadUrl"]).unwrap_or("");
+        let json_url = str_at(result, &["jsonUrl"]);
+        let id = str_at(result, &["reportId"]).unwrap_or("");
+        let company = str_at(result, &["company", "name"]).unwrap_or("");
+        let kvk = str_at(result, &["company", "kvk"]).unwrap_or("");
+        let n = result
+            .get("findingsCount")
+            .and_then(Value::as_u64)
+            .unwrap_or(0);
+        return match lang {
+            Lang::Nl => {
+                let mut s = format!(
+                    "Het inspectierapport voor **{company}** (KVK {kvk}) is gegenereerd, met {n} {}.\n\n- **Rapportnummer:** {id}\n- **Download:** [{id}.pdf]({url})",
+                    if n == 1 { "bevinding" } else { "bevindingen" }
+                );
+                if let Some(j) = json_url {
+                    s.push_str(&format!("\n- **Gegevens (JSON):** [{id}.json]({j})"));
+                }
+                s
+            }
+            Lang::En => {
+                let mut s = format!(
+                    "The inspection report for **{company}** (KVK {kvk}) has been generated, with {n} {}.\n\n- **Report number:** {id}\n- **Download:** [{id}.pdf]({url})",
+                    if n == 1 { "finding" } else { "findings" }
+                );
+                if let Some(j) = json_url {
+                    s.push_str(&format!("\n- **Data (JSON):** [{id}.json]({j})"));
+                }
+                s
+            }
+        };
+    }
+    let feedback = rejection_feedback(report);
+    let rejected = is_rejection(report);
+    let expired = rejected && is_expiry(report);
+    let mut s = match (rejected, lang) {
+        (true, Lang::Nl) if expired => {
+            "Het inspectierapport is **niet gegenereerd**: er is niet op tijd toestemming gegeven."
+                .to_string()
+        }
+        (true, Lang::En) if expired => {
+            "The inspection report was **not generated**: approval was not given in time."
+                .to_string()
+        }
+        (true, Lang::Nl) => {
+            "Het inspectierapport is **niet gegenereerd**: de goedkeuring is geweigerd.".to_string()
+        }
+        (true, Lang::En) => {
+            "The inspection report was **not generated**: the approval was rejected.".to_string()
+        }
+        (false, Lang::Nl) => {
+            "Het inspectierapport is **niet gegenereerd**: er ging iets mis.".to_string()
+        }
+        (false, Lang::En) => {
+            "The inspection report was **not generated**: something went wrong.".to_string()
+        }
+    };
+    if let Some(feedback) = feedback.filter(|_| !expired) {
+        s.push_str(&match (rejected, lang) {
+            (true, Lang::Nl) => format!("\n\nFeedback van de inspecteur:\n\n> {feedback}"),
+            (true, Lang::En) => format!("\n\nThe inspector's feedback:\n\n> {feedback}"),
+            (false, Lang::Nl) => format!("\n\nMelding:\n\n> {feedback}"),
+            (false, Lang::En) => format!("\n\nMessage:\n\n> {feedback}"),
+        });
+    }
+    s.push_str(match lang {
+        Lang::Nl => "\n\nPas zo nodig de bevindingen aan en vraag opnieuw om het rapport wanneer je zover bent.",
+        Lang::En => "\n\nAdjust the findings if needed and ask for the report again when you are ready.",
+    });
+    s
+}
+
+/// A rejection by time-out rather than by a person.
+fn is_expiry(report: &Outcome) -> bool {
+    let by_system = report
+        .result
+        .as_ref()
+        .and_then(|r| str_at(r, &["rejectedBy"]))
+        .is_some_and(|who| who == "system");
+    let text = normalize(&format!(
+        "{} {}",
+        report.error.as_deref().unwrap_or(""),
+        report
+            .result
+            .as_ref()
+            .map(Value::to_string)
+            .unwrap_or_default()
+    ));
+    by_system || text.contains("verlopen") || text.contains("expired") || text.contains("timed out")
+}
+
+fn is_rejection(report: &Outcome) -> bool {
+    let mut text = report.error.clone().unwrap_or_default();
+    if let Some(result) = &report.result {
+        if looks_rejected(result) {
+            return true;
+        }
+        text.push(' ');
+        text.push_str(&result.to_string());
+    }
+    let n = normalize(&text);
+    [
+        "afgewezen",
+        "geweigerd",
+        "rejected",
+        "reject",
+        "denied",
+        "declined",
+        "verlopen",
+        "expired",
+        "niet goedgekeurd",
+        "not approved",
+        "approval",
+    ]
+    .iter()
+    .any(|w| n.contains(w))
+}
+
+/// The feedback the inspector gave with a rejection: a `feedback`/`reason`/`message` field of
+/// the tool message content, or the text after "feedback:", or the error itself.
+fn rejection_feedback(report: &Outcome) -> Option<String> {
+    if let Some(result) = &report.result {
+        for key in ["feedback", "reason", "message", "error"] {
+            if let Some(v) = str_at(result, &[key]) {
+                return Some(one_line(v));
+            }
+        }
+        // A structured rejection without feedback: there is nothing to quote.
+        if looks_rejected(result) {
+            return None;
+        }
+    }
+    let candidates = [
+        report.error.clone(),
+        report
+            .result
+            .as_ref()
+            .and_then(|r| r.as_str().map(str::to_string)),
+    ];
+    for text in candidates.into_iter().flatten() {
+        let text = text.trim();
+        if text.is_empty() {
+            continue;
+        }
+        let lower = text.to_lowercase();
+        if let Some(i) = lower.find("feedback") {
+            let after = text[i + "feedback".len()..]
+                .trim_start_matches([':', ' ', '-', '='])
+                .trim();
+            if !after.is_empty() {
+                return Some(one_line(after.trim_matches(['"', '“', '”'])));
+            }
+        }
+        return Some(one_line(text));
+    }
+    None
+}

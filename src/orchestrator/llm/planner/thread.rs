@@ -1,0 +1,181 @@
+//! Reading the thread: every tool call with its result, the last user message, the
+//! inspection so far and the language of the conversation.
+
+use std::collections::HashMap;
+
+use serde_json::Value;
+
+use super::lang::{Lang, detect};
+use super::understand::{Intent, understand};
+use crate::orchestrator::llm::prompts::HANDOFF_TOOL;
+use crate::orchestrator::inspection::InspectionState;
+use crate::orchestrator::knowledge::Knowledge;
+use crate::protocol::{InputContent, Message, UserContent};
+
+/// A tool call with its result, if one arrived.
+#[derive(Debug, Clone)]
+pub(super) struct Outcome {
+    pub name: String,
+    /// The tool message content, parsed as JSON when it is JSON.
+    pub result: Option<Value>,
+    /// The tool message's `error`.
+    pub error: Option<String>,
+    /// Index of the assistant message that made the call.
+    pub at: usize,
+}
+
+impl Outcome {
+    pub(super) fn ok(&self) -> Option<&Value> {
+        match (&self.result, &self.error) {
+            (Some(v), None) if !looks_rejected(v) => Some(v),
+            _ => None,
+        }
+    }
+}
+
+pub(super) struct Thread<'a> {
+    pub messages: &'a [Message],
+    pub knowledge: Option<&'a Knowledge>,
+    /// Index of the last user message.
+    pub last_user: Option<usize>,
+    /// All tool calls of the thread, in order.
+    pub outcomes: Vec<Outcome>,
+    /// The open company, a pending company choice and the findings so far.
+    pub inspection: InspectionState,
+    /// The language to answer in: the last user sentence that tells, else Dutch.
+    pub lang: Lang,
+}
+
+impl<'a> Thread<'a> {
+    pub(super) fn read(messages: &'a [Message]) -> Thread<'a> {
+        let last_user = messages.iter().rposition(|m| matches!(m, Message::User(_)));
+        let mut outcomes: Vec<Outcome> = Vec::new();
+        let mut by_id: HashMap<String, usize> = HashMap::new();
+        for (i, message) in messages.iter().enumerate() {
+            match message {
+                Message::Assistant(a) => {
+                    for call in a.tool_calls.iter().flatten() {
+                        by_id.insert(call.id.clone(), outcomes.len());
+                        outcomes.push(Outcome {
+                            name: call.function.name.clone(),
+                            result: None,
+                            error: None,
+                            at: i,
+                        });
+                    }
+                }
+                Message::Tool(t) => {
+                    if let Some(&k) = by_id.get(&t.tool_call_id) {
+                        let content = serde_json::from_str(&t.content)
+                            .unwrap_or_else(|_| Value::String(t.content.clone()));
+                        outcomes[k].result = Some(content);
+                        outcomes[k].error = t.error.clone().filter(|e| !e.trim().is_empty());
+                    }
+                }
+                _ => {}
+            }
+        }
+        let user_texts: Vec<String> = messages
+            .iter()
+            .filter(|m| matches!(m, Message::User(_)))
+            .map(message_text)
+            .collect();
+        // The last sentence that tells its language; Dutch when none does.
+        let lang = user_texts
+            .iter()
+            .rev()
+            .find_map(|t| detect(t))
+            .unwrap_or_default();
+        Thread {
+            messages,
+            knowledge: None,
+            last_user,
+            outcomes,
+            inspection: InspectionState::from_messages(messages),
+            lang,
+        }
+    }
+
+    /// The text of the last user message ("" when there is none).
+    pub(super) fn user_text(&self) -> String {
+        self.last_user
+            .map(|i| message_text(&self.messages[i]))
+            .unwrap_or_default()
+    }
+
+    /// What the last user message asks for.
+    pub(super) fn intent(&self) -> Intent {
+        understand(&self.user_text(), &self.inspection, self.knowledge)
+    }
+
+    /// The last user message's `name`, if the client sent one.
+    pub(super) fn user_name(&self) -> Option<String> {
+        match self.last_user.map(|i| &self.messages[i]) {
+            Some(Message::User(u)) => u.name.clone().filter(|n| !n.trim().is_empty()),
+            _ => None,
+        }
+    }
+
+    /// Calls made in this run (after the last user message).
+    pub(super) fn run_outcomes(&self) -> impl Iterator<Item = &Outcome> {
+        let since = self.last_user.unwrap_or(0);
+        self.outcomes
+            .iter()
+            .filter(move |o| o.at > since || self.last_user.is_none())
+    }
+
+    /// The latest call of `name` in this run.
+    pub(super) fn in_run(&self, name: &str) -> Option<&Outcome> {
+        self.run_outcomes().filter(|o| o.name == name).last()
+    }
+
+    /// Tool-call turns (assistant messages with calls) in this run, other than handoffs.
+    pub(super) fn tool_turns(&self) -> usize {
+        let mut turns: Vec<usize> = self
+            .run_outcomes()
+            .filter(|o| o.name != HANDOFF_TOOL)
+            .map(|o| o.at)
+            .collect();
+        turns.dedup();
+        turns.len()
+    }
+}
+
+pub(super) fn message_text(message: &Message) -> String {
+    match message {
+        Message::User(u) => match &u.content {
+            UserContent::Text(t) => t.clone(),
+            UserContent::Parts(parts) => parts
+                .iter()
+                .filter_map(|p| match p {
+                    InputContent::Text(t) => Some(t.text.as_str()),
+                    _ => None,
+                })
+                .collect::<Vec<_>>()
+                .join(" "),
+        },
+        Message::Assistant(a) => a.content.clone().unwrap_or_default(),
+        Message::Tool(t) => t.content.clone(),
+        Message::Developer(b) | Message::System(b) | Message::Reasoning(b) => b.content.clone(),
+        Message::Activity(_) => String::new(),
+    }
+}
+
+/// A tool message that reports a rejection without setting `error`.
+pub(super) fn looks_rejected(value: &Value) -> bool {
+    let flag = |key: &str| value.get(key);
+    flag("approved") == Some(&Value::Bool(false))
+        || flag("rejected") == Some(&Value::Bool(true))
+        || matches!(
+            flag("status").and_then(Value::as_str),
+            Some("rejected" | "denied" | "expired" | "cancelled" | "error" | "failed")
+        )
+}
+
+pub(super) fn str_at<'v>(value: &'v Value, path: &[&str]) -> Option<&'v str> {
+    let mut v = value;
+    for key in path {
+        v = v.get(key)?;
+    }
+    v.as_str().filter(|s| !s.is_empty())
+}

@@ -1,0 +1,311 @@
+//! Understanding a turn: what the inspector wants, read from the sentence and the inspection
+//! so far (an open company, a pending company choice).
+
+use crate::orchestrator::agents::{GENERAL_AGENT, HISTORY_AGENT, REGULATION_AGENT, REPORTING_AGENT};
+use crate::orchestrator::inspection::InspectionState;
+use crate::orchestrator::knowledge::{Knowledge, Resolution, concerns, find_kvk, normalize};
+
+use super::company::choice_answer;
+use super::findings::split_turn;
+
+/// What the inspector wants, as the general agent routes it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Intent {
+    Greeting,
+    Help,
+    /// Thanks, "ok", "ik ga nu naar de keuken": acknowledged, nothing recorded.
+    Chatter,
+    /// A company name or KVK number: start an inspection there.
+    InspectionStart,
+    /// An answer to "Bedoel je …?": "ja", "de tweede", a city, a KVK number.
+    CompanyChoice,
+    /// The open (or named) company's earlier inspections.
+    History,
+    /// What this inspection has recorded so far.
+    Summary,
+    /// An observation during the inspection.
+    Finding,
+    /// A question about food-safety law.
+    RegulationQuestion,
+    /// An observation and a question in one turn: both are handled.
+    FindingAndQuestion,
+    ReportRequest,
+}
+
+impl Intent {
+    /// The agent that handles it.
+    pub fn agent(self) -> &'static str {
+        match self {
+            Intent::InspectionStart | Intent::CompanyChoice | Intent::History => HISTORY_AGENT,
+            Intent::Finding | Intent::RegulationQuestion | Intent::FindingAndQuestion => {
+                REGULATION_AGENT
+            }
+            Intent::ReportRequest => REPORTING_AGENT,
+            Intent::Greeting | Intent::Help | Intent::Chatter | Intent::Summary => GENERAL_AGENT,
+        }
+    }
+
+    /// The turn holds an observation to record.
+    pub fn records(self) -> bool {
+        matches!(self, Intent::Finding | Intent::FindingAndQuestion)
+    }
+}
+
+/// Words of a normalized sentence, with the lookups the rules below use.
+struct Words<'a> {
+    list: Vec<&'a str>,
+    padded: String,
+}
+
+impl<'a> Words<'a> {
+    fn new(normalized: &'a str) -> Words<'a> {
+        Words {
+            list: normalized.split(' ').filter(|w| !w.is_empty()).collect(),
+            padded: format!(" {normalized} "),
+        }
+    }
+    fn has(&self, w: &str) -> bool {
+        self.list.contains(&w)
+    }
+    fn any(&self, list: &[&str]) -> bool {
+        list.iter().any(|w| self.has(w))
+    }
+    fn prefix(&self, p: &str) -> bool {
+        self.list.iter().any(|w| w.starts_with(p))
+    }
+    fn phrase(&self, p: &str) -> bool {
+        self.padded.contains(&format!(" {p} "))
+    }
+    fn any_phrase(&self, list: &[&str]) -> bool {
+        list.iter().any(|p| self.phrase(p))
+    }
+}
+
+/// Decides what the sentence asks for. In order: a pending company choice answered, a report
+/// request, the earlier inspections, the findings so far, a company to start at, greeting
+/// and help, then observation and/or question. A statement about the premises is never
+/// refused: whatever is left and says something is a finding.
+pub fn understand(text: &str, state: &InspectionState, knowledge: Option<&Knowledge>) -> Intent {
+    let normalized = normalize(text);
+    let words = Words::new(&normalized);
+    if words.list.is_empty() {
+        return Intent::Help;
+    }
+    if !state.choice.is_empty() && choice_answer(text, &state.choice).is_some() {
+        return Intent::CompanyChoice;
+    }
+    if is_report_request(&words) {
+        return Intent::ReportRequest;
+    }
+    if is_history_question(&words) {
+        return Intent::History;
+    }
+    if is_summary_request(&words) {
+        return Intent::Summary;
+    }
+    if is_company_start(text, &words, knowledge) {
+        return Intent::InspectionStart;
+    }
+    let no_concern = concerns(text).is_empty();
+    if no_concern && is_help(&words) {
+        return Intent::Help;
+    }
+    if no_concern && is_greeting(&words) && words.list.len() <= 5 {
+        return Intent::Greeting;
+    }
+    if no_concern && is_chatter(&words) {
+        return Intent::Chatter;
+    }
+    let turn = split_turn(text);
+    match (turn.observation.is_some(), turn.question.is_some()) {
+        (true, true) => Intent::FindingAndQuestion,
+        (true, false) => Intent::Finding,
+        (false, true) => Intent::RegulationQuestion,
+        (false, false) => Intent::Chatter,
+    }
+}
+
+fn is_report_request(w: &Words) -> bool {
+    let report_word = w.prefix("rapport")
+        || w.prefix("inspectierapport")
+        || w.prefix("eindrapport")
+        || w.has("report")
+        || w.has("verslag");
+    let report_verb = w.any(&[
+        "genereer", "genereren", "gegenereerd", "maak", "maken", "stel", "opstellen", "schrijf",
+        "schrijven", "generate", "create", "make", "write", "produce", "download", "afronden",
+        "rond", "klaar", "finalize", "finalise", "draft", "aanmaken", "opmaken", "op", "wil",
+        "graag", "please", "can", "kun", "kan", "mag", "prepare", "opstellen", "zet", "need",
+    ]);
+    if report_word && (report_verb || w.list.len() <= 3) {
+        return true;
+    }
+    w.any_phrase(&[
+        "rond de inspectie af",
+        "inspectie afronden",
+        "inspectie af te ronden",
+        "we zijn klaar",
+        "ik ben klaar",
+        "sluit de inspectie af",
+        "inspectie afsluiten",
+        "finish the inspection",
+        "wrap up the inspection",
+        "close the inspection",
+        "we are done",
+        "i am done",
+        "that s all for today",
+    ])
+}
+
+fn is_history_question(w: &Words) -> bool {
+    w.any_phrase(&[
+        "vorige inspectie",
+        "vorige inspecties",
+        "vorige keer",
+        "laatste inspectie",
+        "eerdere inspectie",
+        "eerdere inspecties",
+        "vorig bezoek",
+        "vorige controle",
+        "previous inspection",
+        "previous inspections",
+        "last inspection",
+        "earlier inspections",
+        "last time",
+        "previous visit",
+        "inspection history",
+    ]) || w.prefix("inspectiegeschiedenis")
+        || w.prefix("inspectiehistorie")
+        || w.has("historie")
+        || w.has("geschiedenis")
+}
+
+fn is_summary_request(w: &Words) -> bool {
+    w.any_phrase(&[
+        "tot nu toe",
+        "tot zover",
+        "tot dusver",
+        "so far",
+        "vat samen",
+        "samenvatting",
+        "samenvatten",
+        "overzicht van de bevindingen",
+        "welke bevindingen hebben we",
+        "wat hebben we vastgelegd",
+        "summarise",
+        "summarize",
+        "summary",
+        "recap",
+    ])
+}
+
+/// A KVK number, a company question, an inspection with a place ("ik ben bij …", "start
+/// inspectie bij …"), or a short message that names a registered company.
+fn is_company_start(text: &str, w: &Words, knowledge: Option<&Knowledge>) -> bool {
+    if find_kvk(text).is_some() || w.has("kvk") {
+        return true;
+    }
+    if w.any_phrase(&[
+        "bedrijfsinformatie",
+        "wat weet je over",
+        "wat weet jij over",
+        "informatie over",
+        "gegevens van",
+        "company info",
+        "company information",
+        "what do you know about",
+        "tell me about",
+        "look up",
+        "zoek het bedrijf",
+        "open het bedrijf",
+    ]) {
+        return true;
+    }
+    let inspection_word = w.prefix("inspect") || w.any(&["controle", "bezoek", "visit", "audit"]);
+    let start_word = w.any(&[
+        "start", "starten", "begin", "beginnen", "gestart", "begonnen", "starting", "beginning",
+    ]);
+    let place_word = w.any_phrase(&[
+        "ik ben bij",
+        "ik sta bij",
+        "we zijn bij",
+        "wij zijn bij",
+        "we staan bij",
+        "ik ben nu bij",
+        "we zijn nu bij",
+        "ik sta nu bij",
+        "i am at",
+        "i m at",
+        "we are at",
+        "we re at",
+        "i am now at",
+        "we re now at",
+        "aangekomen bij",
+        "arrived at",
+    ]);
+    if place_word || (inspection_word && (start_word || w.any(&["bij", "at", "naar"]))) {
+        // "Ik zie bij de bar …" is an observation; a place word needs no concern after it.
+        if concerns(text).is_empty() || start_word || place_word {
+            return true;
+        }
+    }
+    if start_word && w.list.len() <= 6 {
+        return true;
+    }
+    // A message that is little more than a company's name.
+    if w.list.len() <= 6
+        && !text.trim_end().ends_with('?')
+        && let Some(kb) = knowledge
+    {
+        return matches!(kb.resolve_company(text), Resolution::Match(_))
+            || (w.list.len() <= 3 && matches!(kb.resolve_company(text), Resolution::Ask(_)));
+    }
+    false
+}
+
+fn is_help(w: &Words) -> bool {
+    w.has("help")
+        || w.has("helpen")
+        || w.any_phrase(&[
+            "wat kun je",
+            "wat kan je",
+            "wat kun jij",
+            "wat kan jij",
+            "wat doe je",
+            "hoe werkt",
+            "what can you",
+            "how does this work",
+            "how do you work",
+            "who are you",
+            "wie ben je",
+        ])
+        || w.has("uitleg")
+        || w.prefix("mogelijkhed")
+}
+
+fn is_greeting(w: &Words) -> bool {
+    w.any(&[
+        "hallo", "hoi", "hey", "hi", "hello", "goedemorgen", "goedemiddag", "goedenavond", "hee",
+        "dag", "morning", "afternoon", "evening", "yo",
+    ])
+}
+
+fn is_chatter(w: &Words) -> bool {
+    let short_ack = w.list.len() <= 3
+        && w.any(&[
+            "ok", "oke", "okay", "prima", "top", "dank", "bedankt", "thanks", "thank", "goed",
+            "fijn", "mooi", "ja", "nee", "yes", "no", "great", "perfect",
+        ]);
+    short_ack
+        || w.any_phrase(&[
+            "dank je",
+            "dank u",
+            "thank you",
+            "ik ga nu",
+            "we gaan nu",
+            "i am going to",
+            "we are going to",
+            "even wachten",
+            "one moment",
+        ])
+}

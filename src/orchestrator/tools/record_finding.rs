@@ -1,0 +1,92 @@
+//! `record_finding`: stores one observation of the inspection in the thread, in the
+//! inspector's words, with a category, a severity and the articles that apply. The report is
+//! made from these; the thread's STATE_SNAPSHOT lists them (see `inspection`).
+
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use super::{RECORD_FINDING, Tool, ToolContext, ToolError, parse_args};
+use crate::orchestrator::inspection::{Finding, InspectionState};
+
+pub struct RecordFinding;
+
+#[derive(Debug, Deserialize)]
+struct Args {
+    description: String,
+    #[serde(default)]
+    category: Option<String>,
+    #[serde(default)]
+    severity: Option<String>,
+    #[serde(default, alias = "regulationIds")]
+    regulation_ids: Vec<String>,
+}
+
+/// `licht`, `matig` or `ernstig`; the English words are accepted too.
+fn severity(raw: Option<&str>) -> Result<String, ToolError> {
+    let raw = raw.map(|s| s.trim().to_lowercase()).unwrap_or_default();
+    Ok(match raw.as_str() {
+        "" | "matig" | "moderate" | "medium" => "matig",
+        "licht" | "minor" | "low" => "licht",
+        "ernstig" | "serious" | "high" | "severe" => "ernstig",
+        other => {
+            return Err(ToolError::InvalidArguments(format!(
+                "`severity` moet licht, matig of ernstig zijn, niet \"{other}\" / `severity` must be licht, matig or ernstig"
+            )));
+        }
+    }
+    .to_owned())
+}
+
+#[async_trait::async_trait]
+impl Tool for RecordFinding {
+    fn name(&self) -> &'static str {
+        RECORD_FINDING
+    }
+
+    fn display_name(&self) -> &'static str {
+        "Bevinding vastleggen"
+    }
+
+    fn description(&self) -> &'static str {
+        "Records one finding of the current inspection in the inspector's own words, with a \
+         category, a severity (licht, matig, ernstig) and the ids of the articles that apply. \
+         Every observation the inspector describes is recorded; the report lists them all."
+    }
+
+    fn parameters(&self) -> Value {
+        json!({
+            "type": "object",
+            "properties": {
+                "description": { "type": "string", "description": "The observation in the inspector's words" },
+                "category": { "type": "string", "description": "e.g. temperatuurbeheersing, allergeneninformatie, ongediertebestrijding" },
+                "severity": { "type": "string", "enum": ["licht", "matig", "ernstig"] },
+                "regulation_ids": { "type": "array", "items": { "type": "string" }, "description": "Ids of the articles that apply" }
+            },
+            "required": ["description"],
+            "additionalProperties": false
+        })
+    }
+
+    async fn call(&self, ctx: &ToolContext<'_>, args: &Value) -> Result<Value, ToolError> {
+        let args: Args = parse_args(&self.parameters(), args)?;
+        let description = args.description.trim();
+        if description.is_empty() {
+            return Err(ToolError::InvalidArguments(
+                "`description` is leeg / `description` is empty".to_owned(),
+            ));
+        }
+        let number = InspectionState::from_messages(ctx.messages).findings.len() + 1;
+        let finding = Finding {
+            number,
+            description: description.to_owned(),
+            category: args
+                .category
+                .map(|c| c.trim().to_owned())
+                .filter(|c| !c.is_empty())
+                .unwrap_or_else(|| "overig".to_owned()),
+            severity: severity(args.severity.as_deref())?,
+            regulation_ids: args.regulation_ids,
+        };
+        Ok(json!({ "recorded": true, "finding": finding }))
+    }
+}
