@@ -1,7 +1,7 @@
 //! Server CPU cost of runs, measured with getrusage (CPU time, not wall time, so a busy machine
 //! disturbs it less). Run with `make bench` or `cargo bench --features ssr --bench orchestrator`.
 //!
-//! 1. The scripted inspection: start at Restaurant Bella Rosa, a finding, an English regulation
+//! 1. The scripted inspection: start at Trattoria Finta Fiore, a finding, an English regulation
 //!    question, and the report (approved, PDF written), each a full run through the real store.
 //! 2. The cost of one streamed delta, for answers of 1 000, 10 000 and 50 000 deltas: constant
 //!    per delta means O(1) streaming on the server.
@@ -117,7 +117,7 @@ async fn main() {
     )
     .await;
     let script = [
-        "Start inspectie bij Restaurant Bella Rosa",
+        "Start inspectie bij Trattoria Finta Fiore",
         "Bevinding: rauwe vis naast groenten bewaard op 12 °C",
         "Which rules apply to allergen information in a restaurant?",
         "Genereer het inspectierapport",

@@ -245,7 +245,7 @@ async fn another_users_thread_does_not_exist_for_you() {
         .await
         .unwrap();
     socket
-        .ask(&thread, "Start inspectie bij Restaurant Bella Rosa")
+        .ask(&thread, "Start inspectie bij Trattoria Finta Fiore")
         .await;
     socket.until_finished().await;
     assert_eq!(

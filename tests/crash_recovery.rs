@@ -74,7 +74,7 @@ async fn a_killed_server_keeps_what_was_shown_and_marks_the_run_interrupted() {
     let mut server = Binary::start(&dir.0).await;
     let mut socket = server.socket().await;
     socket
-        .ask(&thread, "Start inspectie bij Restaurant Bella Rosa")
+        .ask(&thread, "Start inspectie bij Trattoria Finta Fiore")
         .await;
     let first = socket.until_finished().await;
     let first_answer = streamed_text(&first);
@@ -98,7 +98,7 @@ async fn a_killed_server_keeps_what_was_shown_and_marks_the_run_interrupted() {
         .get(&format!("/sessions/{thread}/history?include_tools=true"))
         .await;
     let history_text = history.to_string();
-    assert!(history_text.contains("Start inspectie bij Restaurant Bella Rosa"));
+    assert!(history_text.contains("Start inspectie bij Trattoria Finta Fiore"));
     assert!(history_text.contains("Genereer het inspectierapport"));
     assert!(
         strings(&history).contains(&first_answer.as_str()),

@@ -9,14 +9,14 @@ use agora_hai::orchestrator::llm::planner::{
 #[test]
 fn inspection_starts() {
     for text in [
-        "Start inspectie bij Restaurant Bella Rosa",
-        "inspectie KVK 92251854",
-        "Ik begin een inspectie bij Sushi Yama",
-        "Start inspection at Restaurant Bella Rosa",
-        "92251854",
-        "Wat weet je over Grand Café De Zwaan?",
-        "Toon de inspectiegeschiedenis van Slagerij Hendriks",
-        "What do you know about Taco Loco?",
+        "Start inspectie bij Trattoria Finta Fiore",
+        "inspectie KVK 99990001",
+        "Ik begin een inspectie bij Sushi Fikusho",
+        "Start inspection at Trattoria Finta Fiore",
+        "99990001",
+        "Wat weet je over Grand Café De Droomkade?",
+        "Toon de inspectiegeschiedenis van Slagerij Verzinsel",
+        "What do you know about Taco Ficticio?",
     ] {
         assert_eq!(classify(text), Intent::InspectionStart, "{text}");
         assert_eq!(classify(text).agent(), "history-agent");
@@ -103,12 +103,12 @@ fn languages() {
         Lang::En
     );
     assert_eq!(
-        detect_language("Start inspection at Restaurant Bella Rosa"),
+        detect_language("Start inspection at Trattoria Finta Fiore"),
         Lang::En
     );
     assert_eq!(detect_language("generate the report"), Lang::En);
     assert_eq!(
-        detect_language("Start inspectie bij Restaurant Bella Rosa"),
+        detect_language("Start inspectie bij Trattoria Finta Fiore"),
         Lang::Nl
     );
     assert_eq!(
@@ -116,7 +116,7 @@ fn languages() {
         Lang::Nl
     );
     assert_eq!(detect_language("Genereer het rapport"), Lang::Nl);
-    assert_eq!(detect_language("92251854"), Lang::Nl);
+    assert_eq!(detect_language("99990001"), Lang::Nl);
 }
 
 #[test]
@@ -138,14 +138,14 @@ fn severities() {
 fn routing_with_the_register_recognises_company_names() {
     let kb = Knowledge::load().unwrap();
     for text in [
-        "Restaurant Bella Rosa",
-        "Bella Rosa",
-        "Sushi Yama",
-        "we zijn bij De Gouden Frituur",
+        "Trattoria Finta Fiore",
+        "Finta Fiore",
+        "Sushi Fikusho",
+        "we zijn bij De Denkbeeldige Frituur",
     ] {
         assert_eq!(route(text, Some(&kb)), Intent::InspectionStart, "{text}");
     }
-    assert_eq!(route("Bella Rosa", None), Intent::Other);
+    assert_eq!(route("Finta Fiore", None), Intent::Other);
     assert_eq!(route("Restaurant", Some(&kb)), Intent::Other);
     assert_eq!(route("Hallo", Some(&kb)), Intent::Greeting);
     assert_eq!(

@@ -253,9 +253,9 @@ async fn greeting_in_dutch_and_english() {
 }
 
 #[tokio::test]
-async fn inspection_start_bella_rosa() {
+async fn inspection_start_finta_fiore() {
     let mut sim = Sim::new();
-    let run = sim.say("Start inspectie bij Restaurant Bella Rosa").await;
+    let run = sim.say("Start inspectie bij Trattoria Finta Fiore").await;
     assert_eq!(run.agents, ["general-agent", "history-agent"]);
     assert_eq!(
         run.names(),
@@ -269,17 +269,17 @@ async fn inspection_start_bella_rosa() {
     assert_eq!(run.call(HANDOFF_TOOL)["agent"], "history-agent");
     assert_eq!(
         run.call("check_company_exists")["name"],
-        "Restaurant Bella Rosa"
+        "Trattoria Finta Fiore"
     );
-    assert_eq!(run.call("get_company_info")["kvk"], "92251854");
+    assert_eq!(run.call("get_company_info")["kvk"], "99990001");
     assert_eq!(
         run.result("get_company_info")["name"],
-        "Restaurant Bella Rosa"
+        "Trattoria Finta Fiore"
     );
     assert_eq!(run.result("get_inspection_history")["total"], 4);
     for expected in [
-        "Restaurant Bella Rosa (KVK 92251854)",
-        "Reguliersdwarsstraat 45, 1017 BK Amsterdam",
+        "Trattoria Finta Fiore (KVK 99990001)",
+        "Hersenschimgracht 45, 0017 BK Amsterdam",
         "Restaurant (Italiaans)",
         "**Risicoklasse:** hoog",
         "3 oktober 2024",
@@ -301,12 +301,12 @@ async fn inspection_start_bella_rosa() {
 #[tokio::test]
 async fn inspection_start_by_kvk_and_in_english() {
     let mut sim = Sim::new();
-    let run = sim.say("inspectie KVK 92251854").await;
-    assert_eq!(run.call("check_company_exists")["kvk"], "92251854");
-    assert!(run.text.contains("Restaurant Bella Rosa"));
+    let run = sim.say("inspectie KVK 99990001").await;
+    assert_eq!(run.call("check_company_exists")["kvk"], "99990001");
+    assert!(run.text.contains("Trattoria Finta Fiore"));
 
     let mut sim = Sim::new();
-    let run = sim.say("Start inspection at Restaurant Bella Rosa").await;
+    let run = sim.say("Start inspection at Trattoria Finta Fiore").await;
     assert!(run.text.contains("Latest inspections"), "{}", run.text);
     assert!(run.text.contains("3 October 2024"));
     assert!(run.text.contains("Points of attention today"));
@@ -404,7 +404,7 @@ async fn english_regulation_question() {
 }
 
 async fn inspection_with_finding(sim: &mut Sim) {
-    sim.say("Start inspectie bij Restaurant Bella Rosa").await;
+    sim.say("Start inspectie bij Trattoria Finta Fiore").await;
     sim.say("rauwe vis naast groenten bewaard op 12 °C").await;
     sim.say("Welke regels gelden voor allergeneninformatie?")
         .await; // a question, not a finding
@@ -419,8 +419,8 @@ async fn report_request_approved() {
     assert_eq!(run.agents, ["general-agent", "reporting-agent"]);
     assert_eq!(run.names(), [HANDOFF_TOOL, "generate_final_report"]);
     let args = run.call("generate_final_report");
-    assert_eq!(args["kvk"], "92251854");
-    assert_eq!(args["company_name"], "Restaurant Bella Rosa");
+    assert_eq!(args["kvk"], "99990001");
+    assert_eq!(args["company_name"], "Trattoria Finta Fiore");
     assert_eq!(args["language"], "nl");
     let findings = args["findings"].as_array().unwrap();
     assert_eq!(findings.len(), 2, "{findings:?}");
@@ -455,7 +455,7 @@ async fn report_request_approved() {
     let url = result["downloadUrl"].as_str().unwrap();
     assert!(run.text.contains(url), "{}", run.text);
     assert!(run.text.contains("is gegenereerd"));
-    assert!(run.text.contains("Restaurant Bella Rosa"));
+    assert!(run.text.contains("Trattoria Finta Fiore"));
     let id = result["reportId"].as_str().unwrap();
     let pdf = sim.reports_dir.join(format!("{id}.pdf"));
     assert!(std::fs::read(&pdf).unwrap().starts_with(b"%PDF-"));
@@ -465,7 +465,7 @@ async fn report_request_approved() {
             "{text}"
         );
         assert!(text.contains("Muizenkeutels in de droge opslag"));
-        assert!(text.contains("Restaurant Bella Rosa"));
+        assert!(text.contains("Trattoria Finta Fiore"));
         assert!(text.contains("inspecteur.jansen"));
     }
 }
@@ -496,7 +496,7 @@ async fn report_request_rejected_quotes_the_feedback() {
 #[tokio::test]
 async fn report_rejection_with_error_text_only() {
     let mut sim = Sim::new();
-    sim.say("inspectie KVK 92251854").await;
+    sim.say("inspectie KVK 99990001").await;
     sim.say("geen zeep bij de wastafel").await;
     // A run loop that puts only the error text in the tool message.
     sim.messages.push(Message::User(UserMessage {
@@ -552,7 +552,7 @@ async fn report_rejection_with_error_text_only() {
 #[tokio::test]
 async fn english_report_uses_the_user_name_as_inspector() {
     let mut sim = Sim::new();
-    sim.say("Start inspection at Sushi Yama").await;
+    sim.say("Start inspection at Sushi Fikusho").await;
     sim.say("Raw salmon stored next to the salad at 11 °C")
         .await;
     sim.messages.push(Message::User(UserMessage {
@@ -585,7 +585,7 @@ async fn english_report_uses_the_user_name_as_inspector() {
         panic!("expected one tool call, got {chunks:?}");
     };
     assert_eq!(name, "generate_final_report");
-    assert_eq!(arguments["kvk"], "88205473");
+    assert_eq!(arguments["kvk"], "99990013");
     assert_eq!(arguments["inspector"], "J. Jansen");
     assert_eq!(arguments["language"], "en");
     assert_eq!(arguments["findings"][0]["severity"], "ernstig");
@@ -610,7 +610,7 @@ async fn planner_is_deterministic() {
     let mut a = Sim::new();
     let mut b = Sim::new();
     for text in [
-        "Start inspectie bij Restaurant Bella Rosa",
+        "Start inspectie bij Trattoria Finta Fiore",
         "rauwe vis naast groenten bewaard op 12 °C",
     ] {
         let ra = a.say(text).await;
@@ -623,7 +623,7 @@ async fn planner_is_deterministic() {
 #[tokio::test]
 async fn report_from_a_thread_stored_without_tool_calls() {
     let mut sim = Sim::new();
-    sim.say("Start inspectie bij Restaurant Bella Rosa").await;
+    sim.say("Start inspectie bij Trattoria Finta Fiore").await;
     sim.say("De koelcel staat op 11 graden").await;
     // Keep only user and assistant text, as a store might.
     sim.messages.retain(|m| match m {
@@ -633,8 +633,8 @@ async fn report_from_a_thread_stored_without_tool_calls() {
     });
     let run = sim.say("Genereer het rapport").await;
     let args = run.call("generate_final_report");
-    assert_eq!(args["kvk"], "92251854");
-    assert_eq!(args["company_name"], "Restaurant Bella Rosa");
+    assert_eq!(args["kvk"], "99990001");
+    assert_eq!(args["company_name"], "Trattoria Finta Fiore");
     assert_eq!(
         args["findings"][0]["description"],
         "De koelcel staat op 11 graden"
@@ -659,12 +659,12 @@ async fn report_from_a_thread_stored_without_tool_calls() {
 #[tokio::test]
 async fn a_bare_company_name_starts_an_inspection() {
     let mut sim = Sim::new();
-    let run = sim.say("Bella Rosa").await;
+    let run = sim.say("Finta Fiore").await;
     assert_eq!(run.agents, ["general-agent", "history-agent"]);
-    assert!(run.text.contains("Restaurant Bella Rosa (KVK 92251854)"));
+    assert!(run.text.contains("Trattoria Finta Fiore (KVK 99990001)"));
     // Without the register the planner cannot know it is a company.
     sim.planner = EmbeddedPlanner::new();
-    let run = sim.say("Bella Rosa").await;
+    let run = sim.say("Finta Fiore").await;
     assert_eq!(run.agents, ["general-agent"]);
 }
 
@@ -763,14 +763,14 @@ async fn a_specialist_given_another_agents_request_redirects() {
 async fn a_failed_tool_is_reported() {
     let planner = EmbeddedPlanner::with_knowledge(knowledge());
     let messages = vec![
-        user("inspectie KVK 92251854"),
+        user("inspectie KVK 99990001"),
         Message::Assistant(AssistantMessage {
             tool_calls: Some(vec![ToolCall {
                 id: "call_1".into(),
                 kind: "function".into(),
                 function: FunctionCall {
                     name: "check_company_exists".into(),
-                    arguments: "{\"kvk\":\"92251854\"}".into(),
+                    arguments: "{\"kvk\":\"99990001\"}".into(),
                     extra: Map::new(),
                 },
                 ..ToolCall::default()
@@ -814,7 +814,7 @@ async fn report_answer(content: Value, error: Option<&str>) -> String {
                 kind: "function".into(),
                 function: FunctionCall {
                     name: "generate_final_report".into(),
-                    arguments: "{\"kvk\":\"92251854\",\"findings\":[]}".into(),
+                    arguments: "{\"kvk\":\"99990001\",\"findings\":[]}".into(),
                     extra: Map::new(),
                 },
                 ..ToolCall::default()

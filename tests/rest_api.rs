@@ -232,12 +232,12 @@ fn assert_error(got: (StatusCode, Value), want: StatusCode) {
 
 fn conversation() -> Vec<Value> {
     vec![
-        json!({"role": "user", "id": "m1", "content": "Start inspectie bij Restaurant Bella Rosa"}),
+        json!({"role": "user", "id": "m1", "content": "Start inspectie bij Trattoria Finta Fiore"}),
         json!({"role": "assistant", "id": "m2", "name": "history-agent", "toolCalls": [
-            {"id": "call-1", "type": "function", "function": {"name": "get_company_info", "arguments": "{\"naam\":\"Bella Rosa\"}"}}
+            {"id": "call-1", "type": "function", "function": {"name": "get_company_info", "arguments": "{\"naam\":\"Finta Fiore\"}"}}
         ]}),
         json!({"role": "tool", "id": "m3", "toolCallId": "call-1", "content": "{\"kvk\":\"12345678\"}"}),
-        json!({"role": "assistant", "id": "m4", "name": "history-agent", "content": "Restaurant Bella Rosa is gevonden."}),
+        json!({"role": "assistant", "id": "m4", "name": "history-agent", "content": "Trattoria Finta Fiore is gevonden."}),
     ]
 }
 
@@ -372,7 +372,7 @@ async fn sessions_list_by_last_activity_with_paging() {
     assert_eq!(koen["sessions"][0]["sessionId"], "k1");
     assert_eq!(
         koen["sessions"][0]["title"],
-        "Start inspectie bij Restaurant Bella Rosa"
+        "Start inspectie bij Trattoria Finta Fiore"
     );
     let (_, by_header) = server.get_as("koen", "/sessions").await;
     assert_eq!(by_header, koen);
@@ -418,7 +418,7 @@ async fn metadata_of_a_session() {
     assert_eq!(session["sessionId"], "s1");
     assert_eq!(
         session["title"],
-        "Start inspectie bij Restaurant Bella Rosa"
+        "Start inspectie bij Trattoria Finta Fiore"
     );
     assert_eq!(session["messageCount"], 2);
     for key in ["createdAt", "lastActivity"] {
@@ -453,8 +453,8 @@ async fn history_with_and_without_tools() {
     assert_eq!(
         body["history"],
         json!([
-            {"role": "user", "content": "Start inspectie bij Restaurant Bella Rosa"},
-            {"role": "assistant", "content": "Restaurant Bella Rosa is gevonden.", "agent_id": "history-agent"},
+            {"role": "user", "content": "Start inspectie bij Trattoria Finta Fiore"},
+            {"role": "assistant", "content": "Trattoria Finta Fiore is gevonden.", "agent_id": "history-agent"},
         ])
     );
 
@@ -470,7 +470,7 @@ async fn history_with_and_without_tools() {
     assert_shape(&history[2], "ToolResultMessage");
     assert_eq!(
         history[1],
-        json!({"role": "tool_call", "content": "{\"naam\":\"Bella Rosa\"}", "tool_call_id": "call-1",
+        json!({"role": "tool_call", "content": "{\"naam\":\"Finta Fiore\"}", "tool_call_id": "call-1",
                "tool_name": "get_company_info", "agent_id": "history-agent"})
     );
     assert_eq!(
@@ -502,15 +502,15 @@ async fn renaming_a_session() {
     let (status, body) = server
         .put(
             "/sessions/s1",
-            &json!({"title": "  Bella Rosa, hercontrole  "}),
+            &json!({"title": "  Finta Fiore, hercontrole  "}),
         )
         .await;
     assert_eq!(status, StatusCode::OK, "{body}");
     assert_eq!(body["success"], true);
     assert_shape(&body["session"], "SessionMetadata");
-    assert_eq!(body["session"]["title"], "Bella Rosa, hercontrole");
+    assert_eq!(body["session"]["title"], "Finta Fiore, hercontrole");
     let (_, listed) = server.get("/sessions").await;
-    assert_eq!(listed["sessions"][0]["title"], "Bella Rosa, hercontrole");
+    assert_eq!(listed["sessions"][0]["title"], "Finta Fiore, hercontrole");
 
     // Exactly 200 characters is allowed, 201 is not.
     let longest = "é".repeat(200);

@@ -278,7 +278,7 @@ fn interrupts(events: &[Value]) -> Vec<Value> {
 
 async fn up_to_the_report_interrupt(client: &mut Client) -> (Vec<Value>, Value) {
     client
-        .say("Start inspectie bij Restaurant Bella Rosa, KVK 92251854")
+        .say("Start inspectie bij Trattoria Finta Fiore, KVK 99990001")
         .await;
     client
         .say("Bevinding: rauwe vis naast groenten bewaard op 12 °C")
@@ -397,7 +397,7 @@ async fn each_event_is_one_data_frame_whatever_the_reads() {
     let input = json!({
         "threadId": thread,
         "runId": "run-framing",
-        "messages": [{ "id": id(), "role": "user", "content": "Start inspectie bij Restaurant Bella Rosa" }],
+        "messages": [{ "id": id(), "role": "user", "content": "Start inspectie bij Trattoria Finta Fiore" }],
         "tools": [],
         "context": [],
     });
@@ -428,7 +428,7 @@ async fn each_event_is_one_data_frame_whatever_the_reads() {
     assert_eq!(events[0]["type"], "RUN_STARTED");
     assert_eq!(events[0]["runId"], "run-framing");
     assert_eq!(events[0]["threadId"], thread.as_str());
-    assert!(text(&events).contains("Bella Rosa"));
+    assert!(text(&events).contains("Finta Fiore"));
 
     // The bytes are nothing but `data: <json>\n\n` frames, each JSON on one line.
     let wire: Vec<u8> = stream.reads.concat();
@@ -675,7 +675,7 @@ async fn inspection_and_finding_flows_in_the_standard_dialect() {
     let server = TestServer::start().await;
     let mut client = Client::new(&server.base());
     let events = client
-        .say("Start inspectie bij Restaurant Bella Rosa")
+        .say("Start inspectie bij Trattoria Finta Fiore")
         .await;
     let names: Vec<&str> = of_type(&events, "TOOL_CALL_START")
         .iter()
@@ -703,7 +703,7 @@ async fn inspection_and_finding_flows_in_the_standard_dialect() {
             "{start}"
         );
     }
-    assert!(text(&events).contains("Bella Rosa"));
+    assert!(text(&events).contains("Finta Fiore"));
 
     let events = client
         .say("Ik zie rauwe vis naast groenten bewaard op 12 °C in de koeling")
@@ -1029,9 +1029,9 @@ async fn an_unanswered_client_tool_call_does_not_block_the_thread() {
     client.say("Open show_checklist").await;
     // The client moves on without a result.
     let events = client
-        .say("Start inspectie bij Restaurant Bella Rosa")
+        .say("Start inspectie bij Trattoria Finta Fiore")
         .await;
-    assert!(text(&events).contains("Bella Rosa"));
+    assert!(text(&events).contains("Finta Fiore"));
     let stored =
         serde_json::to_value(server.state.db.messages(&client.thread).await.unwrap()).unwrap();
     let filler = stored

@@ -46,18 +46,18 @@ fn message(value: serde_json::Value) -> Message {
 fn conversation() -> Vec<Message> {
     vec![
         message(
-            json!({"role": "user", "id": "m1", "content": "Start inspectie bij Restaurant Bella Rosa\nAmsterdam"}),
+            json!({"role": "user", "id": "m1", "content": "Start inspectie bij Trattoria Finta Fiore\nAmsterdam"}),
         ),
         message(
             json!({"role": "assistant", "id": "m2", "name": "history-agent", "toolCalls": [
-                {"id": "call-1", "type": "function", "function": {"name": "get_company_info", "arguments": "{\"naam\":\"Bella Rosa\"}"}}
+                {"id": "call-1", "type": "function", "function": {"name": "get_company_info", "arguments": "{\"naam\":\"Finta Fiore\"}"}}
             ]}),
         ),
         message(
             json!({"role": "tool", "id": "m3", "toolCallId": "call-1", "content": "{\"kvk\":\"12345678\"}"}),
         ),
         message(
-            json!({"role": "assistant", "id": "m4", "name": "history-agent", "content": "Bella Rosa is bekend."}),
+            json!({"role": "assistant", "id": "m4", "name": "history-agent", "content": "Finta Fiore is bekend."}),
         ),
         message(
             json!({"role": "user", "id": "m5", "content": [{"type": "text", "text": "Welke regels gelden?"}]}),
@@ -85,7 +85,7 @@ async fn messages_round_trip_in_order_and_survive_a_reopen() {
     assert_eq!(store.messages("t1").await.unwrap(), messages);
 
     let thread = store.thread("t1").await.unwrap();
-    assert_eq!(thread.title, "Start inspectie bij Restaurant Bella Rosa");
+    assert_eq!(thread.title, "Start inspectie bij Trattoria Finta Fiore");
     assert_eq!(thread.owner, "koen");
     // User and assistant messages with text: m1, m4, m5, m6.
     assert_eq!(thread.message_count, 4);
@@ -213,7 +213,7 @@ fn approval(id: &str) -> ApprovalRecord {
         run_id: "r1".to_owned(),
         tool_call_id: "call-9".to_owned(),
         tool_name: "generate_final_report".to_owned(),
-        parameters: json!({"bedrijf": "Bella Rosa", "bevindingen": [1, 2]}),
+        parameters: json!({"bedrijf": "Finta Fiore", "bevindingen": [1, 2]}),
         risk_level: "high".to_owned(),
         requested_by: "reporting-agent".to_owned(),
         requested_at: 1_700_000_000_000,
@@ -336,7 +336,7 @@ async fn threads_list_by_last_activity_and_can_be_renamed() {
     assert_eq!(ids, ["a", "c", "b"]);
     assert_eq!(
         page.items[0].first_message_preview,
-        "Start inspectie bij Restaurant Bella Rosa Amsterdam"
+        "Start inspectie bij Trattoria Finta Fiore Amsterdam"
     );
     let second = store.list_threads("koen", 2, 2).await.unwrap();
     assert_eq!(second.total, 3);

@@ -68,17 +68,17 @@ fn toolbox_lists_six_tools_with_schemas() {
 async fn check_company_exists_by_name_and_kvk() {
     let found = call(
         "check_company_exists",
-        json!({"name": "Restaurant Bella Rosa"}),
+        json!({"name": "Trattoria Finta Fiore"}),
     )
     .await
     .unwrap();
     assert_eq!(found["exists"], true);
-    assert_eq!(found["company"]["kvk"], "92251854");
+    assert_eq!(found["company"]["kvk"], "99990001");
     assert_eq!(found["company"]["city"], "Amsterdam");
-    let by_kvk = call("check_company_exists", json!({"kvk": "92251854"}))
+    let by_kvk = call("check_company_exists", json!({"kvk": "99990001"}))
         .await
         .unwrap();
-    assert_eq!(by_kvk["company"]["name"], "Restaurant Bella Rosa");
+    assert_eq!(by_kvk["company"]["name"], "Trattoria Finta Fiore");
     let missing = call("check_company_exists", json!({"name": "Lunchroom Nergens"}))
         .await
         .unwrap();
@@ -98,7 +98,7 @@ async fn check_company_exists_rejects_bad_arguments() {
         "name",
     );
     invalid(
-        call("check_company_exists", json!({"kvk": "9225"})).await,
+        call("check_company_exists", json!({"kvk": "9999"})).await,
         "kvk",
     );
     invalid(call("check_company_exists", json!([1, 2])).await, "object");
@@ -106,31 +106,31 @@ async fn check_company_exists_rejects_bad_arguments() {
 
 #[tokio::test]
 async fn get_company_info_returns_the_register_entry() {
-    let info = call("get_company_info", json!({"kvk": "92251854"}))
+    let info = call("get_company_info", json!({"kvk": "99990001"}))
         .await
         .unwrap();
-    assert_eq!(info["name"], "Restaurant Bella Rosa");
+    assert_eq!(info["name"], "Trattoria Finta Fiore");
     assert_eq!(info["riskClass"], "hoog");
-    assert_eq!(info["address"]["postalCode"], "1017 BK");
+    assert_eq!(info["address"]["postalCode"], "0017 BK");
     assert_eq!(
         info["addressLine"],
-        "Reguliersdwarsstraat 45, 1017 BK Amsterdam"
+        "Hersenschimgracht 45, 0017 BK Amsterdam"
     );
     assert_eq!(info["inspectionCount"], 4);
     assert_eq!(info["lastInspection"]["date"], "2024-10-03");
     assert!(info.get("inspections").is_none());
     // JSON text in a string is accepted too.
-    let again = call("get_company_info", json!("{\"kvk\": \"9225 1854\"}"))
+    let again = call("get_company_info", json!("{\"kvk\": \"9999 0001\"}"))
         .await
         .unwrap();
-    assert_eq!(again["kvk"], "92251854");
+    assert_eq!(again["kvk"], "99990001");
 }
 
 #[tokio::test]
 async fn get_company_info_errors() {
     invalid(call("get_company_info", json!({})).await, "kvk");
     invalid(
-        call("get_company_info", json!({"kvk": 92251854})).await,
+        call("get_company_info", json!({"kvk": 99990001})).await,
         "kvk",
     );
     invalid(call("get_company_info", json!({"kvk": "abc"})).await, "kvk");
@@ -142,7 +142,7 @@ async fn get_company_info_errors() {
 
 #[tokio::test]
 async fn inspection_history_is_newest_first_and_limited() {
-    let history = call("get_inspection_history", json!({"kvk": "92251854"}))
+    let history = call("get_inspection_history", json!({"kvk": "99990001"}))
         .await
         .unwrap();
     assert_eq!(history["total"], 4);
@@ -161,7 +161,7 @@ async fn inspection_history_is_newest_first_and_limited() {
     assert_eq!(first["findings"][0]["regulationIds"][0], "1169-2011-art-44");
     let two = call(
         "get_inspection_history",
-        json!({"kvk": "92251854", "limit": 2}),
+        json!({"kvk": "99990001", "limit": 2}),
     )
     .await
     .unwrap();
@@ -177,7 +177,7 @@ async fn inspection_history_errors() {
     invalid(
         call(
             "get_inspection_history",
-            json!({"kvk": "92251854", "limit": "two"}),
+            json!({"kvk": "99990001", "limit": "two"}),
         )
         .await,
         "limit",
@@ -185,7 +185,7 @@ async fn inspection_history_errors() {
     invalid(
         call(
             "get_inspection_history",
-            json!({"kvk": "92251854", "limit": 0}),
+            json!({"kvk": "99990001", "limit": 0}),
         )
         .await,
         "limit",

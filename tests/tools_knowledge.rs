@@ -22,9 +22,9 @@ fn data_is_complete() {
     let kb = kb();
     assert_eq!(kb.regulations().len(), 234);
     assert_eq!(kb.companies().len(), 28);
-    let bella = kb.company_by_kvk("92251854").expect("Bella Rosa");
-    assert_eq!(bella.name, "Restaurant Bella Rosa");
-    assert_eq!(bella.address.city, "Amsterdam");
+    let finta = kb.company_by_kvk("99990001").expect("Finta Fiore");
+    assert_eq!(finta.name, "Trattoria Finta Fiore");
+    assert_eq!(finta.address.city, "Amsterdam");
     assert!(kb.regulation("1169-2011-art-44").is_some());
     // Every regulation id a past finding cites exists in the corpus.
     for company in kb.companies() {
@@ -191,19 +191,19 @@ fn source_filter_limits_results() {
 fn companies_are_found_by_name_trade_name_and_kvk() {
     let kb = kb();
     let name = |q: &str| kb.find_company(q).first().map(|c| c.kvk.clone());
-    assert_eq!(name("Restaurant Bella Rosa").as_deref(), Some("92251854"));
+    assert_eq!(name("Trattoria Finta Fiore").as_deref(), Some("99990001"));
     assert_eq!(
-        name("Start inspectie bij Restaurant Bella Rosa").as_deref(),
-        Some("92251854")
+        name("Start inspectie bij Trattoria Finta Fiore").as_deref(),
+        Some("99990001")
     );
-    assert_eq!(name("bella rosa").as_deref(), Some("92251854"));
+    assert_eq!(name("finta fiore").as_deref(), Some("99990001"));
     assert_eq!(
-        name("BELLA ROSA PIZZERIA & BAR").as_deref(),
-        Some("92251854")
+        name("FINTA FIORE PIZZERIA & BAR").as_deref(),
+        Some("99990001")
     );
-    assert_eq!(name("inspectie KVK 92251854").as_deref(), Some("92251854"));
-    assert_eq!(name("Grand Cafe de Zwaan").as_deref(), Some("60734915"));
-    assert_eq!(name("ijssalon venezia").as_deref(), Some("69152804"));
+    assert_eq!(name("inspectie KVK 99990001").as_deref(), Some("99990001"));
+    assert_eq!(name("Grand Cafe de Droomkade").as_deref(), Some("99990018"));
+    assert_eq!(name("ijssalon gelato").as_deref(), Some("99990008"));
     assert!(kb.find_company("Restaurant").is_empty());
     assert!(kb.find_company("Bakkerij Nergensland").is_empty());
     assert!(kb.find_company("").is_empty());

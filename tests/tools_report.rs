@@ -52,7 +52,7 @@ async fn report_pdf_contains_company_findings_and_articles() {
     let result = generate(
         &dir,
         json!({
-            "kvk": "92251854",
+            "kvk": "99990001",
             "inspector": "J. Jansen",
             "findings": [
                 {
@@ -76,7 +76,7 @@ async fn report_pdf_contains_company_findings_and_articles() {
     assert!(id.starts_with("NVWA-"));
     assert_eq!(result["downloadUrl"], format!("/reports/{id}.pdf"));
     assert_eq!(result["jsonUrl"], format!("/reports/{id}.json"));
-    assert_eq!(result["company"]["name"], "Restaurant Bella Rosa");
+    assert_eq!(result["company"]["name"], "Trattoria Finta Fiore");
     assert_eq!(result["findingsCount"], 2);
     assert_eq!(result["severityCounts"]["ernstig"], 2);
     assert_eq!(result["unknownRegulationIds"], json!(["bestaat-niet"]));
@@ -90,7 +90,7 @@ async fn report_pdf_contains_company_findings_and_articles() {
     let json_report: Value =
         serde_json::from_slice(&std::fs::read(dir.join(format!("{id}.json"))).unwrap()).unwrap();
     assert_eq!(json_report["reportId"], id);
-    assert_eq!(json_report["company"]["kvk"], "92251854");
+    assert_eq!(json_report["company"]["kvk"], "99990001");
     assert_eq!(
         json_report["findings"][0]["regulations"][0]["id"],
         "852-2004-bijlage-ii-hfst-ix-3"
@@ -120,9 +120,9 @@ async fn report_pdf_contains_company_findings_and_articles() {
         "NVWA",
         "Nederlandse Voedsel- en Warenautoriteit",
         id,
-        "Restaurant Bella Rosa",
-        "92251854",
-        "Reguliersdwarsstraat 45, 1017 BK Amsterdam",
+        "Trattoria Finta Fiore",
+        "99990001",
+        "Hersenschimgracht 45, 0017 BK Amsterdam",
         "J. Jansen",
         "Rauwe vis naast groenten bewaard op 12 °C in de saladette.",
         "Muizenkeutels in de droge opslag achter de keuken.",
@@ -152,7 +152,7 @@ async fn long_reports_wrap_and_span_pages() {
         .collect();
     let result = generate(
         &dir,
-        json!({"kvk": "92251854", "findings": findings, "language": "en"}),
+        json!({"kvk": "99990001", "findings": findings, "language": "en"}),
     )
     .await
     .unwrap();
@@ -196,18 +196,18 @@ async fn report_argument_errors_name_the_field() {
     let dir = reports_dir();
     let cases = [
         (json!({"findings": []}), "kvk"),
-        (json!({"kvk": "92251854"}), "findings"),
-        (json!({"kvk": "92251854", "findings": "geen"}), "findings"),
+        (json!({"kvk": "99990001"}), "findings"),
+        (json!({"kvk": "99990001", "findings": "geen"}), "findings"),
         (
-            json!({"kvk": "92251854", "findings": [{"severity": "licht"}]}),
+            json!({"kvk": "99990001", "findings": [{"severity": "licht"}]}),
             "findings[0].description",
         ),
         (
-            json!({"kvk": "92251854", "findings": [{"description": "x", "regulation_ids": "wbbl-art-15"}]}),
+            json!({"kvk": "99990001", "findings": [{"description": "x", "regulation_ids": "wbbl-art-15"}]}),
             "findings[0].regulation_ids",
         ),
         (
-            json!({"kvk": "92251854", "findings": [{"description": "  "}]}),
+            json!({"kvk": "99990001", "findings": [{"description": "  "}]}),
             "findings[0].description",
         ),
         (json!({"kvk": "KVK", "findings": []}), "kvk"),

@@ -26,11 +26,11 @@ fn agents_seen(events: &[Value]) -> Vec<String> {
 }
 
 #[tokio::test]
-async fn inspection_start_looks_up_bella_rosa_and_its_history() {
+async fn inspection_start_looks_up_finta_fiore_and_its_history() {
     let server = TestServer::start().await;
     let mut socket = server.socket().await;
     socket
-        .ask(&thread(), "Start inspectie bij Restaurant Bella Rosa")
+        .ask(&thread(), "Start inspectie bij Trattoria Finta Fiore")
         .await;
     let events = socket.until_finished().await;
     assert_agora_clean(&events);
@@ -62,7 +62,7 @@ async fn inspection_start_looks_up_bella_rosa_and_its_history() {
     }
     let results = tool_results(&events);
     assert!(
-        results.contains("92251854") && results.contains("Bella Rosa"),
+        results.contains("99990001") && results.contains("Finta Fiore"),
         "{results}"
     );
     assert!(
@@ -70,7 +70,7 @@ async fn inspection_start_looks_up_bella_rosa_and_its_history() {
         "inspection history in the results: {results}"
     );
     let answer = streamed_text(&events);
-    assert!(answer.contains("Bella Rosa"), "{answer}");
+    assert!(answer.contains("Finta Fiore"), "{answer}");
     let last_snapshot = of_type(&events, "STATE_SNAPSHOT").last().unwrap()["snapshot"].clone();
     assert_eq!(last_snapshot["status"], "completed");
 }
@@ -130,7 +130,7 @@ async fn up_to_the_report_approval(
     socket
         .ask(
             thread,
-            "Start inspectie bij Restaurant Bella Rosa, KVK 92251854",
+            "Start inspectie bij Trattoria Finta Fiore, KVK 99990001",
         )
         .await;
     assert_agora_clean(&socket.until_finished().await);
@@ -369,7 +369,7 @@ async fn history_is_sent_as_one_messages_snapshot() {
     let thread = thread();
     let mut socket = server.socket().await;
     socket
-        .ask(&thread, "Start inspectie bij Restaurant Bella Rosa")
+        .ask(&thread, "Start inspectie bij Trattoria Finta Fiore")
         .await;
     let events = socket.until_finished().await;
     let answer = streamed_text(&events);
@@ -382,7 +382,7 @@ async fn history_is_sent_as_one_messages_snapshot() {
     assert_eq!(messages[0]["role"], "user");
     assert_eq!(
         messages[0]["content"],
-        "Start inspectie bij Restaurant Bella Rosa"
+        "Start inspectie bij Trattoria Finta Fiore"
     );
     assert!(messages.iter().any(|m| m["role"] == "tool"));
     let last = messages.last().unwrap();
@@ -396,7 +396,7 @@ async fn a_socket_that_does_not_read_does_not_stall_another() {
     let server = TestServer::start().await;
     let mut idle = server.socket().await;
     // This socket starts a run and then never reads its events.
-    idle.ask(&thread(), "Start inspectie bij Restaurant Bella Rosa")
+    idle.ask(&thread(), "Start inspectie bij Trattoria Finta Fiore")
         .await;
     let mut busy = server.socket().await;
     for _ in 0..3 {

@@ -144,10 +144,10 @@ test.describe("standard AG-UI over POST /agui with @ag-ui/client", () => {
     const agent = client.agent;
 
     // Inspection start: the history agent looks the company up.
-    let events = await client.run("Start inspectie bij Restaurant Bella Rosa, KVK 92251854");
+    let events = await client.run("Start inspectie bij Trattoria Finta Fiore, KVK 99990001");
     const tools = ofType(events, "TOOL_CALL_START").map((e) => e.toolCallName);
     expect(tools).toEqual(expect.arrayContaining(["get_company_info", "get_inspection_history"]));
-    expect(text(events)).toContain("Bella Rosa");
+    expect(text(events)).toContain("Finta Fiore");
     expect(lastFinished(events).outcome).toBeUndefined();
 
     // A finding: the regulation agent cites the articles.

@@ -32,9 +32,9 @@ test("an inspector signs in, uses HAI and signs out", async ({ page }) => {
   await expect(page).toHaveURL(`${server.url}/`);
   await connected(page);
 
-  await page.getByLabel("Bericht").fill("Start inspectie bij Restaurant Bella Rosa");
+  await page.getByLabel("Bericht").fill("Start inspectie bij Trattoria Finta Fiore");
   await page.getByRole("button", { name: "Verstuur" }).click();
-  await expect(page.getByText("92251854").first()).toBeVisible();
+  await expect(page.getByText("99990001").first()).toBeVisible();
 
   await page.getByRole("button", { name: "Uitloggen" }).click();
   await expect(page).toHaveURL(/\/login$/);

@@ -26,7 +26,7 @@ for (const [width, height] of [
       await connected(page);
       await serious(page, "empty");
 
-      await page.getByLabel("Bericht").fill("Start inspectie bij Restaurant Bella Rosa");
+      await page.getByLabel("Bericht").fill("Start inspectie bij Trattoria Finta Fiore");
       await page.getByLabel("Bericht").press("Enter");
       await expect(page.getByRole("log").getByText("Bedrijfsinformatie Specialist")).toBeVisible();
       await page.getByRole("button", { name: /^Bedrijfsgegevens ophalen/ }).click();

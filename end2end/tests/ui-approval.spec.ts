@@ -10,7 +10,7 @@ import { connected, send } from "../support/ui";
 async function askForReport(page: Page) {
   await page.goto("/");
   await connected(page);
-  await send(page, "Start inspectie bij Restaurant Bella Rosa");
+  await send(page, "Start inspectie bij Trattoria Finta Fiore");
   await expect(page.getByRole("log").getByText("Bedrijfsinformatie Specialist")).toBeVisible();
   await send(page, "Bevinding: rauwe vis naast groenten bewaard op 12 °C");
   await expect(page.getByRole("log").getByText("Regelgeving Specialist")).toBeVisible();
@@ -25,7 +25,7 @@ test("approved by mouse, the run continues and the report's PDF downloads", asyn
   await expect(dialog).toContainText("Inspectierapport genereren");
   await expect(dialog).toContainText("generate_final_report");
   await expect(dialog.locator("[data-risk=critical]")).toHaveText(/kritiek/i);
-  await expect(dialog).toContainText('"kvk": "92251854"');
+  await expect(dialog).toContainText('"kvk": "99990001"');
   await expect(dialog).toContainText("Rapportage Specialist wil");
   await expect(page.getByRole("status", { name: "Voortgang" })).toHaveText("Wacht op uw goedkeuring...");
   await page.screenshot({ path: "screenshots/ui-approval-dialog.png" });

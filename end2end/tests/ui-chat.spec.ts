@@ -16,8 +16,8 @@ test("an answer streams in, then reads as Markdown, with tool chips that open th
   });
   await page.goto("/");
   await connected(page);
-  await send(page, "Start inspectie bij Restaurant Bella Rosa");
-  await expect(log(page).getByText("Start inspectie bij Restaurant Bella Rosa")).toBeVisible();
+  await send(page, "Start inspectie bij Trattoria Finta Fiore");
+  await expect(log(page).getByText("Start inspectie bij Trattoria Finta Fiore")).toBeVisible();
 
   // The status line follows the steps.
   await expect(page.getByRole("status", { name: "Voortgang" })).toContainText(/uitgekozen|denken|ophalen|controleren|Overdragen/);
@@ -26,8 +26,8 @@ test("an answer streams in, then reads as Markdown, with tool chips that open th
   // While it streams: marked busy and growing; a finished block already reads as Markdown
   // (the heading), the growing paragraph is plain text with a caret.
   const answer = log(page).locator("article[aria-busy=true]");
-  await expect(answer).toContainText("Restaurant Bella Rosa");
-  await expect(answer.getByRole("heading", { name: "Restaurant Bella Rosa (KVK 92251854)" })).toBeVisible();
+  await expect(answer).toContainText("Trattoria Finta Fiore");
+  await expect(answer.getByRole("heading", { name: "Trattoria Finta Fiore (KVK 99990001)" })).toBeVisible();
   await expect(answer.locator("p.whitespace-pre-wrap [aria-hidden=true]")).toHaveText("▍");
   const early = (await answer.innerText()).length;
   await page.screenshot({ path: "screenshots/ui-chat-streaming.png" });
@@ -37,7 +37,7 @@ test("an answer streams in, then reads as Markdown, with tool chips that open th
 
   // At the end: Markdown (a heading, a list, bold), the agent's name, no busy mark.
   const done = log(page).locator("article").filter({ hasText: "Bedrijfsinformatie Specialist" });
-  await expect(done.getByRole("heading", { name: "Restaurant Bella Rosa (KVK 92251854)" })).toBeVisible({ timeout: 20_000 });
+  await expect(done.getByRole("heading", { name: "Trattoria Finta Fiore (KVK 99990001)" })).toBeVisible({ timeout: 20_000 });
   await expect(done.locator("li").first()).toBeVisible();
   await expect(done.locator("strong").first()).toBeVisible();
   await expect(log(page).locator("article[aria-busy=true]")).toHaveCount(0);
@@ -53,9 +53,9 @@ test("an answer streams in, then reads as Markdown, with tool chips that open th
   await expect(chip).toHaveAttribute("aria-expanded", "true");
   const card = page.getByRole("region", { name: "Bedrijfsgegevens ophalen" });
   await expect(card).toContainText("Argumenten");
-  await expect(card).toContainText('"kvk": "92251854"');
+  await expect(card).toContainText('"kvk": "99990001"');
   await expect(card).toContainText("Resultaat");
-  await expect(card).toContainText("Restaurant Bella Rosa");
+  await expect(card).toContainText("Trattoria Finta Fiore");
   await page.screenshot({ path: "screenshots/ui-chat-tool-card.png", fullPage: true });
   await card.getByRole("button", { name: "Sluiten" }).click();
   await expect(card).toBeHidden();

@@ -14,7 +14,7 @@ test("the panel shows the agents, the tool calls by agent and the raw events", a
   for (const agent of ["Algemene Assistent", "Bedrijfsinformatie Specialist", "Regelgeving Specialist", "Rapportage Specialist"]) {
     await expect(hood.locator("li", { hasText: agent })).toContainText("inactief");
   }
-  await send(page, "Start inspectie bij Restaurant Bella Rosa");
+  await send(page, "Start inspectie bij Trattoria Finta Fiore");
   await expect(page.getByRole("log").getByText("Bedrijfsinformatie Specialist")).toBeVisible();
 
   // Tool calls under the agent that made them, with their details.
@@ -24,7 +24,7 @@ test("the panel shows the agents, the tool calls by agent and the raw events", a
   const call = tools.locator("details", { hasText: "Bedrijfsgegevens ophalen" });
   await call.locator("summary").click();
   await expect(call).toContainText("klaar");
-  await expect(call).toContainText('"kvk": "92251854"');
+  await expect(call).toContainText('"kvk": "99990001"');
   await expect(call).toContainText(/\d+ ms|\d+\.\d s/);
 
   // The raw log: every event type, deltas folded into one line.

@@ -15,7 +15,7 @@ test("English is switchable and remembered; Dutch is the default", async ({ page
   await expect(page.getByLabel("Message")).toBeVisible();
   await expect(page.getByRole("button", { name: "New inspection" })).toBeVisible();
   await expect(page.getByText("Start an inspection")).toBeVisible();
-  await page.getByLabel("Message").fill("Start inspectie bij Restaurant Bella Rosa");
+  await page.getByLabel("Message").fill("Start inspectie bij Trattoria Finta Fiore");
   await page.getByLabel("Message").press("Enter");
   await expect(page.getByRole("button", { name: "Get company data, done" })).toBeVisible();
   await page.screenshot({ path: "screenshots/ui-english.png" });
@@ -65,7 +65,7 @@ test("from 390 px wide: the thread list and the panel open over the conversation
   await page.screenshot({ path: "screenshots/ui-mobile-threads.png" });
   await open.click();
   await expect(threads).toBeHidden();
-  await page.getByLabel("Bericht").fill("Start inspectie bij Restaurant Bella Rosa");
+  await page.getByLabel("Bericht").fill("Start inspectie bij Trattoria Finta Fiore");
   await page.getByLabel("Bericht").press("Enter");
   await expect(page.getByRole("log").getByText("Bedrijfsinformatie Specialist")).toBeVisible();
   // Nothing wider than the screen.

@@ -17,7 +17,7 @@ test("reconnects after a restart, sends the queued message, shows nothing twice"
     await page.goto(first.url);
     await expect(page.locator("html")).toHaveAttribute("data-hydrated", "true");
     await expect(badge).toHaveText("verbonden");
-    await send(page, "Start inspectie bij Restaurant Bella Rosa");
+    await send(page, "Start inspectie bij Trattoria Finta Fiore");
     await expect(log.getByText("Bedrijfsinformatie Specialist")).toBeVisible();
 
     await server.stop();
@@ -34,7 +34,7 @@ test("reconnects after a restart, sends the queued message, shows nothing twice"
     await expect(page.getByRole("button", { name: "Opnieuw proberen" })).toBeHidden();
 
     // The history came back once, the queued message went once.
-    await expect(user("Start inspectie bij Restaurant Bella Rosa")).toHaveCount(1);
+    await expect(user("Start inspectie bij Trattoria Finta Fiore")).toHaveCount(1);
     await expect(user("Bevinding: rauwe vis")).toHaveCount(1);
     await expect(log.locator("article").filter({ hasText: "Bedrijfsinformatie Specialist" })).toHaveCount(1);
     await expect(log.locator("article").filter({ hasText: "Regelgeving Specialist" })).toHaveCount(1);

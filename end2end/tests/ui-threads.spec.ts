@@ -15,18 +15,18 @@ async function rename(page: Page, from: RegExp, to: string) {
 
 test("threads: a new inspection, switching, renaming and deleting", async ({ page }) => {
   const stamp = Date.now();
-  const a = `Bella Rosa ${stamp}`;
+  const a = `Finta Fiore ${stamp}`;
   const b = `Allergenen ${stamp}`;
   const threads = page.getByRole("navigation", { name: "Inspecties" });
   const log = page.getByRole("log");
 
   await page.goto("/");
   await connected(page);
-  await send(page, "Start inspectie bij Restaurant Bella Rosa");
+  await send(page, "Start inspectie bij Trattoria Finta Fiore");
   await expect(log.getByText("Bedrijfsinformatie Specialist")).toBeVisible();
   // The open thread is the current one in the list; name it to find it again.
-  await expect(threads.locator("[aria-current=true]")).toContainText("Start inspectie bij Restaurant Bella Rosa");
-  await rename(page, /^Hernoemen: Start inspectie bij Restaurant Bella Rosa/, a);
+  await expect(threads.locator("[aria-current=true]")).toContainText("Start inspectie bij Trattoria Finta Fiore");
+  await rename(page, /^Hernoemen: Start inspectie bij Trattoria Finta Fiore/, a);
 
   await threads.getByRole("button", { name: "Nieuwe inspectie" }).click();
   await expect(page.getByText("Start een inspectie")).toBeVisible();
@@ -45,7 +45,7 @@ test("threads: a new inspection, switching, renaming and deleting", async ({ pag
   await threads.getByRole("button", { name: new RegExp(`^${a}`) }).click();
   await expect(log.getByText("Bedrijfsinformatie Specialist")).toBeVisible();
   await expect(log.getByText("Regelgeving Specialist")).toHaveCount(0);
-  await expect(log.getByText("Start inspectie bij Restaurant Bella Rosa", { exact: true })).toHaveCount(1);
+  await expect(log.getByText("Start inspectie bij Trattoria Finta Fiore", { exact: true })).toHaveCount(1);
   await expect(page.getByRole("button", { name: "Bedrijfsgegevens ophalen, klaar" })).toBeVisible();
   await expect(threads.locator("[aria-current=true]")).toContainText(a);
 
