@@ -23,8 +23,11 @@ pub struct CompanyRef {
     #[serde(default)]
     pub city: String,
     /// One line: street, number, postal code, city.
-    #[serde(default, alias = "addressLine")]
+    #[serde(default, rename = "addressLine")]
     pub address: String,
+    /// What the business does ("Sushibar"), so "de sushibar" can pick it from a choice.
+    #[serde(default)]
+    pub activity: String,
     /// From the demo register: say so wherever it is shown.
     #[serde(default)]
     pub fictional: bool,

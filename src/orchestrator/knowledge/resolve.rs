@@ -72,6 +72,7 @@ fn is_kind(word: &str) -> bool {
         "pluimveeslachterij", "slachterij", "groothandel", "markthandel", "woonzorgcentrum",
         "zorgcentrum", "kantine", "bistro", "brasserie", "kebab", "shoarma", "toko", "winkel",
         "bakery", "butcher", "fishmonger", "bar", "kitchen", "market", "bv", "nv", "vof",
+        "sushibar", "sushizaak", "restaurantje", "zaak", "food", "truck", "shop", "store",
     ];
     KINDS.contains(&word)
 }
@@ -154,7 +155,9 @@ impl Query {
 /// How well one name of a company matches the query's words: what share of the name's words
 /// the query has (coverage) and what share of the query's words the name has (precision),
 /// precision weighing more: "Immaginario" clearly means "IJssalon Gelato Immaginario".
-fn name_score(name: &str, query: &Query) -> f64 {
+/// Query words that are like no word of any name in the register ("food truck", "vandaag")
+/// weigh a quarter in precision: they are more likely talk than a different name.
+fn name_score(name: &str, query: &Query, vocabulary: &[String]) -> f64 {
     let name_words: Vec<String> = normalize(name)
         .split(' ')
         .filter(|w| !w.is_empty() && !is_kind(w) && !is_filler(w))
@@ -165,8 +168,14 @@ fn name_score(name: &str, query: &Query) -> f64 {
     }
     let coverage =
         name_words.iter().map(|w| best(w, &query.words)).sum::<f64>() / name_words.len() as f64;
-    let precision =
-        query.words.iter().map(|w| best(w, &name_words)).sum::<f64>() / query.words.len() as f64;
+    let weight = |w: &String| if best(w, vocabulary) > 0.0 { 1.0 } else { 0.25 };
+    let total: f64 = query.words.iter().map(weight).sum();
+    let precision = query
+        .words
+        .iter()
+        .map(|w| weight(w) * best(w, &name_words))
+        .sum::<f64>()
+        / total;
     if precision == 0.0 {
         return 0.0;
     }
@@ -198,12 +207,24 @@ impl Knowledge {
             cities
         };
         let query = Query::read(query, &cities);
+        if query.words.is_empty() {
+            return self.by_kind_and_city(&query);
+        }
+        let vocabulary: Vec<String> = self
+            .companies()
+            .iter()
+            .flat_map(|c| std::iter::once(&c.name).chain(&c.trade_names))
+            .flat_map(|n| normalize(n).split(' ').map(str::to_owned).collect::<Vec<_>>())
+            .filter(|w| !is_kind(w) && !is_filler(w))
+            .collect();
         let mut ranked: Vec<(Candidate<'_>, bool)> = self
             .companies()
             .iter()
             .filter_map(|company| {
                 let names = std::iter::once(&company.name).chain(&company.trade_names);
-                let mut score = names.map(|n| name_score(n, &query)).fold(0.0, f64::max);
+                let mut score = names
+                    .map(|n| name_score(n, &query, &vocabulary))
+                    .fold(0.0, f64::max);
                 if score == 0.0 {
                     return None;
                 }
@@ -258,6 +279,31 @@ impl Knowledge {
             near = self.nearest(&query);
         }
         Resolution::NotFound(near)
+    }
+
+    /// "Het restaurant in Amsterdam", "de visrokerij op Urk": no name, only a kind of business
+    /// and/or a city. One company of that kind there is a match; several are a choice.
+    fn by_kind_and_city(&self, query: &Query) -> Resolution<'_> {
+        if query.kinds.is_empty() {
+            return Resolution::NotFound(Vec::new());
+        }
+        let fits: Vec<Candidate<'_>> = self
+            .companies()
+            .iter()
+            .filter(|c| {
+                let own = normalize(&format!("{} {} {}", c.name, c.trade_names.join(" "), c.activity));
+                let kind = query.kinds.iter().all(|k| own.split(' ').any(|w| w == k || w.starts_with(k.as_str())));
+                let city = query.cities.is_empty() || query.cities.contains(&normalize(&c.address.city));
+                kind && city
+            })
+            .map(|company| Candidate { company, score: 0.9 })
+            .collect();
+        match fits.len() {
+            0 => Resolution::NotFound(Vec::new()),
+            1 if !query.cities.is_empty() => Resolution::Match(fits[0]),
+            n if n <= MAX_CANDIDATES => Resolution::Ask(fits),
+            _ => Resolution::NotFound(Vec::new()),
+        }
     }
 
     /// Names that look most like the query's words as a whole (Jaro-Winkler), for "did you

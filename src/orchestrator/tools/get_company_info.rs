@@ -68,6 +68,7 @@ impl Tool for GetCompanyInfo {
             .ok_or_else(|| ToolError::Failed("company is not an object".to_string()))?;
         object.remove("inspections");
         object.insert("addressLine".into(), json!(company.address.one_line()));
+        object.insert("city".into(), json!(company.address.city));
         object.insert("inspectionCount".into(), json!(company.inspections.len()));
         let last = company.inspections_newest_first().first().map(|i| {
             json!({

@@ -302,6 +302,7 @@ pub(crate) fn company_summary(company: &Company) -> Value {
         "sector": company.sector,
         "activity": company.activity,
         "address": company.address.one_line(),
+        "addressLine": company.address.one_line(),
         "city": company.address.city,
         "riskClass": company.risk_class,
         "fictional": company.fictional,

@@ -125,6 +125,27 @@ pub(super) fn choice_answer<'a>(text: &str, choice: &'a [CompanyRef]) -> Option<
     }
     let padded = format!(" {normalized} ");
     let has = |w: &str| words.contains(&w);
+    // A city, or a word of a name or activity that only one candidate has ("de sushibar").
+    let stem = |w: &str| w.chars().take(5).collect::<String>();
+    let picks: Vec<&CompanyRef> = choice
+        .iter()
+        .filter(|c| {
+            let city = normalize(&c.city);
+            let own = normalize(&format!("{} {}", c.name, c.activity));
+            let unique = |w: &str| {
+                choice
+                    .iter()
+                    .filter(|d| normalize(&format!("{} {}", d.name, d.activity)).split(' ').any(|x| x.len() >= 5 && stem(x) == stem(w)))
+                    .count()
+                    == 1
+            };
+            (!city.is_empty() && padded.contains(&format!(" {city} ")))
+                || words.iter().any(|w| w.len() >= 5 && own.split(' ').any(|o| o.len() >= 5 && stem(o) == stem(w)) && unique(w))
+        })
+        .collect();
+    if picks.len() == 1 {
+        return Some(Choice::Company(picks[0]));
+    }
     if has("nee") || has("no") || padded.contains(" geen van ") || padded.contains(" none ") || has("niet") {
         return Some(Choice::None);
     }
@@ -137,19 +158,6 @@ pub(super) fn choice_answer<'a>(text: &str, choice: &'a [CompanyRef]) -> Option<
         if names.iter().any(|n| has(n)) && i < choice.len() {
             return Some(Choice::Company(&choice[i]));
         }
-    }
-    // A city or a name word that only one candidate has.
-    let picks: Vec<&CompanyRef> = choice
-        .iter()
-        .filter(|c| {
-            let city = normalize(&c.city);
-            let own: Vec<String> = normalize(&c.name).split(' ').map(str::to_owned).collect();
-            (!city.is_empty() && padded.contains(&format!(" {city} ")))
-                || words.iter().any(|w| w.len() >= 4 && own.iter().any(|o| o == w) && choice.iter().filter(|d| normalize(&d.name).split(' ').any(|x| x == *w)).count() == 1)
-        })
-        .collect();
-    if picks.len() == 1 {
-        return Some(Choice::Company(picks[0]));
     }
     let yes = ["ja", "yes", "klopt", "correct", "jazeker", "jawel", "inderdaad", "precies", "die", "that", "graag", "ok", "oke", "yep", "ja graag"];
     if words.len() <= 4 && words.iter().any(|w| yes.contains(w)) {
@@ -310,7 +318,8 @@ fn company_query(text: &str) -> Option<String> {
     let trimmed = text.trim().trim_end_matches(['.', '!', '?', ' ']).trim();
     let lower = trimmed.to_lowercase();
     let markers = [
-        " bij ", " at ", " van ", " voor ", " over ", " about ", " for ", " of ",
+        " bij ", " at ", " van ", " voor ", " over ", " about ", " for ", " of ", " bedoel ",
+        " mean ", " dan ", " then ",
     ];
     let cut = markers
         .iter()
@@ -347,7 +356,7 @@ fn company_query(text: &str) -> Option<String> {
     };
     // "… voor een inspectie", "… for an inspection": the name ends before it.
     let lower_candidate = candidate.to_lowercase();
-    let candidate = [" voor een ", " voor de ", " voor inspectie", " for an ", " for the ", " for inspection"]
+    let candidate = [" voor een ", " voor de ", " voor inspectie", " for an ", " for a ", " for the ", " for inspection", " today", " vandaag", ", we ", ", i "]
         .iter()
         .filter_map(|m| lower_candidate.find(m))
         .min()

@@ -252,6 +252,15 @@ fn is_company_start(text: &str, w: &Words, knowledge: Option<&Knowledge>) -> boo
     if start_word && w.list.len() <= 6 {
         return true;
     }
+    // A statement that names a registered company and nothing to inspect ("Restaurant X in
+    // Delft, we beginnen"; "Ik bedoel de visrokerij op Urk").
+    if !text.trim_end().ends_with('?')
+        && concerns(text).is_empty()
+        && let Some(kb) = knowledge
+        && matches!(kb.resolve_company(text), Resolution::Match(_))
+    {
+        return true;
+    }
     // A message that is little more than a company's name.
     if w.list.len() <= 6
         && !text.trim_end().ends_with('?')
