@@ -33,8 +33,16 @@ fn contains(answer: &str, needle: &str) -> bool {
     canonical(answer).contains(&canonical(needle))
 }
 
-/// Dutch or English, by the share of each language's commonest words.
+/// Dutch or English, by the share of each language's commonest words, in the assistant's
+/// own sentences: list items quote the (Dutch) register and corpus, whatever the answer's
+/// language.
 fn language_of(text: &str) -> &'static str {
+    let own: String = text
+        .lines()
+        .filter(|l| !l.trim_start().starts_with("- "))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let text = if own.trim().is_empty() { text } else { own.as_str() };
     const NL: &[&str] = &[
         "de", "het", "een", "en", "van", "is", "niet", "voor", "met", "op", "dat", "zijn", "bij",
         "je", "wordt", "moet", "geen", "ik", "er", "aan",

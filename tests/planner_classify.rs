@@ -1,10 +1,21 @@
 //! The planner's routing: intents and language of inspector messages.
 #![cfg(feature = "ssr")]
 
+use agora_hai::orchestrator::inspection::InspectionState;
 use agora_hai::orchestrator::knowledge::Knowledge;
 use agora_hai::orchestrator::llm::planner::{
-    Intent, Lang, classify, detect_language, route, suggested_severity,
+    Intent, Lang, detect_language, suggested_severity, understand,
 };
+
+/// A first turn, without the register.
+fn classify(text: &str) -> Intent {
+    understand(text, &InspectionState::default(), None)
+}
+
+/// A first turn, with or without the register.
+fn route(text: &str, knowledge: Option<&Knowledge>) -> Intent {
+    understand(text, &InspectionState::default(), knowledge)
+}
 
 #[test]
 fn inspection_starts() {
@@ -91,7 +102,7 @@ fn greetings_help_and_other() {
         "Hoe laat is het?",
         "Tell a joke",
     ] {
-        assert_eq!(classify(text), Intent::Other, "{text}");
+        assert_eq!(classify(text), Intent::Chatter, "{text}");
         assert_eq!(classify(text).agent(), "general-agent");
     }
 }
@@ -145,8 +156,8 @@ fn routing_with_the_register_recognises_company_names() {
     ] {
         assert_eq!(route(text, Some(&kb)), Intent::InspectionStart, "{text}");
     }
-    assert_eq!(route("Finta Fiore", None), Intent::Other);
-    assert_eq!(route("Restaurant", Some(&kb)), Intent::Other);
+    assert_eq!(route("Finta Fiore", None), Intent::Chatter);
+    assert_eq!(route("Restaurant", Some(&kb)), Intent::Chatter);
     assert_eq!(route("Hallo", Some(&kb)), Intent::Greeting);
     assert_eq!(
         route("muizenkeutels in de opslag", Some(&kb)),

@@ -3,7 +3,9 @@
 
 use std::sync::OnceLock;
 
-use agora_hai::orchestrator::knowledge::{Concern, Knowledge, concerns, expanded_query};
+use agora_hai::orchestrator::knowledge::{
+    Concern, Knowledge, Resolution, concerns, expanded_query,
+};
 
 fn kb() -> &'static Knowledge {
     static KB: OnceLock<Knowledge> = OnceLock::new();
@@ -187,26 +189,53 @@ fn source_filter_limits_results() {
     );
 }
 
+/// What the resolver decides for a query: the KVK it opens, or the candidates it asks about
+/// (none when the company is not in the register).
+fn decide(kb: &Knowledge, query: &str) -> Result<String, Vec<String>> {
+    match kb.resolve_company(query) {
+        Resolution::Match(c) => Ok(c.company.kvk.clone()),
+        Resolution::Ask(list) => Err(list.iter().map(|c| c.company.kvk.clone()).collect()),
+        Resolution::NotFound(_) => Err(Vec::new()),
+    }
+}
+
 #[test]
-fn companies_are_found_by_name_trade_name_and_kvk() {
+fn a_company_is_opened_only_for_a_clear_match() {
     let kb = kb();
-    let name = |q: &str| kb.find_company(q).first().map(|c| c.kvk.clone());
-    assert_eq!(name("Trattoria Finta Fiore").as_deref(), Some("99990001"));
-    assert_eq!(
-        name("Start inspectie bij Trattoria Finta Fiore").as_deref(),
-        Some("99990001")
-    );
-    assert_eq!(name("finta fiore").as_deref(), Some("99990001"));
-    assert_eq!(
-        name("FINTA FIORE PIZZERIA & BAR").as_deref(),
-        Some("99990001")
-    );
-    assert_eq!(name("inspectie KVK 99990001").as_deref(), Some("99990001"));
-    assert_eq!(name("Grand Cafe de Droomkade").as_deref(), Some("99990018"));
-    assert_eq!(name("ijssalon gelato").as_deref(), Some("99990008"));
-    assert!(kb.find_company("Restaurant").is_empty());
-    assert!(kb.find_company("Bakkerij Nergensland").is_empty());
-    assert!(kb.find_company("").is_empty());
+    let opens = |q: &str| decide(kb, q);
+    // Name, trade name, KVK number, typos, city, legal form, a sentence around the name.
+    for (query, kvk) in [
+        ("Trattoria Finta Fiore", "99990001"),
+        ("Start inspectie bij Trattoria Finta Fiore", "99990001"),
+        ("finta fiore", "99990001"),
+        ("FINTA FIORE PIZZERIA & BAR", "99990001"),
+        ("inspectie KVK 99990001", "99990001"),
+        ("Grand Cafe de Droomkade", "99990018"),
+        ("De Droomkade in Zaandam", "99990027"),
+        ("ijssalon gelato", "99990008"),
+        ("Finta Fiorre", "99990001"),
+        ("Bakkerij Denkdeg in Utrecht", "99990003"),
+        ("Pluimveeslachterij Fabeldal", "99990010"),
+        ("Ik ben bij Sushi Fikusho voor een inspectie", "99990013"),
+    ] {
+        assert_eq!(opens(query), Ok(kvk.to_owned()), "{query}");
+    }
+}
+
+#[test]
+fn an_unknown_or_doubtful_name_never_opens_another_company() {
+    let kb = kb();
+    // Shares one word with a registered company, but is another business: ask, never open.
+    assert_eq!(decide(kb, "Bakkerij De Droomakker"), Err(vec!["99990006".to_owned()]));
+    // Two companies share the trade name.
+    let both = decide(kb, "De Droomkade").unwrap_err();
+    assert!(both.contains(&"99990018".to_owned()) && both.contains(&"99990027".to_owned()));
+    // A word several names start with.
+    assert!(decide(kb, "Fabel").unwrap_err().len() > 1);
+    // Not in the register at all.
+    for query in ["Bakkerij Zonnebloem", "Bakkerij Nergensland", "Restaurant", "", "KVK 12345678"] {
+        assert_eq!(decide(kb, query), Err(Vec::new()), "{query}");
+    }
     assert!(kb.company_by_kvk("00000000").is_none());
 }
 

@@ -41,7 +41,7 @@ pub(super) fn client_tool_step(thread: &Thread, offered: &[ToolSpec]) -> Option<
     ))
 }
 
-fn names_tool(text: &str, name: &str) -> bool {
+pub(super) fn names_tool(text: &str, name: &str) -> bool {
     let words = normalize(name);
     if words.is_empty() {
         return false;

@@ -314,7 +314,7 @@ fn history_answer(open: Option<&CompanyRef>, history: &Value, lang: Lang) -> Str
 
 /// The company part of "Start inspectie bij Restaurant Bella Rosa": after the first of
 /// bij/at/van/voor/over/about/for, or the text without its command words.
-fn company_query(text: &str) -> Option<String> {
+pub(super) fn company_query(text: &str) -> Option<String> {
     let trimmed = text.trim().trim_end_matches(['.', '!', '?', ' ']).trim();
     let lower = trimmed.to_lowercase();
     let markers = [

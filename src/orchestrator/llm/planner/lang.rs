@@ -26,8 +26,33 @@ impl Lang {
 /// Below this many letters whatlang's answer is a coin toss.
 const MIN_LETTERS: usize = 12;
 
+/// The commonest function words of each language: a sentence full of names (which fool
+/// letter statistics) still has them.
+const DUTCH_WORDS: &[&str] = &[
+    "de", "het", "een", "en", "van", "ik", "je", "jij", "we", "wij", "is", "zijn", "bij", "op",
+    "dat", "die", "niet", "geen", "wat", "welke", "hoe", "moet", "mag", "voor", "met", "er",
+    "nog", "ook", "vorige", "graag", "maak", "zie", "staat", "heeft", "wordt", "waren", "naar",
+    "inspectie", "inspecties", "bevinding", "rapport", "maar", "dan", "nu", "hier", "onder",
+];
+const ENGLISH_WORDS: &[&str] = &[
+    "the", "a", "an", "and", "of", "i", "you", "we", "is", "are", "at", "on", "what", "which",
+    "how", "must", "may", "for", "with", "there", "no", "not", "please", "previous", "any",
+    "inspection", "inspections", "finding", "report", "their", "its", "was", "were", "has",
+    "have", "in", "to", "open", "then", "also", "found", "see", "under", "summarise", "summarize",
+];
+
 /// The sentence's language, or `None` when it is too short to tell.
 pub fn detect(text: &str) -> Option<Lang> {
+    let lower = text.to_lowercase();
+    let words: Vec<&str> = lower.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).collect();
+    let dutch = words.iter().filter(|w| DUTCH_WORDS.contains(w)).count();
+    let english = words.iter().filter(|w| ENGLISH_WORDS.contains(w)).count();
+    if dutch > english {
+        return Some(Lang::Nl);
+    }
+    if english > dutch {
+        return Some(Lang::En);
+    }
     let letters = text.chars().filter(|c| c.is_alphabetic()).count();
     if letters < MIN_LETTERS {
         return None;
