@@ -10,7 +10,10 @@ use std::collections::HashMap;
 use common::{TestServer, assert_agora_clean, of_type, streamed_text};
 use serde_json::Value;
 
-const SET: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/eval/inspector_turns.json");
+const SET: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/tests/eval/inspector_turns.json"
+);
 const REGISTER: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/data/companies.json");
 const PASS_MARK: f64 = 0.95;
 
@@ -42,7 +45,11 @@ fn language_of(text: &str) -> &'static str {
         .filter(|l| !l.trim_start().starts_with("- "))
         .collect::<Vec<_>>()
         .join(" ");
-    let text = if own.trim().is_empty() { text } else { own.as_str() };
+    let text = if own.trim().is_empty() {
+        text
+    } else {
+        own.as_str()
+    };
     const NL: &[&str] = &[
         "de", "het", "een", "en", "van", "is", "niet", "voor", "met", "op", "dat", "zijn", "bij",
         "je", "wordt", "moet", "geen", "ik", "er", "aan",
@@ -66,7 +73,12 @@ struct Outcome {
     report_json: Option<String>,
 }
 
-async fn run_turn(server: &TestServer, socket: &mut common::Socket, thread: &str, say: &str) -> Outcome {
+async fn run_turn(
+    server: &TestServer,
+    socket: &mut common::Socket,
+    thread: &str,
+    say: &str,
+) -> Outcome {
     socket.ask(thread, say).await;
     let mut events = Vec::new();
     loop {
@@ -100,7 +112,15 @@ async fn run_turn(server: &TestServer, socket: &mut common::Socket, thread: &str
         let content: Value =
             serde_json::from_str(result["content"].as_str().unwrap_or("")).unwrap_or(Value::Null);
         if let Some(url) = content["jsonUrl"].as_str() {
-            let text = server.http.get(server.url(url)).send().await.unwrap().text().await.unwrap();
+            let text = server
+                .http
+                .get(server.url(url))
+                .send()
+                .await
+                .unwrap()
+                .text()
+                .await
+                .unwrap();
             report_json = Some(text);
         }
     }
@@ -125,7 +145,12 @@ fn misses(
     let strings = |key: &str| -> Vec<String> {
         expect[key]
             .as_array()
-            .map(|a| a.iter().filter_map(Value::as_str).map(str::to_owned).collect())
+            .map(|a| {
+                a.iter()
+                    .filter_map(Value::as_str)
+                    .map(str::to_owned)
+                    .collect()
+            })
             .unwrap_or_default()
     };
     if let Some(kvk) = expect["opens"].as_str()
@@ -149,7 +174,8 @@ fn misses(
         }
     }
     if expect["not_in_register"] == true {
-        let said = contains(answer, "register") && (contains(answer, "niet") || contains(answer, "not"));
+        let said =
+            contains(answer, "register") && (contains(answer, "niet") || contains(answer, "not"));
         if !said || !unchanged {
             out.push("does not say: not in the register".to_owned());
         }
@@ -177,8 +203,17 @@ fn misses(
             out.push(format!("answer lacks {needle:?}"));
         }
     }
-    for group in expect["answer_contains_any"].as_array().into_iter().flatten() {
-        let options: Vec<&str> = group.as_array().into_iter().flatten().filter_map(Value::as_str).collect();
+    for group in expect["answer_contains_any"]
+        .as_array()
+        .into_iter()
+        .flatten()
+    {
+        let options: Vec<&str> = group
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .collect();
         if !options.iter().any(|o| contains(answer, o)) {
             out.push(format!("answer lacks any of {options:?}"));
         }
@@ -197,7 +232,11 @@ fn misses(
         out.push("no report".to_owned());
     }
     for needle in strings("report_contains") {
-        if !after.report_json.as_deref().is_some_and(|r| contains(r, &needle)) {
+        if !after
+            .report_json
+            .as_deref()
+            .is_some_and(|r| contains(r, &needle))
+        {
             out.push(format!("report lacks {needle:?}"));
         }
     }
@@ -207,12 +246,18 @@ fn misses(
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn inspectors_are_served_by_the_embedded_agent() {
     let set: Value = serde_json::from_str(&std::fs::read_to_string(SET).unwrap()).unwrap();
-    let register: Value = serde_json::from_str(&std::fs::read_to_string(REGISTER).unwrap()).unwrap();
+    let register: Value =
+        serde_json::from_str(&std::fs::read_to_string(REGISTER).unwrap()).unwrap();
     let names: HashMap<String, String> = register
         .as_array()
         .unwrap()
         .iter()
-        .map(|c| (c["kvk"].as_str().unwrap().to_owned(), c["name"].as_str().unwrap().to_owned()))
+        .map(|c| {
+            (
+                c["kvk"].as_str().unwrap().to_owned(),
+                c["name"].as_str().unwrap().to_owned(),
+            )
+        })
         .collect();
     let server = TestServer::start_with(|c| c.runs_per_minute = 100_000).await;
     let mut socket = server.socket().await;
@@ -231,7 +276,10 @@ async fn inspectors_are_served_by_the_embedded_agent() {
                 passed += 1;
             } else {
                 let answer: String = outcome.answer.chars().take(300).collect();
-                report.push(format!("{id}#{i} {say:?}\n    {}\n    answer: {answer:?}", missed.join("; ")));
+                report.push(format!(
+                    "{id}#{i} {say:?}\n    {}\n    answer: {answer:?}",
+                    missed.join("; ")
+                ));
             }
             company = outcome.company;
             findings = outcome.findings.len();
@@ -239,7 +287,15 @@ async fn inspectors_are_served_by_the_embedded_agent() {
     }
     let score = passed as f64 / turns as f64;
     eprintln!("{}", report.join("\n"));
-    eprintln!("evaluation: {passed}/{turns} turns pass ({:.1} %)", score * 100.0);
+    eprintln!(
+        "evaluation: {passed}/{turns} turns pass ({:.1} %)",
+        score * 100.0
+    );
     assert!(turns >= 100, "the set has only {turns} turns");
-    assert!(score >= PASS_MARK, "score {:.1} % is below {:.0} %", score * 100.0, PASS_MARK * 100.0);
+    assert!(
+        score >= PASS_MARK,
+        "score {:.1} % is below {:.0} %",
+        score * 100.0,
+        PASS_MARK * 100.0
+    );
 }

@@ -226,14 +226,23 @@ fn a_company_is_opened_only_for_a_clear_match() {
 fn an_unknown_or_doubtful_name_never_opens_another_company() {
     let kb = kb();
     // Shares one word with a registered company, but is another business: ask, never open.
-    assert_eq!(decide(kb, "Bakkerij De Droomakker"), Err(vec!["99990006".to_owned()]));
+    assert_eq!(
+        decide(kb, "Bakkerij De Droomakker"),
+        Err(vec!["99990006".to_owned()])
+    );
     // Two companies share the trade name.
     let both = decide(kb, "De Droomkade").unwrap_err();
     assert!(both.contains(&"99990018".to_owned()) && both.contains(&"99990027".to_owned()));
     // A word several names start with.
     assert!(decide(kb, "Fabel").unwrap_err().len() > 1);
     // Not in the register at all.
-    for query in ["Bakkerij Zonnebloem", "Bakkerij Nergensland", "Restaurant", "", "KVK 12345678"] {
+    for query in [
+        "Bakkerij Zonnebloem",
+        "Bakkerij Nergensland",
+        "Restaurant",
+        "",
+        "KVK 12345678",
+    ] {
         assert_eq!(decide(kb, query), Err(Vec::new()), "{query}");
     }
     assert!(kb.company_by_kvk("00000000").is_none());

@@ -584,8 +584,22 @@ impl<'a> Layout<'a> {
                     GREY,
                 );
                 if self.demo {
-                    self.text_at(MARGIN_X, CONTENT_BOTTOM - 44.0, DEMO_MARK, Font::Bold, 11.0, DEMO_RED);
-                    self.text_at(PAGE_W - MARGIN_X - 150.0, PAGE_H - 20.0, "DEMO", Font::Bold, 14.0, DEMO_RED);
+                    self.text_at(
+                        MARGIN_X,
+                        CONTENT_BOTTOM - 44.0,
+                        DEMO_MARK,
+                        Font::Bold,
+                        11.0,
+                        DEMO_RED,
+                    );
+                    self.text_at(
+                        PAGE_W - MARGIN_X - 150.0,
+                        PAGE_H - 20.0,
+                        "DEMO",
+                        Font::Bold,
+                        14.0,
+                        DEMO_RED,
+                    );
                 }
                 PdfPage::new(Mm(210.0), Mm(297.0), std::mem::take(&mut self.ops))
             })

@@ -29,7 +29,6 @@ use tantivy::tokenizer::{
 };
 use tantivy::{Index, IndexReader, ReloadPolicy, TantivyDocument, doc};
 
-
 const DUTCH: &str = "nl_stem";
 const ENGLISH: &str = "en_stem";
 

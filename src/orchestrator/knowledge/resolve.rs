@@ -21,7 +21,7 @@ const WORD_SIMILARITY: f64 = 0.75;
 /// A match is clear from this score on, if no other company comes close.
 const CLEAR: f64 = 0.85;
 /// How far ahead of the next company a clear match must be.
-const MARGIN: f64 = 0.15;
+const MARGIN: f64 = 0.2;
 /// Below this a company is not a plausible candidate.
 const PLAUSIBLE: f64 = 0.6;
 /// A kind of business in the query that the company is not ("bakkerij" for a supermarket).
@@ -64,28 +64,180 @@ impl<'a> Resolution<'a> {
 /// name in ("ik ben bij … voor een inspectie").
 fn is_kind(word: &str) -> bool {
     const KINDS: &[&str] = &[
-        "restaurant", "hotel", "cafe", "eetcafe", "grandcafe", "bakkerij", "bakker", "slagerij",
-        "slager", "vishandel", "visboer", "snackbar", "cafetaria", "pizzeria", "catering",
-        "cateraar", "stichting", "supermarkt", "buurtsupermarkt", "foodtruck", "trattoria",
-        "ijssalon", "gelateria", "grillroom", "brunchcafe", "broodjeszaak", "lunchroom",
-        "visrokerij", "rokerij", "zuivelboerderij", "boerderij", "kaasboerderij",
-        "pluimveeslachterij", "slachterij", "groothandel", "markthandel", "woonzorgcentrum",
-        "zorgcentrum", "kantine", "bistro", "brasserie", "kebab", "shoarma", "toko", "winkel",
-        "bakery", "butcher", "fishmonger", "bar", "kitchen", "market", "bv", "nv", "vof",
-        "sushibar", "sushizaak", "restaurantje", "zaak", "food", "truck", "shop", "store",
+        "restaurant",
+        "hotel",
+        "cafe",
+        "eetcafe",
+        "grandcafe",
+        "bakkerij",
+        "bakker",
+        "slagerij",
+        "slager",
+        "vishandel",
+        "visboer",
+        "snackbar",
+        "cafetaria",
+        "pizzeria",
+        "catering",
+        "cateraar",
+        "stichting",
+        "supermarkt",
+        "buurtsupermarkt",
+        "foodtruck",
+        "trattoria",
+        "ijssalon",
+        "gelateria",
+        "grillroom",
+        "brunchcafe",
+        "broodjeszaak",
+        "lunchroom",
+        "visrokerij",
+        "rokerij",
+        "zuivelboerderij",
+        "boerderij",
+        "kaasboerderij",
+        "pluimveeslachterij",
+        "slachterij",
+        "groothandel",
+        "markthandel",
+        "woonzorgcentrum",
+        "zorgcentrum",
+        "kantine",
+        "bistro",
+        "brasserie",
+        "kebab",
+        "shoarma",
+        "toko",
+        "winkel",
+        "bakery",
+        "butcher",
+        "fishmonger",
+        "bar",
+        "kitchen",
+        "market",
+        "bv",
+        "nv",
+        "vof",
+        "sushibar",
+        "sushizaak",
+        "restaurantje",
+        "zaak",
+        "food",
+        "truck",
+        "shop",
+        "store",
     ];
     KINDS.contains(&word)
 }
 
 fn is_filler(word: &str) -> bool {
     const FILLER: &[&str] = &[
-        "de", "het", "een", "van", "en", "in", "te", "op", "bij", "aan", "naar", "voor", "met",
-        "ik", "we", "wij", "ben", "zijn", "is", "sta", "staan", "nu", "vandaag", "hier", "daar",
-        "start", "starten", "begin", "beginnen", "open", "inspectie", "inspecteren", "controle",
-        "bezoek", "bedrijf", "zaak", "company", "the", "a", "an", "of", "at", "to", "for", "i",
-        "am", "are", "re", "grand", "now", "today", "inspection", "inspect", "inspecting", "visit",
-        "kvk", "nummer", "number", "graag", "even", "mijn", "my", "our", "onze", "gaan", "ga",
-        "go", "going", "let", "lets", "s", "b", "v", "n", "called", "genaamd", "heet", "named",
+        "de",
+        "het",
+        "een",
+        "van",
+        "en",
+        "in",
+        "te",
+        "op",
+        "bij",
+        "aan",
+        "naar",
+        "voor",
+        "met",
+        "ik",
+        "we",
+        "wij",
+        "ben",
+        "zijn",
+        "is",
+        "sta",
+        "staan",
+        "nu",
+        "vandaag",
+        "hier",
+        "daar",
+        "start",
+        "starten",
+        "begin",
+        "beginnen",
+        "open",
+        "inspectie",
+        "inspecteren",
+        "controle",
+        "bezoek",
+        "bedrijf",
+        "zaak",
+        "company",
+        "the",
+        "a",
+        "an",
+        "of",
+        "at",
+        "to",
+        "for",
+        "i",
+        "am",
+        "are",
+        "re",
+        "grand",
+        "now",
+        "today",
+        "inspection",
+        "inspect",
+        "inspecting",
+        "visit",
+        "kvk",
+        "nummer",
+        "number",
+        "graag",
+        "even",
+        "mijn",
+        "my",
+        "our",
+        "onze",
+        "gaan",
+        "ga",
+        "go",
+        "going",
+        "let",
+        "lets",
+        "s",
+        "b",
+        "v",
+        "n",
+        "called",
+        "genaamd",
+        "heet",
+        "named",
+        "ok",
+        "oke",
+        "okay",
+        "then",
+        "dan",
+        "also",
+        "ook",
+        "nee",
+        "ja",
+        "no",
+        "yes",
+        "echt",
+        "bedoel",
+        "mean",
+        "die",
+        "dat",
+        "this",
+        "that",
+        "one",
+        "routine",
+        "reguliere",
+        "herinspectie",
+        "inspecteren",
+        "beginnen",
+        "begonnen",
+        "we",
+        "re",
+        "gaan",
     ];
     word.len() < 2 || FILLER.contains(&word)
 }
@@ -166,8 +318,11 @@ fn name_score(name: &str, query: &Query, vocabulary: &[String]) -> f64 {
     if name_words.is_empty() || query.words.is_empty() {
         return 0.0;
     }
-    let coverage =
-        name_words.iter().map(|w| best(w, &query.words)).sum::<f64>() / name_words.len() as f64;
+    let coverage = name_words
+        .iter()
+        .map(|w| best(w, &query.words))
+        .sum::<f64>()
+        / name_words.len() as f64;
     let weight = |w: &String| if best(w, vocabulary) > 0.0 { 1.0 } else { 0.25 };
     let total: f64 = query.words.iter().map(weight).sum();
     let precision = query
@@ -214,7 +369,12 @@ impl Knowledge {
             .companies()
             .iter()
             .flat_map(|c| std::iter::once(&c.name).chain(&c.trade_names))
-            .flat_map(|n| normalize(n).split(' ').map(str::to_owned).collect::<Vec<_>>())
+            .flat_map(|n| {
+                normalize(n)
+                    .split(' ')
+                    .map(str::to_owned)
+                    .collect::<Vec<_>>()
+            })
             .filter(|w| !is_kind(w) && !is_filler(w))
             .collect();
         let mut ranked: Vec<(Candidate<'_>, bool)> = self
@@ -291,16 +451,28 @@ impl Knowledge {
             .companies()
             .iter()
             .filter(|c| {
-                let own = normalize(&format!("{} {} {}", c.name, c.trade_names.join(" "), c.activity));
-                let kind = query.kinds.iter().all(|k| own.split(' ').any(|w| w == k || w.starts_with(k.as_str())));
-                let city = query.cities.is_empty() || query.cities.contains(&normalize(&c.address.city));
+                let own = normalize(&format!(
+                    "{} {} {}",
+                    c.name,
+                    c.trade_names.join(" "),
+                    c.activity
+                ));
+                let kind = query
+                    .kinds
+                    .iter()
+                    .all(|k| own.split(' ').any(|w| w == k || w.starts_with(k.as_str())));
+                let city =
+                    query.cities.is_empty() || query.cities.contains(&normalize(&c.address.city));
                 kind && city
             })
-            .map(|company| Candidate { company, score: 0.9 })
+            .map(|company| Candidate {
+                company,
+                score: 0.9,
+            })
             .collect();
         match fits.len() {
             0 => Resolution::NotFound(Vec::new()),
-            1 if !query.cities.is_empty() => Resolution::Match(fits[0]),
+            // A description is never a clear match: even one fit is asked about.
             n if n <= MAX_CANDIDATES => Resolution::Ask(fits),
             _ => Resolution::NotFound(Vec::new()),
         }

@@ -24,9 +24,15 @@ impl Sources {
     /// Reads and validates both: entries parse, ids and KVK numbers are well-formed and unique,
     /// and every article an inspection cites exists in the corpus.
     pub(super) fn read(&self) -> Result<(Vec<Regulation>, Vec<Company>), KnowledgeError> {
-        let (file, text) = load(self.regulations.as_ref(), "data/regulations.json", EMBEDDED_REGULATIONS)?;
+        let (file, text) = load(
+            self.regulations.as_ref(),
+            "data/regulations.json",
+            EMBEDDED_REGULATIONS,
+        )?;
         let regulations: Vec<Regulation> = entries(&file, &text, |v| {
-            v.get("id").and_then(Value::as_str).map(|id| format!("id {id}"))
+            v.get("id")
+                .and_then(Value::as_str)
+                .map(|id| format!("id {id}"))
         })?;
         let mut ids = HashSet::new();
         for (i, r) in regulations.iter().enumerate() {
@@ -50,9 +56,15 @@ impl Sources {
             }
         }
 
-        let (file, text) = load(self.companies.as_ref(), "data/companies.json", EMBEDDED_COMPANIES)?;
+        let (file, text) = load(
+            self.companies.as_ref(),
+            "data/companies.json",
+            EMBEDDED_COMPANIES,
+        )?;
         let companies: Vec<Company> = entries(&file, &text, |v| {
-            v.get("kvk").and_then(Value::as_str).map(|kvk| format!("kvk {kvk}"))
+            v.get("kvk")
+                .and_then(Value::as_str)
+                .map(|kvk| format!("kvk {kvk}"))
         })?;
         let mut kvks = HashSet::new();
         for (i, c) in companies.iter().enumerate() {
@@ -72,7 +84,11 @@ impl Sources {
             }
             for inspection in &c.inspections {
                 for finding in &inspection.findings {
-                    if let Some(id) = finding.regulation_ids.iter().find(|id| !ids.contains(id.as_str())) {
+                    if let Some(id) = finding
+                        .regulation_ids
+                        .iter()
+                        .find(|id| !ids.contains(id.as_str()))
+                    {
                         return Err(wrong(format!(
                             "inspection {} cites article `{id}`, which is not in the regulations",
                             inspection.id
@@ -86,7 +102,11 @@ impl Sources {
 }
 
 /// The file's name (for messages) and text.
-fn load(path: Option<&PathBuf>, embedded_name: &str, embedded: &str) -> Result<(String, String), KnowledgeError> {
+fn load(
+    path: Option<&PathBuf>,
+    embedded_name: &str,
+    embedded: &str,
+) -> Result<(String, String), KnowledgeError> {
     match path {
         None => Ok((embedded_name.to_owned(), embedded.to_owned())),
         Some(path) => {

@@ -27,7 +27,11 @@ pub fn agent_tools(agent_id: &str) -> &'static [&'static str] {
             GET_COMPANY_INFO,
             GET_INSPECTION_HISTORY,
         ],
-        REGULATION_AGENT => &[SEARCH_REGULATIONS, LOOKUP_REGULATION_ARTICLES, RECORD_FINDING],
+        REGULATION_AGENT => &[
+            SEARCH_REGULATIONS,
+            LOOKUP_REGULATION_ARTICLES,
+            RECORD_FINDING,
+        ],
         REPORTING_AGENT => &[GENERATE_FINAL_REPORT],
         _ => &[],
     }

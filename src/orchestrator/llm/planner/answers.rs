@@ -45,11 +45,11 @@ fn is_stop_word(word: &str) -> bool {
         "de", "het", "een", "en", "of", "van", "in", "op", "te", "voor", "met", "aan", "bij", "is",
         "zijn", "er", "dat", "die", "dit", "deze", "wat", "welke", "welk", "hoe", "mag", "mogen",
         "moet", "moeten", "kan", "kun", "je", "jij", "u", "ik", "we", "wij", "ze", "zij", "hij",
-        "geldt", "gelden", "regels", "regel", "eisen", "wordt", "worden", "als", "dan", "nog", "ook",
-        "niet", "geen", "wel", "hier", "daar", "the", "a", "an", "and", "or", "of", "to", "in",
-        "on", "for", "with", "at", "is", "are", "be", "what", "which", "how", "may", "must", "can",
-        "do", "does", "rules", "rule", "apply", "applies", "there", "this", "that", "it", "i",
-        "we", "you", "should", "need", "by", "from", "as", "not", "no",
+        "geldt", "gelden", "regels", "regel", "eisen", "wordt", "worden", "als", "dan", "nog",
+        "ook", "niet", "geen", "wel", "hier", "daar", "the", "a", "an", "and", "or", "of", "to",
+        "in", "on", "for", "with", "at", "is", "are", "be", "what", "which", "how", "may", "must",
+        "can", "do", "does", "rules", "rule", "apply", "applies", "there", "this", "that", "it",
+        "i", "we", "you", "should", "need", "by", "from", "as", "not", "no",
     ];
     word.len() < 2 || STOP.contains(&word)
 }
@@ -58,10 +58,31 @@ fn is_stop_word(word: &str) -> bool {
 fn asks_for_figure(question: &str) -> bool {
     let n = format!(" {} ", normalize(question));
     [
-        " hoe koud ", " hoe warm ", " hoe lang ", " hoeveel ", " hoelang ", " welke temperatuur ",
-        " maximaal ", " minimaal ", " maximum ", " minimum ", " binnen ", " graden ", " termijn ",
-        " how cold ", " how hot ", " how long ", " how many ", " how much ", " what temperature ",
-        " which temperature ", " limit ", " within ", " degrees ", " temperatuur ", " temperature ",
+        " hoe koud ",
+        " hoe warm ",
+        " hoe lang ",
+        " hoeveel ",
+        " hoelang ",
+        " welke temperatuur ",
+        " maximaal ",
+        " minimaal ",
+        " maximum ",
+        " minimum ",
+        " binnen ",
+        " graden ",
+        " termijn ",
+        " how cold ",
+        " how hot ",
+        " how long ",
+        " how many ",
+        " how much ",
+        " what temperature ",
+        " which temperature ",
+        " limit ",
+        " within ",
+        " degrees ",
+        " temperatuur ",
+        " temperature ",
     ]
     .iter()
     .any(|p| n.contains(p))
@@ -113,7 +134,11 @@ fn rank<'a>(question: &str, articles: &'a [Article], lang: Lang) -> Vec<Chosen<'
             let hit = |t: &String| words.iter().any(|w| matches(t, w));
             let mut score = own.iter().filter(|t| hit(t)).count() as f64
                 + 0.4 * expanded.iter().filter(|t| hit(t)).count() as f64
-                + 0.3 * own.iter().filter(|t| title.split(' ').any(|w| matches(t, w))).count() as f64;
+                + 0.3
+                    * own
+                        .iter()
+                        .filter(|t| title.split(' ').any(|w| matches(t, w)))
+                        .count() as f64;
             let has_figure = sentence.chars().any(|c| c.is_ascii_digit());
             if figure && has_figure {
                 score += 1.5;
@@ -126,7 +151,14 @@ fn rank<'a>(question: &str, articles: &'a [Article], lang: Lang) -> Vec<Chosen<'
                 score += 0.2;
             }
             if score > 0.5 {
-                scored.push((score * weight, Chosen { article: a, position: p, text: sentence.trim() }));
+                scored.push((
+                    score * weight,
+                    Chosen {
+                        article: a,
+                        position: p,
+                        text: sentence.trim(),
+                    },
+                ));
             }
         }
     }
@@ -159,14 +191,22 @@ pub(super) fn corpus_answer(question: &str, articles: &[Article], lang: Lang) ->
             if last.is_some() {
                 out.push_str("\n\n");
             }
-            out.push_str(&format!("**{}** ({}): ", article.citation, article.title(lang)));
+            out.push_str(&format!(
+                "**{}** ({}): ",
+                article.citation,
+                article.title(lang)
+            ));
         } else {
             out.push(' ');
         }
         out.push_str(c.text);
         last = Some(c.article);
     }
-    if lang == Lang::En && chosen.iter().any(|c| articles[c.article].summary_en.is_empty()) {
+    if lang == Lang::En
+        && chosen
+            .iter()
+            .any(|c| articles[c.article].summary_en.is_empty())
+    {
         out.push_str("\n\n*(Some sources are quoted in Dutch: no English text is available.)*");
     }
     out

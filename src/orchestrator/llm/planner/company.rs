@@ -30,7 +30,7 @@ pub(super) fn history_agent(thread: &Thread, allowed: &HashSet<&str>) -> Step {
         let open = thread.inspection.company.as_ref();
         let named = find_kvk(&text);
         return match (history, named.or_else(|| open.map(|c| c.kvk.clone()))) {
-            (Some(history), _) => Step::Say(history_answer(open, history, lang)),
+            (Some(history), _) => Step::Say(history_answer(open, history, &text, lang)),
             (None, Some(kvk)) if allowed.contains(GET_INSPECTION_HISTORY) && thread.tool_turns() < MAX_TOOL_TURNS => {
                 Step::Call(vec![(GET_INSPECTION_HISTORY, json!({ "kvk": kvk, "limit": 5 }))])
             }
@@ -127,6 +127,13 @@ pub(super) fn choice_answer<'a>(text: &str, choice: &'a [CompanyRef]) -> Option<
     let has = |w: &str| words.contains(&w);
     // A city, or a word of a name or activity that only one candidate has ("de sushibar").
     let stem = |w: &str| w.chars().take(5).collect::<String>();
+    // "geen supermarkt", "not the bakery": a negated word picks nothing.
+    let words: Vec<&str> = words
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| *i == 0 || !["geen", "niet", "not", "no"].contains(&words[i - 1]))
+        .map(|(_, w)| *w)
+        .collect();
     let picks: Vec<&CompanyRef> = choice
         .iter()
         .filter(|c| {
@@ -135,18 +142,31 @@ pub(super) fn choice_answer<'a>(text: &str, choice: &'a [CompanyRef]) -> Option<
             let unique = |w: &str| {
                 choice
                     .iter()
-                    .filter(|d| normalize(&format!("{} {}", d.name, d.activity)).split(' ').any(|x| x.len() >= 5 && stem(x) == stem(w)))
+                    .filter(|d| {
+                        normalize(&format!("{} {}", d.name, d.activity))
+                            .split(' ')
+                            .any(|x| x.len() >= 5 && stem(x) == stem(w))
+                    })
                     .count()
                     == 1
             };
             (!city.is_empty() && padded.contains(&format!(" {city} ")))
-                || words.iter().any(|w| w.len() >= 5 && own.split(' ').any(|o| o.len() >= 5 && stem(o) == stem(w)) && unique(w))
+                || words.iter().any(|w| {
+                    w.len() >= 5
+                        && own.split(' ').any(|o| o.len() >= 5 && stem(o) == stem(w))
+                        && unique(w)
+                })
         })
         .collect();
     if picks.len() == 1 {
         return Some(Choice::Company(picks[0]));
     }
-    if has("nee") || has("no") || padded.contains(" geen van ") || padded.contains(" none ") || has("niet") {
+    if has("nee")
+        || has("no")
+        || padded.contains(" geen van ")
+        || padded.contains(" none ")
+        || has("niet")
+    {
         return Some(Choice::None);
     }
     const ORDINALS: [&[&str]; 3] = [
@@ -159,7 +179,23 @@ pub(super) fn choice_answer<'a>(text: &str, choice: &'a [CompanyRef]) -> Option<
             return Some(Choice::Company(&choice[i]));
         }
     }
-    let yes = ["ja", "yes", "klopt", "correct", "jazeker", "jawel", "inderdaad", "precies", "die", "that", "graag", "ok", "oke", "yep", "ja graag"];
+    let yes = [
+        "ja",
+        "yes",
+        "klopt",
+        "correct",
+        "jazeker",
+        "jawel",
+        "inderdaad",
+        "precies",
+        "die",
+        "that",
+        "graag",
+        "ok",
+        "oke",
+        "yep",
+        "ja graag",
+    ];
     if words.len() <= 4 && words.iter().any(|w| yes.contains(w)) {
         return Some(Choice::Company(&choice[0]));
     }
@@ -167,7 +203,11 @@ pub(super) fn choice_answer<'a>(text: &str, choice: &'a [CompanyRef]) -> Option<
 }
 
 fn candidate_line(c: &CompanyRef) -> String {
-    let place = if c.address.is_empty() { c.city.clone() } else { c.address.clone() };
+    let place = if c.address.is_empty() {
+        c.city.clone()
+    } else {
+        c.address.clone()
+    };
     format!("**{}** (KVK {}, {place})", c.name, c.kvk)
 }
 
@@ -192,8 +232,14 @@ fn ask_text(check: &CompanyCheck, lang: Lang) -> String {
             check.query,
             candidate_line(&check.candidates[0])
         ),
-        (Lang::Nl, _) => format!("Er zijn meerdere bedrijven in {register} die bij \"{}\" passen. Bedoel je:\n", check.query),
-        (Lang::En, _) => format!("Several companies in {register} fit \"{}\". Do you mean:\n", check.query),
+        (Lang::Nl, _) => format!(
+            "Er zijn meerdere bedrijven in {register} die bij \"{}\" passen. Bedoel je:\n",
+            check.query
+        ),
+        (Lang::En, _) => format!(
+            "Several companies in {register} fit \"{}\". Do you mean:\n",
+            check.query
+        ),
     };
     if check.candidates.len() > 1 {
         for (i, c) in check.candidates.iter().enumerate() {
@@ -233,7 +279,12 @@ fn not_found_text(check: &CompanyCheck, lang: Lang) -> String {
 }
 
 /// The earlier inspections of the open company, the latest first and in detail.
-fn history_answer(open: Option<&CompanyRef>, history: &Value, lang: Lang) -> String {
+fn history_answer(
+    open: Option<&CompanyRef>,
+    history: &Value,
+    question: &str,
+    lang: Lang,
+) -> String {
     let name = open.map_or_else(
         || str_at(history, &["companyName"]).unwrap_or("").to_owned(),
         |c| c.name.clone(),
@@ -243,26 +294,98 @@ fn history_answer(open: Option<&CompanyRef>, history: &Value, lang: Lang) -> Str
         .and_then(Value::as_array)
         .map(|a| a.iter().collect())
         .unwrap_or_default();
-    let Some(last) = inspections.first() else {
+    // The inspection the question is about: a year ("in 2023"), a month, or a kind
+    // ("de monsterneming", "audit"); else the latest.
+    let asked = normalize(question);
+    let year = asked
+        .split(' ')
+        .find(|w| w.len() == 4 && (w.starts_with("19") || w.starts_with("20")));
+    const MONTHS: [&str; 12] = [
+        "januari",
+        "februari",
+        "maart",
+        "april",
+        "mei",
+        "juni",
+        "juli",
+        "augustus",
+        "september",
+        "oktober",
+        "november",
+        "december",
+    ];
+    const MONTHS_EN: [&str; 12] = [
+        "january",
+        "february",
+        "march",
+        "april",
+        "may",
+        "june",
+        "july",
+        "august",
+        "september",
+        "october",
+        "november",
+        "december",
+    ];
+    let month = asked.split(' ').find_map(|w| {
+        MONTHS
+            .iter()
+            .chain(MONTHS_EN.iter())
+            .position(|m| *m == w)
+            .map(|i| format!("-{:02}-", i % 12 + 1))
+    });
+    let kinds = [
+        "monsterneming",
+        "audit",
+        "herinspectie",
+        "controle",
+        "sampling",
+        "reinspection",
+    ];
+    let fits = |i: &&Value| {
+        let date = str_at(i, &["date"]).unwrap_or("");
+        let kind = normalize(str_at(i, &["type"]).unwrap_or(""));
+        year.is_none_or(|y| date.starts_with(y))
+            && month.as_deref().is_none_or(|m| date.contains(m))
+            && kinds
+                .iter()
+                .filter(|k| asked.contains(*k))
+                .all(|k| kind.contains(k) || (*k == "sampling" && kind.contains("monster")))
+    };
+    let chosen = inspections.iter().find(|i| fits(i)).or(inspections.first());
+    let Some(last) = chosen else {
         return match lang {
             Lang::Nl => format!("Van {name} zijn geen eerdere inspecties bekend."),
             Lang::En => format!("There are no earlier inspections of {name} on record."),
         };
     };
     let mut out = match lang {
-        Lang::Nl => format!("### Vorige inspectie van {name}\n\n"),
-        Lang::En => format!("### Previous inspection of {name}\n\n"),
+        Lang::Nl => format!("### Inspectie van {name}\n\n"),
+        Lang::En => format!("### Inspection of {name}\n\n"),
     };
     let date = display_date(str_at(last, &["date"]).unwrap_or(""), lang);
     let kind = str_at(last, &["type"]).unwrap_or("");
     let inspector = str_at(last, &["inspector"]).unwrap_or("");
     let outcome = str_at(last, &["outcome"]).unwrap_or("");
-    let score = last.get("score").and_then(Value::as_f64).map(|s| format_score(s, lang)).unwrap_or_default();
+    let score = last
+        .get("score")
+        .and_then(Value::as_f64)
+        .map(|s| format_score(s, lang))
+        .unwrap_or_default();
     out.push_str(&match lang {
-        Lang::Nl => format!("Op **{date}** ({kind}, {inspector}): uitkomst **{outcome}**, score {score}.\n"),
-        Lang::En => format!("On **{date}** ({kind}, {inspector}): outcome **{outcome}**, score {score}.\n"),
+        Lang::Nl => {
+            format!("Op **{date}** ({kind}, {inspector}): uitkomst **{outcome}**, score {score}.\n")
+        }
+        Lang::En => {
+            format!("On **{date}** ({kind}, {inspector}): outcome **{outcome}**, score {score}.\n")
+        }
     });
-    let findings = last.get("findings").and_then(Value::as_array).cloned().unwrap_or_default();
+    let findings = last
+        .get("findings")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
     if findings.is_empty() {
         out.push_str(match lang {
             Lang::Nl => "\nEr waren geen bevindingen.\n",
@@ -282,7 +405,11 @@ fn history_answer(open: Option<&CompanyRef>, history: &Value, lang: Lang) -> Str
             ));
         }
     }
-    if let Some(measures) = last.get("measures").and_then(Value::as_array).filter(|m| !m.is_empty()) {
+    if let Some(measures) = last
+        .get("measures")
+        .and_then(Value::as_array)
+        .filter(|m| !m.is_empty())
+    {
         let list: Vec<&str> = measures.iter().filter_map(Value::as_str).collect();
         out.push_str(&match lang {
             Lang::Nl => format!("\n**Maatregelen:** {}\n", list.join("; ")),
@@ -300,12 +427,19 @@ fn history_answer(open: Option<&CompanyRef>, history: &Value, lang: Lang) -> Str
             Lang::Nl => "\n### Daarvoor\n",
             Lang::En => "\n### Before that\n",
         });
-        for i in inspections.iter().skip(1).take(4) {
+        for i in inspections
+            .iter()
+            .filter(|i| !std::ptr::eq(**i, *last))
+            .take(4)
+        {
             out.push_str(&format!(
                 "- {}: {}, score {}\n",
                 display_date(str_at(i, &["date"]).unwrap_or(""), lang),
                 str_at(i, &["outcome"]).unwrap_or(""),
-                i.get("score").and_then(Value::as_f64).map(|s| format_score(s, lang)).unwrap_or_default()
+                i.get("score")
+                    .and_then(Value::as_f64)
+                    .map(|s| format_score(s, lang))
+                    .unwrap_or_default()
             ));
         }
     }
@@ -356,12 +490,24 @@ pub(super) fn company_query(text: &str) -> Option<String> {
     };
     // "… voor een inspectie", "… for an inspection": the name ends before it.
     let lower_candidate = candidate.to_lowercase();
-    let candidate = [" voor een ", " voor de ", " voor inspectie", " for an ", " for a ", " for the ", " for inspection", " today", " vandaag", ", we ", ", i "]
-        .iter()
-        .filter_map(|m| lower_candidate.find(m))
-        .min()
-        .filter(|&i| candidate.is_char_boundary(i))
-        .map_or(candidate.clone(), |i| candidate[..i].to_string());
+    let candidate = [
+        " voor een ",
+        " voor de ",
+        " voor inspectie",
+        " for an ",
+        " for a ",
+        " for the ",
+        " for inspection",
+        " today",
+        " vandaag",
+        ", we ",
+        ", i ",
+    ]
+    .iter()
+    .filter_map(|m| lower_candidate.find(m))
+    .min()
+    .filter(|&i| candidate.is_char_boundary(i))
+    .map_or(candidate.clone(), |i| candidate[..i].to_string());
     let candidate = candidate
         .trim_matches(|c: char| c == '"' || c == '\'' || c == '“' || c == '”' || c.is_whitespace())
         .to_string();

@@ -26,19 +26,58 @@ const QUESTION_WORDS: &[&str] = &[
 
 /// Openings that make a sentence a question without a question word first.
 const QUESTION_OPENINGS: &[&str] = &[
-    "ik wil weten", "ik vraag me af", "weet jij", "weet je", "vertel me", "leg uit",
-    "leg eens uit", "zoek op", "zoek uit", "i want to know", "i wonder", "tell me", "explain",
-    "look up which", "find out",
+    "ik wil weten",
+    "ik vraag me af",
+    "weet jij",
+    "weet je",
+    "vertel me",
+    "leg uit",
+    "leg eens uit",
+    "zoek op",
+    "zoek uit",
+    "i want to know",
+    "i wonder",
+    "tell me",
+    "explain",
+    "look up which",
+    "find out",
 ];
 
 /// Markers an inspector puts before an observation; stripped from the finding.
 const MARKERS: &[&str] = &[
-    "bevinding", "finding", "ik constateer dat", "ik constateer", "ik heb geconstateerd dat",
-    "geconstateerd is dat", "geconstateerd dat", "geconstateerd", "constatering",
-    "ik zie dat", "ik zie", "ik zag dat", "ik zag", "ik merk op dat", "ik merk dat",
-    "opgemerkt", "ik stel vast dat", "vastgesteld dat", "noteer", "note", "observation",
-    "i found that", "i found", "i see that", "i see", "i saw", "i noticed that", "i noticed",
-    "i observed that", "i observed", "we found", "we zagen", "we zien",
+    "bevinding",
+    "finding",
+    "ik constateer dat",
+    "ik constateer",
+    "ik heb geconstateerd dat",
+    "geconstateerd is dat",
+    "geconstateerd dat",
+    "geconstateerd",
+    "constatering",
+    "ik zie dat",
+    "ik zie",
+    "ik zag dat",
+    "ik zag",
+    "ik merk op dat",
+    "ik merk dat",
+    "opgemerkt",
+    "ik stel vast dat",
+    "vastgesteld dat",
+    "noteer",
+    "note",
+    "observation",
+    "i found that",
+    "i found",
+    "i see that",
+    "i see",
+    "i saw",
+    "i noticed that",
+    "i noticed",
+    "i observed that",
+    "i observed",
+    "we found",
+    "we zagen",
+    "we zien",
 ];
 
 fn is_question(clause: &str) -> bool {
@@ -63,14 +102,16 @@ pub fn split_turn(text: &str) -> Turn {
             && chars.get(i + 1).is_none_or(|n| n.is_whitespace())
             // "7,5" and "nr." stay inside the clause.
             && !(c == '.' && current.trim_end_matches('.').ends_with(|p: char| p.is_ascii_digit()) && chars.get(i + 1).is_some_and(|n| n.is_ascii_digit()));
-        let comma_question = c == ','
-            && {
-                let rest: String = chars[i + 1..].iter().collect();
-                let next = normalize(&rest);
-                let first = next.split(' ').next().unwrap_or("");
-                QUESTION_WORDS.contains(&first) && rest.trim_end().ends_with('?')
-            };
-        if at_end || comma_question {
+        let comma_question = c == ',' && {
+            let rest: String = chars[i + 1..].iter().collect();
+            let next = normalize(&rest);
+            let first = next.split(' ').next().unwrap_or("");
+            QUESTION_WORDS.contains(&first) && rest.trim_end().ends_with('?')
+        };
+        // "En bij regenereren, hoe snel …?" is one question: a fragment before the comma
+        // is part of it, not an observation.
+        let fragment = comma_question && normalize(&current).split(' ').count() < 4;
+        if at_end || (comma_question && !fragment) {
             clauses.push(std::mem::take(&mut current));
         }
     }
@@ -98,7 +139,9 @@ pub fn split_turn(text: &str) -> Turn {
 fn says_something(clause: &str) -> bool {
     let normalized = normalize(clause);
     let words = normalized.split(' ').filter(|w| !w.is_empty()).count();
-    words >= 3 || (words >= 2 && (clause.chars().any(|c| c.is_ascii_digit()) || !concerns(clause).is_empty()))
+    words >= 3
+        || (words >= 2
+            && (clause.chars().any(|c| c.is_ascii_digit()) || !concerns(clause).is_empty()))
 }
 
 /// "Bevinding: rauwe vis …" → "Rauwe vis …"; "Ik zie dat de koelcel …" → "De koelcel …".

@@ -10,7 +10,9 @@ use super::lang::Lang;
 use super::text::{one_line, shorten};
 use super::thread::Thread;
 use super::understand::Intent;
-use crate::orchestrator::agents::{GENERAL_AGENT, HISTORY_AGENT, REGULATION_AGENT, REPORTING_AGENT};
+use crate::orchestrator::agents::{
+    GENERAL_AGENT, HISTORY_AGENT, REGULATION_AGENT, REPORTING_AGENT,
+};
 use crate::orchestrator::inspection::InspectionState;
 use crate::orchestrator::llm::prompts::HANDOFF_TOOL;
 
@@ -30,11 +32,30 @@ fn summary_text(state: &InspectionState, lang: Lang) -> String {
         return out;
     }
     out.push_str(&match lang {
-        Lang::Nl => format!("Tot nu toe {} {}:\n\n", state.findings.len(), if state.findings.len() == 1 { "bevinding" } else { "bevindingen" }),
-        Lang::En => format!("{} {} so far:\n\n", state.findings.len(), if state.findings.len() == 1 { "finding" } else { "findings" }),
+        Lang::Nl => format!(
+            "Tot nu toe {} {}:\n\n",
+            state.findings.len(),
+            if state.findings.len() == 1 {
+                "bevinding"
+            } else {
+                "bevindingen"
+            }
+        ),
+        Lang::En => format!(
+            "{} {} so far:\n\n",
+            state.findings.len(),
+            if state.findings.len() == 1 {
+                "finding"
+            } else {
+                "findings"
+            }
+        ),
     });
     for f in &state.findings {
-        out.push_str(&format!("{}. {} ({}, {})\n", f.number, f.description, f.category, f.severity));
+        out.push_str(&format!(
+            "{}. {} ({}, {})\n",
+            f.number, f.description, f.category, f.severity
+        ));
     }
     out.push_str(match lang {
         Lang::Nl => "\nZeg \"maak het rapport op\" wanneer je klaar bent.",
@@ -45,8 +66,14 @@ fn summary_text(state: &InspectionState, lang: Lang) -> String {
 
 fn chatter_text(state: &InspectionState, lang: Lang) -> String {
     match (&state.company, lang) {
-        (Some(c), Lang::Nl) => format!("Prima. De inspectie van {} staat open: beschrijf wat je ziet, stel een vraag over de regelgeving of vraag om het rapport.", c.name),
-        (Some(c), Lang::En) => format!("All right. The inspection of {} is open: describe what you see, ask about the regulations or ask for the report.", c.name),
+        (Some(c), Lang::Nl) => format!(
+            "Prima. De inspectie van {} staat open: beschrijf wat je ziet, stel een vraag over de regelgeving of vraag om het rapport.",
+            c.name
+        ),
+        (Some(c), Lang::En) => format!(
+            "All right. The inspection of {} is open: describe what you see, ask about the regulations or ask for the report.",
+            c.name
+        ),
         (None, _) => other_text(lang),
     }
 }
@@ -151,8 +178,12 @@ fn handoff_reason(intent: Intent, text: &str, lang: Lang) -> String {
         (Intent::CompanyChoice, Lang::En) => format!("Company choice confirmed (\"{quoted}\")."),
         (Intent::History, Lang::Nl) => format!("Eerdere inspecties opvragen (\"{quoted}\")."),
         (Intent::History, Lang::En) => format!("Look up earlier inspections (\"{quoted}\")."),
-        (Intent::FindingAndQuestion, Lang::Nl) => format!("Bevinding vastleggen en vraag beantwoorden (\"{quoted}\")."),
-        (Intent::FindingAndQuestion, Lang::En) => format!("Record a finding and answer a question (\"{quoted}\")."),
+        (Intent::FindingAndQuestion, Lang::Nl) => {
+            format!("Bevinding vastleggen en vraag beantwoorden (\"{quoted}\").")
+        }
+        (Intent::FindingAndQuestion, Lang::En) => {
+            format!("Record a finding and answer a question (\"{quoted}\").")
+        }
         (Intent::Finding, Lang::Nl) => {
             format!("Bevinding vastgelegd: toepasselijke regelgeving zoeken (\"{quoted}\").")
         }

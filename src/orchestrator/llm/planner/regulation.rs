@@ -33,11 +33,15 @@ pub(super) fn regulation_agent(thread: &Thread, allowed: &HashSet<&str>) -> Step
     if text.trim().is_empty() {
         return Step::Say(match lang {
             Lang::Nl => "Beschrijf je bevinding of stel je vraag over de regelgeving.".to_string(),
-            Lang::En => "Describe your finding or ask your question about the regulations.".to_string(),
+            Lang::En => {
+                "Describe your finding or ask your question about the regulations.".to_string()
+            }
         });
     }
     let search = thread.in_run(SEARCH_REGULATIONS).and_then(Outcome::ok);
-    let lookup = thread.in_run(LOOKUP_REGULATION_ARTICLES).and_then(Outcome::ok);
+    let lookup = thread
+        .in_run(LOOKUP_REGULATION_ARTICLES)
+        .and_then(Outcome::ok);
     let recorded = thread
         .in_run(RECORD_FINDING)
         .and_then(Outcome::ok)
@@ -53,8 +57,10 @@ pub(super) fn regulation_agent(thread: &Thread, allowed: &HashSet<&str>) -> Step
     };
     let results = articles(search, "results");
     let ids: Vec<String> = relevant(search).into_iter().take(ARTICLES).collect();
-    let needs_record = observation.is_some() && recorded.is_none() && allowed.contains(RECORD_FINDING);
-    let needs_lookup = lookup.is_none() && !ids.is_empty() && allowed.contains(LOOKUP_REGULATION_ARTICLES);
+    let needs_record =
+        observation.is_some() && recorded.is_none() && allowed.contains(RECORD_FINDING);
+    let needs_lookup =
+        lookup.is_none() && !ids.is_empty() && allowed.contains(LOOKUP_REGULATION_ARTICLES);
     if (needs_record || needs_lookup) && thread.tool_turns() < MAX_TOOL_TURNS {
         let mut calls = Vec::new();
         if needs_lookup {
@@ -74,7 +80,13 @@ pub(super) fn regulation_agent(thread: &Thread, allowed: &HashSet<&str>) -> Step
         return Step::Call(calls);
     }
     let found = lookup.map_or(results, |l| articles(l, "articles"));
-    Step::Say(answer(observation.as_deref(), recorded.as_ref(), question.as_deref(), &found, lang))
+    Step::Say(answer(
+        observation.as_deref(),
+        recorded.as_ref(),
+        question.as_deref(),
+        &found,
+        lang,
+    ))
 }
 
 /// The articles of a tool result's list.
@@ -82,13 +94,21 @@ fn articles(result: &Value, key: &str) -> Vec<Article> {
     result
         .get(key)
         .and_then(Value::as_array)
-        .map(|list| list.iter().filter_map(|a| serde_json::from_value(a.clone()).ok()).collect())
+        .map(|list| {
+            list.iter()
+                .filter_map(|a| serde_json::from_value(a.clone()).ok())
+                .collect()
+        })
         .unwrap_or_default()
 }
 
 /// Ids of the search results that score within reach of the best one.
 fn relevant(search: &Value) -> Vec<String> {
-    let results = search.get("results").and_then(Value::as_array).cloned().unwrap_or_default();
+    let results = search
+        .get("results")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
     let score = |r: &Value| r.get("score").and_then(Value::as_f64).unwrap_or(0.0);
     let top = results.first().map_or(0.0, score);
     results
@@ -108,8 +128,16 @@ fn answer(
     let mut out = String::new();
     if let Some(observation) = observation {
         let (number, category, severity) = match recorded {
-            Some(r) => (r.finding.number.to_string(), r.finding.category.clone(), r.finding.severity.clone()),
-            None => ("?".to_owned(), category(observation).to_owned(), suggested_severity(observation).to_owned()),
+            Some(r) => (
+                r.finding.number.to_string(),
+                r.finding.category.clone(),
+                r.finding.severity.clone(),
+            ),
+            None => (
+                "?".to_owned(),
+                category(observation).to_owned(),
+                suggested_severity(observation).to_owned(),
+            ),
         };
         let severity = match lang {
             Lang::Nl => severity,
@@ -117,17 +145,27 @@ fn answer(
         };
         match lang {
             Lang::Nl => {
-                out.push_str(&format!("**Bevinding {number} vastgelegd:** {observation}\n\n"));
-                out.push_str(&format!("Categorie: {category}; voorlopige ernst: **{severity}**.\n\n"));
+                out.push_str(&format!(
+                    "**Bevinding {number} vastgelegd:** {observation}\n\n"
+                ));
+                out.push_str(&format!(
+                    "Categorie: {category}; voorlopige ernst: **{severity}**.\n\n"
+                ));
                 out.push_str("### Toepasselijke regelgeving\n\n");
             }
             Lang::En => {
                 out.push_str(&format!("**Finding {number} recorded:** {observation}\n\n"));
-                out.push_str(&format!("Category: {category}; provisional severity: **{severity}**.\n\n"));
+                out.push_str(&format!(
+                    "Category: {category}; provisional severity: **{severity}**.\n\n"
+                ));
                 out.push_str("### Applicable regulations\n\n");
             }
         }
-        out.push_str(&if articles.is_empty() { nothing_found(lang) } else { corpus_answer(observation, articles, lang) });
+        out.push_str(&if articles.is_empty() {
+            nothing_found(lang)
+        } else {
+            corpus_answer(observation, articles, lang)
+        });
         out.push_str(match lang {
             Lang::Nl => "\n\n### Wat je vastlegt\n",
             Lang::En => "\n\n### What to record\n",
@@ -145,7 +183,11 @@ fn answer(
         }
         // The question is read with the observation it is about ("…, mag dat?").
         let asked = observation.map_or_else(|| question.to_owned(), |o| format!("{o} {question}"));
-        out.push_str(&if articles.is_empty() { nothing_found(lang) } else { corpus_answer(&asked, articles, lang) });
+        out.push_str(&if articles.is_empty() {
+            nothing_found(lang)
+        } else {
+            corpus_answer(&asked, articles, lang)
+        });
         out.push('\n');
     }
     if observation.is_some() {

@@ -7,9 +7,9 @@ use serde_json::Value;
 
 use super::lang::{Lang, detect};
 use super::understand::{Intent, understand};
-use crate::orchestrator::llm::prompts::HANDOFF_TOOL;
 use crate::orchestrator::inspection::InspectionState;
 use crate::orchestrator::knowledge::Knowledge;
+use crate::orchestrator::llm::prompts::HANDOFF_TOOL;
 use crate::protocol::{InputContent, Message, UserContent};
 
 /// A tool call with its result, if one arrived.

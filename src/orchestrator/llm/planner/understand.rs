@@ -1,7 +1,9 @@
 //! Understanding a turn: what the inspector wants, read from the sentence and the inspection
 //! so far (an open company, a pending company choice).
 
-use crate::orchestrator::agents::{GENERAL_AGENT, HISTORY_AGENT, REGULATION_AGENT, REPORTING_AGENT};
+use crate::orchestrator::agents::{
+    GENERAL_AGENT, HISTORY_AGENT, REGULATION_AGENT, REPORTING_AGENT,
+};
 use crate::orchestrator::inspection::InspectionState;
 use crate::orchestrator::knowledge::{Knowledge, Resolution, concerns, find_kvk, normalize};
 
@@ -97,7 +99,8 @@ pub fn understand(text: &str, state: &InspectionState, knowledge: Option<&Knowle
     if is_report_request(&words) {
         return Intent::ReportRequest;
     }
-    if is_history_question(&words) {
+    if is_history_question(&words) || (state.company.is_some() && asks_about_the_past(text, &words))
+    {
         return Intent::History;
     }
     if is_summary_request(&words) {
@@ -132,10 +135,41 @@ fn is_report_request(w: &Words) -> bool {
         || w.has("report")
         || w.has("verslag");
     let report_verb = w.any(&[
-        "genereer", "genereren", "gegenereerd", "maak", "maken", "stel", "opstellen", "schrijf",
-        "schrijven", "generate", "create", "make", "write", "produce", "download", "afronden",
-        "rond", "klaar", "finalize", "finalise", "draft", "aanmaken", "opmaken", "op", "wil",
-        "graag", "please", "can", "kun", "kan", "mag", "prepare", "opstellen", "zet", "need",
+        "genereer",
+        "genereren",
+        "gegenereerd",
+        "maak",
+        "maken",
+        "stel",
+        "opstellen",
+        "schrijf",
+        "schrijven",
+        "generate",
+        "create",
+        "make",
+        "write",
+        "produce",
+        "download",
+        "afronden",
+        "rond",
+        "klaar",
+        "finalize",
+        "finalise",
+        "draft",
+        "aanmaken",
+        "opmaken",
+        "op",
+        "wil",
+        "graag",
+        "please",
+        "can",
+        "kun",
+        "kan",
+        "mag",
+        "prepare",
+        "opstellen",
+        "zet",
+        "need",
     ]);
     if report_word && (report_verb || w.list.len() <= 3) {
         return true;
@@ -178,6 +212,55 @@ fn is_history_question(w: &Words) -> bool {
         || w.prefix("inspectiehistorie")
         || w.has("historie")
         || w.has("geschiedenis")
+}
+
+/// With a company open: "wanneer zijn ze voor het laatst geïnspecteerd?", "wat kwam er uit de
+/// laatste audit?", "welke bevindingen waren er in 2023?".
+fn asks_about_the_past(text: &str, w: &Words) -> bool {
+    let question = text.trim_end().ends_with('?')
+        || w.list.first().is_some_and(|f| {
+            [
+                "wat", "welke", "wanneer", "hoe", "what", "which", "when", "how", "any",
+            ]
+            .contains(f)
+        });
+    let past = w.any(&[
+        "laatst",
+        "laatste",
+        "vorige",
+        "eerder",
+        "eerdere",
+        "geinspecteerd",
+        "inspected",
+        "last",
+        "previous",
+        "earlier",
+        "kwam",
+        "waren",
+        "had",
+        "was",
+        "were",
+    ]) || w
+        .list
+        .iter()
+        .any(|x| x.len() == 4 && x.starts_with("20") && x.chars().all(|c| c.is_ascii_digit()));
+    let subject = w.any(&[
+        "inspectie",
+        "inspecties",
+        "bevindingen",
+        "audit",
+        "monsterneming",
+        "controle",
+        "geinspecteerd",
+        "inspection",
+        "inspections",
+        "findings",
+        "inspected",
+        "uitkomst",
+        "outcome",
+        "bezoek",
+    ]);
+    question && past && subject
 }
 
 fn is_summary_request(w: &Words) -> bool {
@@ -223,7 +306,14 @@ fn is_company_start(text: &str, w: &Words, knowledge: Option<&Knowledge>) -> boo
     }
     let inspection_word = w.prefix("inspect") || w.any(&["controle", "bezoek", "visit", "audit"]);
     let start_word = w.any(&[
-        "start", "starten", "begin", "beginnen", "gestart", "begonnen", "starting", "beginning",
+        "start",
+        "starten",
+        "begin",
+        "beginnen",
+        "gestart",
+        "begonnen",
+        "starting",
+        "beginning",
     ]);
     let place_word = w.any_phrase(&[
         "ik ben bij",
@@ -294,8 +384,20 @@ fn is_help(w: &Words) -> bool {
 
 fn is_greeting(w: &Words) -> bool {
     w.any(&[
-        "hallo", "hoi", "hey", "hi", "hello", "goedemorgen", "goedemiddag", "goedenavond", "hee",
-        "dag", "morning", "afternoon", "evening", "yo",
+        "hallo",
+        "hoi",
+        "hey",
+        "hi",
+        "hello",
+        "goedemorgen",
+        "goedemiddag",
+        "goedenavond",
+        "hee",
+        "dag",
+        "morning",
+        "afternoon",
+        "evening",
+        "yo",
     ])
 }
 
