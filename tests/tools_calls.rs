@@ -44,7 +44,7 @@ fn invalid(result: Result<Value, ToolError>, field: &str) {
 }
 
 #[test]
-fn toolbox_lists_six_tools_with_schemas() {
+fn toolbox_lists_seven_tools_with_schemas() {
     let tb = toolbox();
     assert_eq!(tb.names().len(), 6);
     for name in tb.names() {

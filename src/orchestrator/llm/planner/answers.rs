@@ -127,7 +127,10 @@ fn rank<'a>(question: &str, articles: &'a [Article], lang: Lang) -> Vec<Chosen<'
     let figure = asks_for_figure(question);
     let mut scored: Vec<(f64, Chosen<'a>)> = Vec::new();
     for (a, article) in articles.iter().enumerate() {
-        let weight = [1.0, 0.85, 0.7, 0.6].get(a).copied().unwrap_or(0.5);
+        let weight = [1.0, 0.9, 0.8, 0.7, 0.65, 0.6]
+            .get(a)
+            .copied()
+            .unwrap_or(0.5);
         let title = normalize(article.title(lang));
         for (p, sentence) in sentences(article.text(lang)).into_iter().enumerate() {
             let words: Vec<String> = normalize(sentence).split(' ').map(str::to_owned).collect();

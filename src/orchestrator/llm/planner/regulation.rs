@@ -17,7 +17,7 @@ use crate::orchestrator::knowledge::{concerns, expanded_query};
 use crate::orchestrator::tools::{LOOKUP_REGULATION_ARTICLES, RECORD_FINDING, SEARCH_REGULATIONS};
 
 /// How many articles are looked up, cited and attached to a finding.
-const ARTICLES: usize = 4;
+const ARTICLES: usize = 6;
 
 pub(super) fn regulation_agent(thread: &Thread, allowed: &HashSet<&str>) -> Step {
     let text = thread.user_text();
@@ -52,7 +52,7 @@ pub(super) fn regulation_agent(thread: &Thread, allowed: &HashSet<&str>) -> Step
         }
         return Step::Call(vec![(
             SEARCH_REGULATIONS,
-            json!({ "query": expanded_query(&text), "limit": 5 }),
+            json!({ "query": expanded_query(&text), "limit": 8 }),
         )]);
     };
     let results = articles(search, "results");
