@@ -46,7 +46,7 @@ fn invalid(result: Result<Value, ToolError>, field: &str) {
 #[test]
 fn toolbox_lists_seven_tools_with_schemas() {
     let tb = toolbox();
-    assert_eq!(tb.names().len(), 6);
+    assert_eq!(tb.names().len(), 7);
     for name in tb.names() {
         let tool = tb.get(name).unwrap();
         assert_eq!(tool.name(), name);
