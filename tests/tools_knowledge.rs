@@ -233,13 +233,14 @@ fn an_unknown_or_doubtful_name_never_opens_another_company() {
     // Two companies share the trade name.
     let both = decide(kb, "De Droomkade").unwrap_err();
     assert!(both.contains(&"99990018".to_owned()) && both.contains(&"99990027".to_owned()));
+    // A kind of business alone is a description: asked about, never opened.
+    assert!(decide(kb, "Restaurant").is_err());
     // A word several names start with.
     assert!(decide(kb, "Fabel").unwrap_err().len() > 1);
     // Not in the register at all.
     for query in [
         "Bakkerij Zonnebloem",
         "Bakkerij Nergensland",
-        "Restaurant",
         "",
         "KVK 12345678",
     ] {
