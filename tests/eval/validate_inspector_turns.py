@@ -2,13 +2,13 @@
 """Static checks for tests/eval/inspector_turns.json (no assistant needed).
 
 Usage (from the repository root):
-    python3 tests/eval/validate_inspector_turns.py [--map /work/notes/company_map.json]
+    python3 tests/eval/validate_inspector_turns.py
 
 Checks: the file parses and follows the format; every turn has an expectation and an
 answer_lang; every `opens`/`asks_about` KVK is in the register; names given in
 answer_contains of an opening turn belong to that company; finding words occur in the
 inspector's sentence; findings_total agrees with the findings dictated so far; report turns
-name the company and a word of every finding; no old (pre-rename) company name occurs; every
+name the company and a word of every finding; every
 figure in answer_contains/answer_contains_any of a question with `cites` occurs in the summary
 of a corpus article whose source/citation contains a cited substring. Prints coverage counts.
 Exit code 1 on any error.
@@ -34,36 +34,25 @@ def norm(s):
     return s
 
 
-def load_register(map_path):
-    """{kvk: (names incl. trade names, city)}, old names."""
-    reg, old = {}, []
-    if map_path and os.path.exists(map_path):
-        for e in json.load(open(map_path, encoding="utf-8")):
-            reg[e["kvk"]] = ([e["name"]] + e.get("trade", []), e.get("city", ""))
-            old += [e.get("old", "")] + e.get("old_trade", [])
-    else:
-        for c in json.load(open(os.path.join(ROOT, "data", "companies.json"), encoding="utf-8")):
-            reg[c["kvk"]] = ([c["name"]] + c.get("trade_names", []), c.get("address", {}).get("city", ""))
-    return reg, [o for o in old if o]
+def load_register():
+    """{kvk: (names incl. trade names, city)} from the demo register."""
+    reg = {}
+    for c in json.load(open(os.path.join(ROOT, "data", "companies.json"), encoding="utf-8")):
+        reg[c["kvk"]] = ([c["name"]] + c.get("trade_names", []), c.get("address", {}).get("city", ""))
+    return reg
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--file", default=os.path.join(HERE, "inspector_turns.json"))
-    ap.add_argument("--map", default="/work/notes/company_map.json")
     ap.add_argument("--corpus", default=os.path.join(ROOT, "data", "regulations.json"))
     a = ap.parse_args()
 
     errors, notes = [], []
     raw = open(a.file, encoding="utf-8").read()
     doc = json.loads(raw)
-    reg, old_names = load_register(a.map)
+    reg = load_register()
     corpus = json.load(open(a.corpus, encoding="utf-8"))
-
-    for o in old_names:
-        # whole-phrase match: "Droomakker Buurtsuper" must not hit the old "Akker Buurtsuper"
-        if re.search(r"(?<!\w)" + re.escape(o.lower()) + r"(?!\w)", raw.lower()):
-            errors.append(f"old company name occurs in the set: {o!r}")
 
     if doc.get("version") != 1 or not isinstance(doc.get("conversations"), list):
         errors.append("top level must have version 1 and a conversations list")
