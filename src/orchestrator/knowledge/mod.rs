@@ -11,6 +11,7 @@
 mod resolve;
 mod sources;
 
+use resolve::RegisterWords;
 pub use resolve::{Candidate, Resolution};
 pub use sources::Sources;
 
@@ -211,6 +212,8 @@ pub struct Knowledge {
     regulation_index: HashMap<String, usize>,
     companies: Vec<Company>,
     company_index: HashMap<String, usize>,
+    /// The register's cities and name words, for [`Knowledge::resolve_company`].
+    register_words: RegisterWords,
     reader: IndexReader,
     parser: QueryParser,
     id_field: Field,
@@ -303,6 +306,7 @@ impl Knowledge {
         Ok(Knowledge {
             regulations,
             regulation_index,
+            register_words: RegisterWords::read(&companies),
             companies,
             company_index,
             reader,

@@ -31,6 +31,41 @@ const OTHER_CITY: f64 = 0.6;
 /// The query names the company's city.
 const SAME_CITY_BONUS: f64 = 0.1;
 
+/// What the resolver needs of the whole register, read once when it is loaded.
+#[derive(Debug, Default)]
+pub(super) struct RegisterWords {
+    /// Normalized cities, longest first, so "den haag" wins over a one-word city inside it.
+    cities: Vec<String>,
+    /// Every name word of every name and trade name: a query word like none of them is talk.
+    vocabulary: Vec<String>,
+}
+
+impl RegisterWords {
+    pub(super) fn read(companies: &[Company]) -> RegisterWords {
+        let mut cities: Vec<String> = companies
+            .iter()
+            .map(|c| normalize(&c.address.city))
+            .filter(|c| !c.is_empty())
+            .collect();
+        cities.sort_by(|a, b| b.len().cmp(&a.len()).then_with(|| a.cmp(b)));
+        cities.dedup();
+        let mut vocabulary: Vec<String> = companies
+            .iter()
+            .flat_map(|c| std::iter::once(&c.name).chain(&c.trade_names))
+            .flat_map(|n| {
+                normalize(n)
+                    .split(' ')
+                    .map(str::to_owned)
+                    .collect::<Vec<_>>()
+            })
+            .filter(|w| !is_kind(w) && !is_filler(w))
+            .collect();
+        vocabulary.sort();
+        vocabulary.dedup();
+        RegisterWords { cities, vocabulary }
+    }
+}
+
 /// A company the query may mean, and how well it matches (0..=1).
 #[derive(Debug, Clone, Copy)]
 pub struct Candidate<'a> {
@@ -47,16 +82,6 @@ pub enum Resolution<'a> {
     Ask(Vec<Candidate<'a>>),
     /// Not in the register; the nearest names (possibly none) as suggestions.
     NotFound(Vec<Candidate<'a>>),
-}
-
-impl<'a> Resolution<'a> {
-    /// The company to open, only for a clear match.
-    pub fn matched(&self) -> Option<&'a Company> {
-        match self {
-            Resolution::Match(c) => Some(c.company),
-            _ => None,
-        }
-    }
 }
 
 /// Words that carry no name: kinds of business and legal forms (they still count as a
@@ -349,41 +374,19 @@ impl Knowledge {
                 None => Resolution::NotFound(Vec::new()),
             };
         }
-        let cities: Vec<String> = {
-            let mut cities: Vec<String> = self
-                .companies()
-                .iter()
-                .map(|c| normalize(&c.address.city))
-                .filter(|c| !c.is_empty())
-                .collect();
-            // Longest first, so "den haag" wins over a one-word city inside it.
-            cities.sort_by_key(|c| std::cmp::Reverse(c.len()));
-            cities.dedup();
-            cities
-        };
-        let query = Query::read(query, &cities);
+        let words = &self.register_words;
+        let query = Query::read(query, &words.cities);
         if query.words.is_empty() {
             return self.by_kind_and_city(&query);
         }
-        let vocabulary: Vec<String> = self
-            .companies()
-            .iter()
-            .flat_map(|c| std::iter::once(&c.name).chain(&c.trade_names))
-            .flat_map(|n| {
-                normalize(n)
-                    .split(' ')
-                    .map(str::to_owned)
-                    .collect::<Vec<_>>()
-            })
-            .filter(|w| !is_kind(w) && !is_filler(w))
-            .collect();
+        let vocabulary = &words.vocabulary;
         let mut ranked: Vec<(Candidate<'_>, bool)> = self
             .companies()
             .iter()
             .filter_map(|company| {
                 let names = std::iter::once(&company.name).chain(&company.trade_names);
                 let mut score = names
-                    .map(|n| name_score(n, &query, &vocabulary))
+                    .map(|n| name_score(n, &query, vocabulary))
                     .fold(0.0, f64::max);
                 if score == 0.0 {
                     return None;

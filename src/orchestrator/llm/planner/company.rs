@@ -6,7 +6,7 @@ use std::collections::HashSet;
 use serde_json::{Value, json};
 
 use super::lang::Lang;
-use super::text::{display_date, format_score, missing_tool_text, shorten};
+use super::text::{display_date, format_score, missing_tool_text, month_named, shorten};
 use super::thread::{Outcome, Thread, str_at};
 use super::understand::Intent;
 use super::{MAX_TOOL_TURNS, Step, tool_error_answer};
@@ -300,41 +300,10 @@ fn history_answer(
     let year = asked
         .split(' ')
         .find(|w| w.len() == 4 && (w.starts_with("19") || w.starts_with("20")));
-    const MONTHS: [&str; 12] = [
-        "januari",
-        "februari",
-        "maart",
-        "april",
-        "mei",
-        "juni",
-        "juli",
-        "augustus",
-        "september",
-        "oktober",
-        "november",
-        "december",
-    ];
-    const MONTHS_EN: [&str; 12] = [
-        "january",
-        "february",
-        "march",
-        "april",
-        "may",
-        "june",
-        "july",
-        "august",
-        "september",
-        "october",
-        "november",
-        "december",
-    ];
-    let month = asked.split(' ').find_map(|w| {
-        MONTHS
-            .iter()
-            .chain(MONTHS_EN.iter())
-            .position(|m| *m == w)
-            .map(|i| format!("-{:02}-", i % 12 + 1))
-    });
+    let month = asked
+        .split(' ')
+        .find_map(month_named)
+        .map(|m| format!("-{m:02}-"));
     let kinds = [
         "monsterneming",
         "audit",

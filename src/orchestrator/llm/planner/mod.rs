@@ -40,7 +40,7 @@ use std::sync::Arc;
 use futures::stream::{self, BoxStream, StreamExt};
 use serde_json::Value;
 
-pub use findings::{split_turn, suggested_severity};
+pub use findings::suggested_severity;
 pub use lang::{Lang, detect_language};
 pub use understand::{Intent, understand};
 

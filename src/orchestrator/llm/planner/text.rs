@@ -59,44 +59,54 @@ pub(super) fn sentences(text: &str) -> Vec<&str> {
     out
 }
 
+const MONTHS_NL: [&str; 12] = [
+    "januari",
+    "februari",
+    "maart",
+    "april",
+    "mei",
+    "juni",
+    "juli",
+    "augustus",
+    "september",
+    "oktober",
+    "november",
+    "december",
+];
+const MONTHS_EN: [&str; 12] = [
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+];
+
+/// The month (1..=12) a normalized word names, in Dutch or English.
+pub(super) fn month_named(word: &str) -> Option<usize> {
+    MONTHS_NL
+        .iter()
+        .chain(MONTHS_EN.iter())
+        .position(|m| m.eq_ignore_ascii_case(word))
+        .map(|i| i % 12 + 1)
+}
+
 /// `2024-10-03` → `3 oktober 2024` / `3 October 2024`.
 pub(super) fn display_date(iso: &str, lang: Lang) -> String {
-    const NL: [&str; 12] = [
-        "januari",
-        "februari",
-        "maart",
-        "april",
-        "mei",
-        "juni",
-        "juli",
-        "augustus",
-        "september",
-        "oktober",
-        "november",
-        "december",
-    ];
-    const EN: [&str; 12] = [
-        "January",
-        "February",
-        "March",
-        "April",
-        "May",
-        "June",
-        "July",
-        "August",
-        "September",
-        "October",
-        "November",
-        "December",
-    ];
     let parts: Vec<&str> = iso.split('-').collect();
     if let [y, m, d] = parts[..]
         && let (Ok(m), Ok(d)) = (m.parse::<usize>(), d.parse::<u32>())
         && (1..=12).contains(&m)
     {
         let month = match lang {
-            Lang::Nl => NL[m - 1],
-            Lang::En => EN[m - 1],
+            Lang::Nl => MONTHS_NL[m - 1],
+            Lang::En => MONTHS_EN[m - 1],
         };
         return format!("{d} {month} {y}");
     }

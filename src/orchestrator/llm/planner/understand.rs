@@ -46,11 +46,6 @@ impl Intent {
             Intent::Greeting | Intent::Help | Intent::Chatter | Intent::Summary => GENERAL_AGENT,
         }
     }
-
-    /// The turn holds an observation to record.
-    pub fn records(self) -> bool {
-        matches!(self, Intent::Finding | Intent::FindingAndQuestion)
-    }
 }
 
 /// Words of a normalized sentence, with the lookups the rules below use.
@@ -342,24 +337,19 @@ fn is_company_start(text: &str, w: &Words, knowledge: Option<&Knowledge>) -> boo
     if start_word && w.list.len() <= 6 {
         return true;
     }
-    // A statement that names a registered company and nothing to inspect ("Restaurant X in
-    // Delft, we beginnen"; "Ik bedoel de visrokerij op Urk").
-    if !text.trim_end().ends_with('?')
-        && concerns(text).is_empty()
-        && let Some(kb) = knowledge
-        && matches!(kb.resolve_company(text), Resolution::Match(_))
-    {
-        return true;
+    // A statement, not a question, that names a registered company: "Restaurant X in Delft, we
+    // beginnen", "Ik bedoel de visrokerij op Urk"; a message of a few words that may be one.
+    if text.trim_end().ends_with('?') {
+        return false;
     }
-    // A message that is little more than a company's name.
-    if w.list.len() <= 6
-        && !text.trim_end().ends_with('?')
-        && let Some(kb) = knowledge
-    {
-        return matches!(kb.resolve_company(text), Resolution::Match(_))
-            || (w.list.len() <= 3 && matches!(kb.resolve_company(text), Resolution::Ask(_)));
+    let Some(kb) = knowledge else {
+        return false;
+    };
+    match kb.resolve_company(text) {
+        Resolution::Match(_) => concerns(text).is_empty() || w.list.len() <= 6,
+        Resolution::Ask(_) => w.list.len() <= 3,
+        Resolution::NotFound(_) => false,
     }
-    false
 }
 
 fn is_help(w: &Words) -> bool {
