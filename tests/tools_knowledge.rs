@@ -217,6 +217,7 @@ fn a_company_is_opened_only_for_a_clear_match() {
         ("Bakkerij Denkdeg in Utrecht", "99990003"),
         ("Pluimveeslachterij Fabeldal", "99990010"),
         ("Ik ben bij Sushi Fikusho voor een inspectie", "99990013"),
+        ("de sushizaak Fikusho in Amsterdam", "99990013"),
     ] {
         assert_eq!(opens(query), Ok(kvk.to_owned()), "{query}");
     }

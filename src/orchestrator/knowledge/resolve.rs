@@ -26,6 +26,11 @@ const MARGIN: f64 = 0.2;
 const PLAUSIBLE: f64 = 0.6;
 /// A kind of business in the query that the company is not ("bakkerij" for a supermarket).
 const KIND_CONFLICT: f64 = 0.7;
+/// A kind in the query that the company only nearly is ("cafe" for an "eetcafe"): it tells
+/// "Grand Café De Droomkade" from "Eetcafé De Droomkade".
+const NEAR_KIND: f64 = 0.75;
+/// The query names exactly the company's kind ("IJssalon Gelato").
+const SAME_KIND_BONUS: f64 = 0.1;
 /// The query names a city and the company is elsewhere.
 const OTHER_CITY: f64 = 0.6;
 /// The query names the company's city.
@@ -397,13 +402,27 @@ impl Knowledge {
                     company.trade_names.join(" "),
                     company.activity
                 ));
+                let own: Vec<&str> = own_kinds.split(' ').collect();
                 let conflict = query.kinds.iter().any(|kind| {
-                    !own_kinds
-                        .split(' ')
-                        .any(|w| word_similarity(kind, w) > 0.0 || w.contains(kind.as_str()))
+                    !own.iter().any(|w| {
+                        word_similarity(kind, w) > 0.0
+                            || w.contains(kind.as_str())
+                            || (w.len() >= 4 && kind.starts_with(w))
+                    })
                 });
+                // "sushizaak" is a "sushi" business: a compound of the company's own word counts
+                // as the same kind.
+                let same = |kind: &String| {
+                    own.iter()
+                        .any(|w| *w == kind.as_str() || (w.len() >= 4 && kind.starts_with(w)))
+                };
+                let near = !conflict && !query.kinds.iter().all(same);
                 if conflict {
                     score *= KIND_CONFLICT;
+                } else if near {
+                    score *= NEAR_KIND;
+                } else if !query.kinds.is_empty() {
+                    score = (score + SAME_KIND_BONUS).min(1.0);
                 }
                 if !query.cities.is_empty() {
                     if query.cities.contains(&normalize(&company.address.city)) {
