@@ -247,9 +247,14 @@ async fn greeting_in_dutch_and_english() {
     let run = sim.say("Hello, what can you do?").await;
     assert!(run.text.contains("Start an inspection"), "{}", run.text);
 
+    // Not refused: searched, and the answer says the law it has is silent and where to look.
     let run = sim.say("Wat is de hoofdstad van Frankrijk?").await;
-    assert!(run.calls.is_empty());
-    assert!(run.text.contains("niet mee helpen"));
+    assert!(
+        !run.names().contains(&"record_finding"),
+        "{:?}",
+        run.names()
+    );
+    assert!(run.text.contains("wetten.overheid.nl"), "{}", run.text);
 }
 
 #[tokio::test]
@@ -317,7 +322,11 @@ async fn unknown_company_is_reported() {
     let mut sim = Sim::new();
     let run = sim.say("Start inspectie bij Lunchroom Nergensland").await;
     assert_eq!(run.names(), [HANDOFF_TOOL, "check_company_exists"]);
-    assert!(run.text.contains("geen bedrijf gevonden"), "{}", run.text);
+    assert!(
+        run.text.contains("staat niet in het demo-register"),
+        "{}",
+        run.text
+    );
 }
 
 #[tokio::test]
@@ -330,7 +339,8 @@ async fn finding_raw_fish_cites_the_articles() {
         [
             HANDOFF_TOOL,
             "search_regulations",
-            "lookup_regulation_articles"
+            "lookup_regulation_articles",
+            "record_finding"
         ]
     );
     let query = run.call("search_regulations")["query"].as_str().unwrap();
@@ -359,13 +369,13 @@ async fn finding_raw_fish_cites_the_articles() {
         "{ids:?}"
     );
     for expected in [
-        "**Bevinding:** rauwe vis naast groenten bewaard op 12 °C",
-        "kruisbesmetting en temperatuurbeheersing",
-        "Voorlopige ernst: **ernstig**",
+        "**Bevinding 1 vastgelegd:** Rauwe vis naast groenten bewaard op 12 °C",
+        "Categorie: kruisbesmetting",
+        "voorlopige ernst: **ernstig**",
         "Verordening (EG) nr. 852/2004, Bijlage II, Hoofdstuk IX",
         "Wat je vastlegt",
         "kerntemperatuur",
-        "Genereer het rapport",
+        "maak het rapport op",
     ] {
         assert!(
             run.text.contains(expected),
@@ -387,12 +397,12 @@ async fn english_regulation_question() {
         .unwrap()
         .clone();
     assert!(ids.contains(&json!("1169-2011-art-44")), "{ids:?}");
+    // Answered in English from the English text of the articles, each cited.
+    assert!(!run.text.contains("Dutch summary"), "{}", run.text);
     for expected in [
-        "These rules apply",
         "Verordening (EU) nr. 1169/2011, Artikel 44",
         "Allergen information for non-prepacked food",
-        "Dutch summary",
-        "What to check during the inspection",
+        "14 allergens",
     ] {
         assert!(
             run.text.contains(expected),

@@ -92,7 +92,9 @@ pub struct InspectionState {
 }
 
 impl InspectionState {
-    /// Reads the thread: tool calls and their results, in order.
+    /// Reads the thread: tool calls and their results, in order. A history whose tool results
+    /// say nothing (a client that sends only the text of the conversation) is read from the
+    /// assistant's answers instead, see [`InspectionState::from_answers`].
     pub fn from_messages(messages: &[Message]) -> InspectionState {
         let mut state = InspectionState::default();
         let mut calls: HashMap<&str, &str> = HashMap::new();
@@ -113,6 +115,53 @@ impl InspectionState {
                     state.apply(name, result);
                 }
                 _ => {}
+            }
+        }
+        if state == InspectionState::default() {
+            return InspectionState::from_answers(messages);
+        }
+        state
+    }
+
+    /// The embedded agents' answers name what they opened and recorded: a company summary
+    /// starts `## <name> (KVK <number>)`, a recorded finding `**Bevinding <n> vastgelegd:**
+    /// <words>` (`**Finding <n> recorded:**` in English).
+    fn from_answers(messages: &[Message]) -> InspectionState {
+        let mut state = InspectionState::default();
+        for message in messages {
+            let Message::Assistant(a) = message else {
+                continue;
+            };
+            let Some(text) = a.content.as_deref() else {
+                continue;
+            };
+            for line in text.lines() {
+                if let Some(heading) = line.strip_prefix("## ")
+                    && let Some((name, rest)) = heading.rsplit_once(" (KVK ")
+                    && let Some(kvk) = rest.strip_suffix(')')
+                    && kvk.len() == 8
+                    && kvk.bytes().all(|b| b.is_ascii_digit())
+                {
+                    state.company = Some(CompanyRef {
+                        kvk: kvk.to_owned(),
+                        name: name.trim().to_owned(),
+                        ..CompanyRef::default()
+                    });
+                }
+                let recorded = ["vastgelegd:** ", "recorded:** "]
+                    .iter()
+                    .find_map(|marker| line.split_once(marker).map(|(_, words)| words));
+                if let Some(words) = recorded
+                    .filter(|_| line.starts_with("**Bevinding ") || line.starts_with("**Finding "))
+                {
+                    state.findings.push(Finding {
+                        number: state.findings.len() + 1,
+                        description: words.trim().to_owned(),
+                        category: "overig".to_owned(),
+                        severity: "matig".to_owned(),
+                        regulation_ids: Vec::new(),
+                    });
+                }
             }
         }
         state

@@ -38,9 +38,21 @@ const QUESTION_OPENINGS: &[&str] = &[
     "i want to know",
     "i wonder",
     "tell me",
+    "tell",
     "explain",
     "look up which",
     "find out",
+    // A topic asked for: "regelgeving over Listeria in gerookte vis", "rules for allergens".
+    "regelgeving",
+    "regels",
+    "wetgeving",
+    "eisen",
+    "normen",
+    "informatie over",
+    "rules",
+    "regulations",
+    "requirements",
+    "legislation",
 ];
 
 /// Markers an inspector puts before an observation; stripped from the finding.

@@ -43,12 +43,18 @@ pub(super) fn reporting_agent(thread: &Thread, allowed: &HashSet<&str>) -> Step 
         "company_name": company.name,
         "findings": findings
             .iter()
-            .map(|f| json!({
-                "description": f.description,
-                "category": f.category,
-                "severity": f.severity,
-                "regulation_ids": f.regulation_ids,
-            }))
+            .map(|f| {
+                let mut v = json!({
+                    "description": f.description,
+                    "category": f.category,
+                    "severity": f.severity,
+                });
+                // Without articles of its own, the tool suggests them.
+                if !f.regulation_ids.is_empty() {
+                    v["regulation_ids"] = json!(f.regulation_ids);
+                }
+                v
+            })
             .collect::<Vec<_>>(),
         "summary": summary,
         "language": lang.code(),

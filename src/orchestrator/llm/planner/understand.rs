@@ -96,7 +96,20 @@ pub fn understand(text: &str, state: &InspectionState, knowledge: Option<&Knowle
     }
     if is_history_question(&words) || (state.company.is_some() && asks_about_the_past(text, &words))
     {
-        return Intent::History;
+        // "De inspectiegeschiedenis van Slagerij X": another company, or none open yet, is
+        // opened first; its summary carries the history.
+        let names_other = knowledge.is_some_and(|kb| match kb.resolve_company(text) {
+            Resolution::Match(c) => state
+                .company
+                .as_ref()
+                .is_none_or(|open| open.kvk != c.company.kvk),
+            _ => find_kvk(text).is_some(),
+        });
+        return if names_other || state.company.is_none() {
+            Intent::InspectionStart
+        } else {
+            Intent::History
+        };
     }
     if is_summary_request(&words) {
         return Intent::Summary;
