@@ -73,6 +73,7 @@ async fn check_company_exists_by_name_and_kvk() {
     .await
     .unwrap();
     assert_eq!(found["exists"], true);
+    assert_eq!(found["decision"], "match");
     assert_eq!(found["company"]["kvk"], "99990001");
     assert_eq!(found["company"]["city"], "Amsterdam");
     let by_kvk = call("check_company_exists", json!({"kvk": "99990001"}))
@@ -83,7 +84,15 @@ async fn check_company_exists_by_name_and_kvk() {
         .await
         .unwrap();
     assert_eq!(missing["exists"], false);
-    assert_eq!(missing["matches"], json!([]));
+    assert_eq!(missing["decision"], "not_found");
+    assert_eq!(missing["company"], Value::Null);
+    // Two companies share the trade name: the inspector is asked, nothing is chosen.
+    let shared = call("check_company_exists", json!({"name": "De Droomkade"}))
+        .await
+        .unwrap();
+    assert_eq!(shared["decision"], "ask");
+    assert_eq!(shared["company"], Value::Null);
+    assert_eq!(shared["candidates"].as_array().unwrap().len(), 2);
     let unknown_kvk = call("check_company_exists", json!({"kvk": "12345678"}))
         .await
         .unwrap();
