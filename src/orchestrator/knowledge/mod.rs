@@ -20,7 +20,7 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 use tantivy::collector::TopDocs;
-use tantivy::query::QueryParser;
+use tantivy::query::{BooleanQuery, BoostQuery, Occur, Query, QueryParser};
 use tantivy::schema::{
     Field, IndexRecordOption, STORED, STRING, Schema, TextFieldIndexing, TextOptions, Value as _,
 };
@@ -29,6 +29,9 @@ use tantivy::tokenizer::{
     StopWordFilter, TextAnalyzer,
 };
 use tantivy::{Index, IndexReader, ReloadPolicy, TantivyDocument, doc};
+
+/// How much the terms of a question's food-safety concerns weigh beside its own words.
+const WIDENING_WEIGHT: f32 = 0.3;
 
 const DUTCH: &str = "nl_stem";
 const ENGLISH: &str = "en_stem";
@@ -351,7 +354,29 @@ impl Knowledge {
             return Vec::new();
         }
         let source = source.map(normalize).filter(|s| !s.is_empty());
-        let (parsed, _errors) = self.parser.parse_query_lenient(&text);
+        // The words asked come first; the terms of the food-safety concerns they touch
+        // (what the corpus calls them) widen the search at a third of the weight, so a specific
+        // word ("sushirijst") is not drowned by its topic ("rauwe vis").
+        let (asked, _errors) = self.parser.parse_query_lenient(&text);
+        let widening = sanitize_query(
+            &concerns(query)
+                .iter()
+                .map(|c| c.search_terms())
+                .collect::<Vec<_>>()
+                .join(" "),
+        );
+        let parsed: Box<dyn Query> = if widening.is_empty() {
+            asked
+        } else {
+            let (topic, _errors) = self.parser.parse_query_lenient(&widening);
+            Box::new(BooleanQuery::new(vec![
+                (Occur::Should, asked),
+                (
+                    Occur::Should,
+                    Box::new(BoostQuery::new(topic, WIDENING_WEIGHT)),
+                ),
+            ]))
+        };
         let searcher = self.reader.searcher();
         let fetch = if source.is_some() {
             self.regulations.len().max(1)

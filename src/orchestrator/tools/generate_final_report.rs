@@ -10,7 +10,7 @@ use time::OffsetDateTime;
 use time::format_description::well_known::Rfc3339;
 
 use super::{GENERATE_FINAL_REPORT, Tool, ToolContext, ToolError, kvk_arg, parse_args};
-use crate::orchestrator::knowledge::{Knowledge, expanded_query};
+use crate::orchestrator::knowledge::Knowledge;
 use crate::orchestrator::report::{
     InspectionReport, ReportArticle, ReportCompany, ReportFinding, ReportLanguage,
     normalize_severity, render_pdf,
@@ -183,7 +183,7 @@ impl Tool for GenerateFinalReport {
                 }
                 None => self
                     .knowledge
-                    .search(&expanded_query(description), SUGGESTED_ARTICLES)
+                    .search(description, SUGGESTED_ARTICLES)
                     .into_iter()
                     .map(|h| article(h.regulation))
                     .collect(),

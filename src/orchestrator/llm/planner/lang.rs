@@ -27,7 +27,8 @@ impl Lang {
 const MIN_LETTERS: usize = 12;
 
 /// The commonest function words of each language: a sentence full of names (which fool
-/// letter statistics) still has them.
+/// letter statistics) still has them. Words both languages use ("in", "we", "is") are in
+/// neither list.
 const DUTCH_WORDS: &[&str] = &[
     "de",
     "het",
@@ -37,9 +38,7 @@ const DUTCH_WORDS: &[&str] = &[
     "ik",
     "je",
     "jij",
-    "we",
     "wij",
-    "is",
     "zijn",
     "bij",
     "op",
@@ -75,6 +74,8 @@ const DUTCH_WORDS: &[&str] = &[
     "nu",
     "hier",
     "onder",
+    "beginnen",
+    "gaan",
 ];
 const ENGLISH_WORDS: &[&str] = &[
     "the",
@@ -84,8 +85,6 @@ const ENGLISH_WORDS: &[&str] = &[
     "of",
     "i",
     "you",
-    "we",
-    "is",
     "are",
     "at",
     "on",
@@ -112,9 +111,7 @@ const ENGLISH_WORDS: &[&str] = &[
     "were",
     "has",
     "have",
-    "in",
     "to",
-    "open",
     "then",
     "also",
     "found",

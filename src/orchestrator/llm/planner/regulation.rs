@@ -13,7 +13,7 @@ use super::text::missing_tool_text;
 use super::thread::{Outcome, Thread};
 use super::{MAX_TOOL_TURNS, Step, tool_error_answer};
 use crate::orchestrator::inspection::RecordedFinding;
-use crate::orchestrator::knowledge::{concerns, expanded_query};
+use crate::orchestrator::knowledge::concerns;
 use crate::orchestrator::tools::{LOOKUP_REGULATION_ARTICLES, RECORD_FINDING, SEARCH_REGULATIONS};
 
 /// How many articles are looked up, cited and attached to a finding.
@@ -52,7 +52,7 @@ pub(super) fn regulation_agent(thread: &Thread, allowed: &HashSet<&str>) -> Step
         }
         return Step::Call(vec![(
             SEARCH_REGULATIONS,
-            json!({ "query": expanded_query(&text), "limit": 8 }),
+            json!({ "query": text, "limit": 8 }),
         )]);
     };
     let results = articles(search, "results");
