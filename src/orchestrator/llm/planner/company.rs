@@ -30,7 +30,19 @@ pub(super) fn history_agent(thread: &Thread, allowed: &HashSet<&str>) -> Step {
         let open = thread.inspection.company.as_ref();
         let named = find_kvk(&text);
         return match (history, named.or_else(|| open.map(|c| c.kvk.clone()))) {
-            (Some(history), _) => Step::Say(history_answer(open, history, &text, lang)),
+            (Some(history), _) => {
+                // "En welke maatregelen zijn toen opgelegd?": the inspection of the turn before.
+                let padded = format!(" {} ", normalize(&text));
+                let about = if [" toen ", " then ", " daarbij ", " that time "]
+                    .iter()
+                    .any(|w| padded.contains(w))
+                {
+                    format!("{} {text}", thread.previous_user_text())
+                } else {
+                    text.clone()
+                };
+                Step::Say(history_answer(open, history, &about, lang))
+            }
             (None, Some(kvk)) if allowed.contains(GET_INSPECTION_HISTORY) && thread.tool_turns() < MAX_TOOL_TURNS => {
                 Step::Call(vec![(GET_INSPECTION_HISTORY, json!({ "kvk": kvk, "limit": 5 }))])
             }
@@ -389,6 +401,12 @@ fn history_answer(
         out.push_str(&match lang {
             Lang::Nl => format!("\n**Vervolg:** {follow}\n"),
             Lang::En => format!("\n**Follow-up:** {follow}\n"),
+        });
+    }
+    if inspections.len() == 1 {
+        out.push_str(match lang {
+            Lang::Nl => "\nDit is de enige inspectie in het register.\n",
+            Lang::En => "\nThis is the only inspection on record.\n",
         });
     }
     if inspections.len() > 1 {

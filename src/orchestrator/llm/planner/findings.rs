@@ -118,7 +118,9 @@ pub fn split_turn(text: &str) -> Turn {
             let rest: String = chars[i + 1..].iter().collect();
             let next = normalize(&rest);
             let first = next.split(' ').next().unwrap_or("");
-            QUESTION_WORDS.contains(&first) && rest.trim_end().ends_with('?')
+            // "…, welke regels gelden?", or a short tag question: "…, dat mag toch niet?".
+            let short = next.split(' ').count() <= 6;
+            (QUESTION_WORDS.contains(&first) || short) && rest.trim_end().ends_with('?')
         };
         // "En bij regenereren, hoe snel …?" is one question: a fragment before the comma
         // is part of it, not an observation.

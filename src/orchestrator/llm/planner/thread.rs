@@ -103,6 +103,17 @@ impl<'a> Thread<'a> {
             .unwrap_or_default()
     }
 
+    /// The user message before the last one ("" when there is none).
+    pub(super) fn previous_user_text(&self) -> String {
+        let before = self.last_user.unwrap_or(0);
+        self.messages[..before]
+            .iter()
+            .rev()
+            .find(|m| matches!(m, Message::User(_)))
+            .map(message_text)
+            .unwrap_or_default()
+    }
+
     /// What the last user message asks for.
     pub(super) fn intent(&self) -> Intent {
         understand(&self.user_text(), &self.inspection, self.knowledge)

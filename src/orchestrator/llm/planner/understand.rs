@@ -248,6 +248,13 @@ fn asks_about_the_past(text: &str, w: &Words) -> bool {
         "had",
         "was",
         "were",
+        "toen",
+        "then",
+        "opgelegd",
+        "imposed",
+        "record",
+        "other",
+        "andere",
     ]) || w
         .list
         .iter()
@@ -264,6 +271,8 @@ fn asks_about_the_past(text: &str, w: &Words) -> bool {
         "inspections",
         "findings",
         "inspected",
+        "maatregelen",
+        "measures",
         "uitkomst",
         "outcome",
         "bezoek",
