@@ -42,6 +42,12 @@ if [ ! -x node_modules/.bin/tailwindcss ] || [ package-lock.json -nt node_module
 fi
 
 if [ "${1:-}" = test ]; then
+  # pdftotext: the report tests read the generated PDFs' text.
+  if ! command -v pdftotext >/dev/null; then
+    step "apt-get install poppler-utils"
+    as_root apt-get update -qq
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq poppler-utils
+  fi
   if [ ! -x /usr/bin/chromium ]; then
     step "apt-get install chromium"
     as_root apt-get update -qq

@@ -1,0 +1,111 @@
+//! The report holds the inspection: a finding dictated in each of five turns is in the PDF,
+//! read back with pdftotext (installed by `make test`'s set-up; missing, the test fails), and
+//! every page of a report about the demo register carries the demo mark.
+
+mod common;
+
+use common::{TestServer, of_type};
+use serde_json::Value;
+
+/// Runs one turn, approving any approval request; returns the events.
+async fn turn(socket: &mut common::Socket, thread: &str, text: &str) -> Vec<Value> {
+    socket.ask(thread, text).await;
+    let mut events = Vec::new();
+    loop {
+        let event = socket.next().await;
+        if event["type"] == "CUSTOM" && event["name"] == "agora:tool_approval_request" {
+            let id = event["value"]["approvalId"].as_str().unwrap().to_owned();
+            socket.answer_approval(&id, true, None).await;
+        }
+        let done = event["type"] == "RUN_FINISHED";
+        events.push(event);
+        if done {
+            return events;
+        }
+    }
+}
+
+/// The PDF's text, page by page.
+fn pdf_pages(pdf: &[u8]) -> Vec<String> {
+    let dir = common::TempDir::new("agora-pdf");
+    let path = dir.0.join("report.pdf");
+    std::fs::write(&path, pdf).unwrap();
+    let out = std::process::Command::new("pdftotext")
+        .args(["-layout", path.to_str().unwrap(), "-"])
+        .output()
+        .expect("pdftotext must be installed (scripts/setup.sh test installs poppler-utils)");
+    assert!(out.status.success(), "pdftotext failed: {out:?}");
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .split('\u{c}')
+        .filter(|page| !page.trim().is_empty())
+        .map(|page| page.split_whitespace().collect::<Vec<_>>().join(" "))
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn five_dictated_findings_are_all_in_the_pdf_with_the_demo_mark() {
+    let server = TestServer::start().await;
+    let mut socket = server.socket().await;
+    let thread = "report-pdf";
+    turn(
+        &mut socket,
+        thread,
+        "Ik ben bij Trattoria Finta Fiore voor een inspectie",
+    )
+    .await;
+    let findings = [
+        (
+            "Bevinding: de koelcel met zuivel staat op 11 °C.",
+            "koelcel met zuivel",
+        ),
+        ("Er is geen HACCP-plan aanwezig.", "HACCP-plan"),
+        (
+            "Ik zie muizenkeutels achter de vriezer in de opslag.",
+            "muizenkeutels",
+        ),
+        (
+            "De temperatuurlijsten zijn sinds maart niet bijgehouden.",
+            "temperatuurlijsten",
+        ),
+        (
+            "Medewerkers hebben geen hygiënetraining gehad.",
+            "hygiënetraining",
+        ),
+    ];
+    for (said, _) in findings {
+        turn(&mut socket, thread, said).await;
+    }
+    let events = turn(&mut socket, thread, "Maak het rapport op").await;
+    let state = &of_type(&events, "STATE_SNAPSHOT").last().unwrap()["snapshot"]["inspection"];
+    assert_eq!(state["findings"].as_array().unwrap().len(), 5, "{state}");
+    let url = of_type(&events, "TOOL_CALL_RESULT")
+        .iter()
+        .find_map(|r| {
+            let content: Value = serde_json::from_str(r["content"].as_str()?).ok()?;
+            content["downloadUrl"].as_str().map(str::to_owned)
+        })
+        .expect("a report was generated");
+    let pdf = server.http.get(server.url(&url)).send().await.unwrap();
+    assert!(pdf.status().is_success());
+    let pages = pdf_pages(&pdf.bytes().await.unwrap());
+    let text = pages.join(" ");
+    let lower = text.to_lowercase();
+    assert!(
+        text.contains("Trattoria Finta Fiore") && text.contains("99990001"),
+        "{text}"
+    );
+    for (said, words) in findings {
+        assert!(
+            lower.contains(&words.to_lowercase()),
+            "{said:?} is not in the report:\n{text}"
+        );
+    }
+    for (i, page) in pages.iter().enumerate() {
+        assert!(
+            page.contains("DEMO") && page.contains("fictieve gegevens"),
+            "page {} has no demo mark:\n{page}",
+            i + 1
+        );
+    }
+}
