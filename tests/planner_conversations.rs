@@ -343,11 +343,10 @@ async fn finding_raw_fish_cites_the_articles() {
             "record_finding"
         ]
     );
+    // The inspector's words go to the search as they are; the search itself widens them with
+    // what the corpus calls the concern (kruisbesmetting), see the lookup below.
     let query = run.call("search_regulations")["query"].as_str().unwrap();
-    assert!(
-        query.contains("rauwe vis") && query.contains("kruisbesmetting"),
-        "{query}"
-    );
+    assert_eq!(query, "rauwe vis naast groenten bewaard op 12 °C");
     let ids: Vec<&str> = run.call("lookup_regulation_articles")["ids"]
         .as_array()
         .unwrap()

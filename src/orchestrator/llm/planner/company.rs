@@ -20,7 +20,7 @@ pub(super) fn history_agent(thread: &Thread, allowed: &HashSet<&str>) -> Step {
     if let Some(step) = tool_error_answer(thread, lang) {
         return step;
     }
-    let intent = thread.intent();
+    let intent = thread.intent;
     let check = thread.in_run(CHECK_COMPANY_EXISTS);
     let info = thread.in_run(GET_COMPANY_INFO).and_then(Outcome::ok);
     let history = thread.in_run(GET_INSPECTION_HISTORY).and_then(Outcome::ok);

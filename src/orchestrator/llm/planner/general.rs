@@ -89,7 +89,7 @@ pub(super) fn misrouted(thread: &Thread, agent: &str, allowed: &HashSet<&str>) -
     }
     let text = thread.user_text();
     let lang = thread.lang;
-    let intent = thread.intent();
+    let intent = thread.intent;
     let target = intent.agent();
     match intent {
         Intent::Greeting => return Some(Step::Say(greeting_text(lang, true))),
@@ -128,7 +128,7 @@ pub(super) fn misrouted(thread: &Thread, agent: &str, allowed: &HashSet<&str>) -
 pub(super) fn general_agent(thread: &Thread, allowed: &HashSet<&str>) -> Step {
     let text = thread.user_text();
     let lang = thread.lang;
-    let intent = thread.intent();
+    let intent = thread.intent;
     let handoff = thread.in_run(HANDOFF_TOOL);
     let handed_off = handoff.is_some();
     if let Some(failed) = handoff.filter(|h| h.error.is_some()) {

@@ -108,8 +108,7 @@ pub fn plan(request: &CompletionRequest) -> Vec<LlmChunk> {
 }
 
 fn plan_with(request: &CompletionRequest, knowledge: Option<&Knowledge>) -> Vec<LlmChunk> {
-    let mut thread = Thread::read(&request.messages);
-    thread.knowledge = knowledge;
+    let thread = Thread::read(&request.messages, knowledge);
     let allowed: Vec<String> = if request.tools.is_empty() {
         agent_tools(&request.agent_id)
             .iter()

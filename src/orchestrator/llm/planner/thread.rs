@@ -35,7 +35,6 @@ impl Outcome {
 
 pub(super) struct Thread<'a> {
     pub messages: &'a [Message],
-    pub knowledge: Option<&'a Knowledge>,
     /// Index of the last user message.
     pub last_user: Option<usize>,
     /// All tool calls of the thread, in order.
@@ -44,10 +43,13 @@ pub(super) struct Thread<'a> {
     pub inspection: InspectionState,
     /// The language to answer in: the last user sentence that tells, else Dutch.
     pub lang: Lang,
+    /// What the last user message asks for, decided once per model turn.
+    pub intent: Intent,
 }
 
 impl<'a> Thread<'a> {
-    pub(super) fn read(messages: &'a [Message]) -> Thread<'a> {
+    /// Reads the thread; `knowledge` lets a bare company name count as an inspection start.
+    pub(super) fn read(messages: &'a [Message], knowledge: Option<&Knowledge>) -> Thread<'a> {
         let last_user = messages.iter().rposition(|m| matches!(m, Message::User(_)));
         let mut outcomes: Vec<Outcome> = Vec::new();
         let mut by_id: HashMap<String, usize> = HashMap::new();
@@ -86,13 +88,18 @@ impl<'a> Thread<'a> {
             .rev()
             .find_map(|t| detect(t))
             .unwrap_or_default();
+        let inspection = InspectionState::from_messages(messages);
+        let user_text = last_user
+            .map(|i| message_text(&messages[i]))
+            .unwrap_or_default();
+        let intent = understand(&user_text, &inspection, knowledge);
         Thread {
             messages,
-            knowledge: None,
             last_user,
             outcomes,
-            inspection: InspectionState::from_messages(messages),
+            inspection,
             lang,
+            intent,
         }
     }
 
@@ -112,11 +119,6 @@ impl<'a> Thread<'a> {
             .find(|m| matches!(m, Message::User(_)))
             .map(message_text)
             .unwrap_or_default()
-    }
-
-    /// What the last user message asks for.
-    pub(super) fn intent(&self) -> Intent {
-        understand(&self.user_text(), &self.inspection, self.knowledge)
     }
 
     /// The last user message's `name`, if the client sent one.
