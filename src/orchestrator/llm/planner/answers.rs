@@ -188,14 +188,17 @@ pub(super) fn corpus_answer(question: &str, articles: &[Article], lang: Lang) ->
     }
     let mut out = String::new();
     let mut last: Option<usize> = None;
+    let mut sources = 0;
     for c in &chosen {
         let article = &articles[c.article];
+        // One numbered item a source: its citation, its title, the sentences that answer.
         if last != Some(c.article) {
             if last.is_some() {
-                out.push_str("\n\n");
+                out.push('\n');
             }
+            sources += 1;
             out.push_str(&format!(
-                "**{}** ({}): ",
+                "{sources}. **{}** ({}): ",
                 article.citation,
                 article.title(lang)
             ));
