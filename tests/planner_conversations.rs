@@ -884,3 +884,42 @@ async fn rejection_shapes_of_the_run_loop() {
         "{text}"
     );
 }
+
+/// Wording from outside the evaluation set, tried by hand and kept.
+#[tokio::test]
+async fn follow_ups_and_company_mentions_in_other_words() {
+    let mut sim = Sim::new();
+    let run = sim
+        .say("There is no soap at the hand basin in the kitchen.")
+        .await;
+    assert!(run.names().contains(&"record_finding"), "{:?}", run.names());
+    // "that" is the finding of the turn before.
+    let run = sim.say("what's the rule for that?").await;
+    assert!(run.text.contains("852/2004"), "{}", run.text);
+    assert!(run.text.to_lowercase().contains("wash"), "{}", run.text);
+
+    let mut sim = Sim::new();
+    let run = sim.say("wat was de uitkomst vorige keer").await;
+    assert!(
+        run.text.contains("nog geen bedrijf geopend"),
+        "{}",
+        run.text
+    );
+    let run = sim.say("Kun je de slagerij in Eindhoven openen?").await;
+    assert!(
+        run.text.contains("Bedoel je **Slagerij Verzinsel**"),
+        "{}",
+        run.text
+    );
+    let run = sim.say("bakkerij de zonnebloem in zwolle").await;
+    assert!(
+        !run.names().contains(&"record_finding"),
+        "{:?}",
+        run.names()
+    );
+    assert!(
+        run.text.contains("staat niet in het demo-register"),
+        "{}",
+        run.text
+    );
+}

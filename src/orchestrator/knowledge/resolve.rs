@@ -268,6 +268,20 @@ fn is_filler(word: &str) -> bool {
         "we",
         "re",
         "gaan",
+        // Asking to open one: "kun je … openen", "can you pull up …".
+        "kun",
+        "kunt",
+        "je",
+        "jij",
+        "u",
+        "kan",
+        "openen",
+        "opzoeken",
+        "zoek",
+        "can",
+        "you",
+        "please",
+        "pull",
     ];
     word.len() < 2 || FILLER.contains(&word)
 }
@@ -461,6 +475,13 @@ impl Knowledge {
             near = self.nearest(&query);
         }
         Resolution::NotFound(near)
+    }
+
+    /// The text names a kind of business or a city of the register: it is about a business,
+    /// whether or not that business is registered.
+    pub fn names_a_business(&self, text: &str) -> bool {
+        let query = Query::read(text, &self.register_words.cities);
+        !query.kinds.is_empty() || !query.cities.is_empty()
     }
 
     /// "Het restaurant in Amsterdam", "de visrokerij op Urk": no name, only a kind of business

@@ -13,7 +13,7 @@ use super::text::missing_tool_text;
 use super::thread::{Outcome, Thread};
 use super::{MAX_TOOL_TURNS, Step, tool_error_answer};
 use crate::orchestrator::inspection::RecordedFinding;
-use crate::orchestrator::knowledge::concerns;
+use crate::orchestrator::knowledge::{concerns, normalize};
 use crate::orchestrator::tools::{LOOKUP_REGULATION_ARTICLES, RECORD_FINDING, SEARCH_REGULATIONS};
 
 /// How many articles are looked up, cited and attached to a finding.
@@ -29,6 +29,18 @@ pub(super) fn regulation_agent(thread: &Thread, allowed: &HashSet<&str>) -> Step
     let (observation, question) = match (turn.observation, turn.question) {
         (None, None) => (None, Some(text.trim().to_owned())),
         other => other,
+    };
+    // "What's the rule for that?" is about the turn before: read with it.
+    let question = question.map(|q| {
+        if observation.is_none() && refers_back(&q) {
+            format!("{} {q}", thread.previous_user_text())
+        } else {
+            q
+        }
+    });
+    let query = match (&observation, &question) {
+        (None, Some(q)) => q.clone(),
+        _ => text.clone(),
     };
     if text.trim().is_empty() {
         return Step::Say(match lang {
@@ -52,7 +64,7 @@ pub(super) fn regulation_agent(thread: &Thread, allowed: &HashSet<&str>) -> Step
         }
         return Step::Call(vec![(
             SEARCH_REGULATIONS,
-            json!({ "query": text, "limit": 8 }),
+            json!({ "query": query, "limit": 8 }),
         )]);
     };
     let results = articles(search, "results");
@@ -87,6 +99,65 @@ pub(super) fn regulation_agent(thread: &Thread, allowed: &HashSet<&str>) -> Step
         &found,
         lang,
     ))
+}
+
+/// A question that says nothing of its own subject and points at what was said before ("mag
+/// dat?", "what's the rule for that?"); "Can they still use that flour?" names its subject.
+fn refers_back(question: &str) -> bool {
+    const POINTERS: &[&str] = &[
+        "dat", "dit", "daarvoor", "hiervoor", "daarover", "hierover", "daarbij", "that", "this",
+        "it", "those", "these",
+    ];
+    // Words that ask about a rule without naming what it is about.
+    const EMPTY: &[&str] = &[
+        "what",
+        "which",
+        "whats",
+        "rule",
+        "rules",
+        "regel",
+        "regels",
+        "wet",
+        "wetgeving",
+        "norm",
+        "eisen",
+        "allowed",
+        "toegestaan",
+        "mag",
+        "mogen",
+        "moet",
+        "welke",
+        "wat",
+        "geldt",
+        "gelden",
+        "hiervan",
+        "there",
+        "does",
+        "apply",
+        "applies",
+        "for",
+        "the",
+        "voor",
+        "is",
+        "de",
+        "het",
+        "een",
+        "about",
+        "over",
+        "zegt",
+        "says",
+        "law",
+        "say",
+        "toch",
+        "niet",
+        "not",
+    ];
+    let normalized = normalize(question);
+    let words: Vec<&str> = normalized.split(' ').filter(|w| !w.is_empty()).collect();
+    words.iter().any(|w| POINTERS.contains(w))
+        && words
+            .iter()
+            .all(|w| POINTERS.contains(w) || EMPTY.contains(w) || w.len() < 2)
 }
 
 /// The articles of a tool result's list.

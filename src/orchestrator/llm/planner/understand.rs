@@ -96,8 +96,8 @@ pub fn understand(text: &str, state: &InspectionState, knowledge: Option<&Knowle
     }
     if is_history_question(&words) || (state.company.is_some() && asks_about_the_past(text, &words))
     {
-        // "De inspectiegeschiedenis van Slagerij X": another company, or none open yet, is
-        // opened first; its summary carries the history.
+        // "De inspectiegeschiedenis van Slagerij X": another company is opened first; its
+        // summary carries the history.
         let names_other = knowledge.is_some_and(|kb| match kb.resolve_company(text) {
             Resolution::Match(c) => state
                 .company
@@ -105,7 +105,8 @@ pub fn understand(text: &str, state: &InspectionState, knowledge: Option<&Knowle
                 .is_none_or(|open| open.kvk != c.company.kvk),
             _ => find_kvk(text).is_some(),
         });
-        return if names_other || state.company.is_none() {
+        // Without an open company, and none named, the history agent asks which one.
+        return if names_other {
             Intent::InspectionStart
         } else {
             Intent::History
@@ -361,16 +362,42 @@ fn is_company_start(text: &str, w: &Words, knowledge: Option<&Knowledge>) -> boo
     }
     // A statement, not a question, that names a registered company: "Restaurant X in Delft, we
     // beginnen", "Ik bedoel de visrokerij op Urk"; a message of a few words that may be one.
-    if text.trim_end().ends_with('?') {
+    // "Kun je de slagerij in Eindhoven openen?" asks to open one, question mark or not.
+    // ("open" alone is too common: "de deur staat open").
+    let asks_to_open = w.any(&["openen", "opzoeken"])
+        || w.any_phrase(&[
+            "open het bedrijf",
+            "open de zaak",
+            "zoek op",
+            "look up",
+            "pull up",
+            "can you open",
+            "please open",
+            "erbij pakken",
+        ]);
+    if text.trim_end().ends_with('?') && !asks_to_open {
         return false;
     }
     let Some(kb) = knowledge else {
         return false;
     };
+    let short = w.list.len() <= 6;
     match kb.resolve_company(text) {
-        Resolution::Match(_) => concerns(text).is_empty() || w.list.len() <= 6,
-        Resolution::Ask(_) => w.list.len() <= 3,
-        Resolution::NotFound(_) => false,
+        Resolution::Match(_) => concerns(text).is_empty() || short,
+        Resolution::Ask(_) => w.list.len() <= 3 || asks_to_open,
+        // "Bakkerij De Zonnebloem in Zwolle": a business named, not in the register; the
+        // history agent says so. A description of the premises has a verb and is a finding.
+        Resolution::NotFound(_) => {
+            asks_to_open
+                || (short
+                    && concerns(text).is_empty()
+                    && !text.chars().any(|c| c.is_ascii_digit())
+                    && !w.any(&[
+                        "is", "zijn", "heeft", "hebben", "ligt", "liggen", "staat", "staan",
+                        "wordt", "worden", "was", "waren", "are", "has", "have", "were",
+                    ])
+                    && kb.names_a_business(text))
+        }
     }
 }
 
