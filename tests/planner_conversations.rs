@@ -923,3 +923,34 @@ async fn follow_ups_and_company_mentions_in_other_words() {
         run.text
     );
 }
+
+/// An ambiguous name opens nothing until the inspector confirms; the confirmation opens the
+/// one meant, and a follow-up is about that company.
+#[tokio::test]
+async fn an_ambiguous_name_asks_and_the_confirmation_opens_the_right_one() {
+    use agora_hai::orchestrator::inspection::InspectionState;
+    let mut sim = Sim::new();
+    let run = sim.say("Start inspectie bij De Droomkade").await;
+    assert!(run.text.contains("Bedoel je"), "{}", run.text);
+    assert!(
+        run.text.contains("Eetcafé De Droomkade") && run.text.contains("Grand Café De Droomkade")
+    );
+    let state = InspectionState::from_messages(&sim.messages);
+    assert_eq!(state.company, None);
+    assert_eq!(state.choice.len(), 2);
+
+    let run = sim.say("die in Zaandam").await;
+    assert!(
+        run.text.contains("Eetcafé De Droomkade (KVK 99990027)"),
+        "{}",
+        run.text
+    );
+    let state = InspectionState::from_messages(&sim.messages);
+    assert_eq!(state.company.map(|c| c.kvk).as_deref(), Some("99990027"));
+    assert!(state.choice.is_empty());
+
+    let run = sim.say("Vat de vorige inspectie samen").await;
+    assert_eq!(run.names(), [HANDOFF_TOOL, "get_inspection_history"]);
+    assert_eq!(run.call("get_inspection_history")["kvk"], "99990027");
+    assert!(run.text.contains("Eetcafé De Droomkade"), "{}", run.text);
+}
