@@ -126,12 +126,16 @@ fn tool_frame(index: u32, id: Option<&str>, name: Option<&str>, arguments: &str)
 // The client side.
 
 fn provider(base_url: &str) -> OpenAiProvider {
-    OpenAiProvider::new(OpenAiConfig {
-        base_url: base_url.to_owned(),
-        model: "fake-model".to_owned(),
-        api_key: Some("sk-test-123".to_owned()),
-        temperature: Some(0.2),
-    })
+    OpenAiProvider::new(config(base_url))
+}
+
+fn config(base_url: &str) -> OpenAiConfig {
+    let mut config = OpenAiConfig::new(base_url, "fake-model");
+    config.api_key = Some("sk-test-123".to_owned());
+    config.temperature = Some(0.2);
+    // The fake has no /props or /models: known up front, no discovery requests.
+    config.context_tokens = Some(8192);
+    config
 }
 
 fn message(value: Value) -> Message {
@@ -187,11 +191,16 @@ async fn run(
     )
 }
 
+/// The chunks before the closing [`LlmChunk::Finished`], which must come last.
 fn ok_chunks(items: Vec<Result<LlmChunk, LlmError>>) -> Vec<LlmChunk> {
-    items
+    let mut chunks: Vec<LlmChunk> = items
         .into_iter()
         .map(|item| item.expect("no error in the stream"))
-        .collect()
+        .collect();
+    match chunks.pop() {
+        Some(LlmChunk::Finished { .. }) => chunks,
+        other => panic!("the stream ends with Finished, not {other:?}"),
+    }
 }
 
 fn text(text: &str) -> LlmChunk {
@@ -392,7 +401,8 @@ async fn the_request_carries_model_system_prompt_tools_messages_and_key() {
     assert_eq!(
         body["messages"],
         json!([
-            {"role": "system", "content": "You answer questions about food-safety regulations."},
+            // One system message, first: strict templates refuse one in the middle.
+            {"role": "system", "content": "You answer questions about food-safety regulations.\n\nAnswer in Dutch.\n\nCite articles."},
             {"role": "user", "content": "What applies to bakeries?"},
             {"role": "assistant", "content": "Let me search.", "tool_calls": [
                 {"id": "call_1", "type": "function",
@@ -404,8 +414,6 @@ async fn the_request_carries_model_system_prompt_tools_messages_and_key() {
                  "function": {"name": "lookup_company", "arguments": "{\"kvk\":\"1\"}"}},
             ]},
             {"role": "tool", "tool_call_id": "call_2", "content": "Error: register offline"},
-            {"role": "system", "content": "Answer in Dutch."},
-            {"role": "system", "content": "Cite articles."},
             {"role": "user", "content": [
                 {"type": "text", "text": "And this label?"},
                 {"type": "image_url", "image_url": {"url": "https://example.org/label.png"}},
@@ -494,7 +502,7 @@ async fn a_closed_port_is_unreachable() {
 // (f) Broken responses.
 
 #[tokio::test]
-async fn malformed_tool_call_json_is_a_protocol_error() {
+async fn malformed_tool_call_json_is_handed_on_as_an_invalid_call() {
     let frames = vec![
         tool_frame(
             0,
@@ -509,12 +517,24 @@ async fn malformed_tool_call_json_is_a_protocol_error() {
     let items = run(&base_url, request(vec![], vec![search_tool()]))
         .await
         .unwrap();
-    assert_eq!(items.len(), 1, "{items:?}");
-    match &items[0] {
-        Err(LlmError::Protocol(message)) => {
-            assert!(message.contains("search_regulations"), "{message}")
+    // The run answers it with a tool error the model can correct; the stream goes on.
+    match &ok_chunks(items)[..] {
+        [
+            LlmChunk::InvalidToolCall {
+                id,
+                name,
+                arguments,
+                problem,
+            },
+        ] => {
+            assert_eq!(
+                (id.as_str(), name.as_str()),
+                ("call_1", "search_regulations")
+            );
+            assert_eq!(arguments, "{\"query\": bakery}");
+            assert!(problem.contains("not valid JSON"), "{problem}");
         }
-        other => panic!("expected a protocol error, got {other:?}"),
+        other => panic!("expected one invalid call, got {other:?}"),
     }
 }
 

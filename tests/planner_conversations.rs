@@ -135,6 +135,7 @@ impl Sim {
                         assert!(arguments.is_object(), "{arguments}");
                         calls.push((id, name, arguments));
                     }
+                    other => panic!("the planner sends only text and calls, not {other:?}"),
                 }
             }
             assert!(

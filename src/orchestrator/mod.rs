@@ -45,6 +45,9 @@ pub struct OrchestratorConfig {
     pub moderation_terms: Vec<String>,
     /// Where generated reports are written.
     pub reports_dir: PathBuf,
+    /// The model time one run may use in all (its requests together; waiting for a human's
+    /// approval does not count), so a slow or looping model cannot hold a run for ever.
+    pub model_time_limit: Duration,
 }
 
 impl OrchestratorConfig {
@@ -54,6 +57,7 @@ impl OrchestratorConfig {
             max_turns: 8,
             moderation_terms: Vec::new(),
             reports_dir,
+            model_time_limit: Duration::from_secs(900),
         }
     }
 }
@@ -217,6 +221,11 @@ impl Orchestrator {
         let mut messages = self
             .store
             .messages(&input.thread_id)
+            .await
+            .map_err(StartError::Store)?;
+        // The thread's run has stopped: what it left open (the server stopped mid-run) is
+        // closed now, so every call has its result and no approval waits for nobody.
+        self.close_leftovers(&input.thread_id, &mut messages)
             .await
             .map_err(StartError::Store)?;
         let user_message = Message::User(UserMessage {
@@ -465,6 +474,9 @@ impl Orchestrator {
             open_step: None,
             open_text: None,
             pending_approval: None,
+            announced: Default::default(),
+            usage: Default::default(),
+            refused_turns: 0,
             mode,
         };
         let this = self.clone();
@@ -540,6 +552,47 @@ impl Orchestrator {
     /// Called when a connection closes: its runs have nobody left to stream to or approve.
     pub fn disconnect(&self, connection_id: u64) {
         self.cancel(connection_id, None, None);
+    }
+
+    /// Results for calls left without one and decisions for approvals left open, by a run
+    /// that ended without closing them (a restart cut it off).
+    async fn close_leftovers(
+        &self,
+        thread_id: &str,
+        messages: &mut Vec<Message>,
+    ) -> Result<(), StoreError> {
+        for (call_id, name) in unanswered_calls(messages) {
+            let error = format!("`{name}` was not carried out: the server stopped during the run.");
+            let result = Message::Tool(ToolMessage {
+                id: Some(format!("tool_{}", uuid::Uuid::new_v4().simple())),
+                content: json!({ "status": "interrupted", "error": error }).to_string(),
+                tool_call_id: call_id,
+                error: Some(error),
+                ..Default::default()
+            });
+            self.store.append_message(thread_id, &result).await?;
+            messages.push(result);
+        }
+        for approval in self.store.approvals(thread_id).await? {
+            if approval.decision.is_some() {
+                continue;
+            }
+            let decision = store::ApprovalDecision {
+                approved: false,
+                feedback: Some("De server stopte voordat er een besluit was.".to_owned()),
+                decided_by: "system".to_owned(),
+                decided_at: run::now_millis() as i64,
+            };
+            match self
+                .store
+                .record_approval_decision(&approval.approval_id, &decision)
+                .await
+            {
+                Ok(()) | Err(StoreError::Conflict(_)) => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(())
     }
 
     async fn stop_thread(&self, thread_id: &str) {
@@ -689,7 +742,7 @@ fn check_payload(id: &str, entry: &ResumeEntry) -> Result<(), StartError> {
 }
 
 /// Tool calls of the stored thread without a result, in order: (call id, tool name).
-fn unanswered_calls(messages: &[Message]) -> Vec<(String, String)> {
+pub(crate) fn unanswered_calls(messages: &[Message]) -> Vec<(String, String)> {
     let answered: HashSet<&str> = messages
         .iter()
         .filter_map(|m| match m {

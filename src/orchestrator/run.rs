@@ -12,6 +12,7 @@
 //! - tools of the client (standard only): offered to the agent; a call to one is announced and
 //!   ends the run, and the client's next run brings the result as a tool message.
 
+use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -23,13 +24,14 @@ use uuid::Uuid;
 
 use super::approval::{self, Decision};
 use super::inspection::InspectionState;
+use super::llm::planner::{Lang, detect_language};
 use super::llm::prompts::{self, HANDOFF_TOOL};
-use super::llm::{CompletionRequest, LlmChunk, LlmError, ToolSpec};
+use super::llm::{CompletionRequest, FinishReason, LlmChunk, LlmError, ToolSpec, Usage};
 use super::store::{
     ApprovalDecision, ApprovalRecord, InterruptRecord, InterruptResolution, RunStatus, StoreError,
 };
 use super::tools::ToolContext;
-use super::{Orchestrator, agents};
+use super::{Orchestrator, agents, unanswered_calls};
 use crate::protocol::{
     AgoraEvent, AssistantMessage, Dialect, Event, FunctionCall, Interrupt, Message,
     MessagesSnapshot, ResumeEntry, ResumeStatus, RiskLevel, RunFinished, RunOutcome,
@@ -56,17 +58,19 @@ impl RunFailure {
     fn code(&self) -> &'static str {
         match self {
             RunFailure::Cancelled => "cancelled",
-            RunFailure::Model(_) => "llm_error",
+            RunFailure::Model(e) => e.code(),
             RunFailure::Store(_) => "storage_error",
             RunFailure::TooManyTurns(_) => "too_many_turns",
             RunFailure::Disconnected => "disconnected",
         }
     }
 
-    fn user_message(&self) -> String {
+    /// What the inspector reads: short, in the thread's language, without internals (those go
+    /// to the log and `runs.error`).
+    fn user_message(&self, lang: Lang) -> String {
         match self {
             RunFailure::Cancelled => "De run is gestopt op verzoek van de gebruiker.".to_owned(),
-            RunFailure::Model(e) => format!("Het taalmodel gaf een fout: {e}"),
+            RunFailure::Model(e) => e.user_message(lang == Lang::En),
             RunFailure::Store(_) => "Het gesprek kon niet worden opgeslagen.".to_owned(),
             RunFailure::TooManyTurns(n) => {
                 format!("Geen antwoord na {n} stappen; probeer het anders te vragen.")
@@ -81,6 +85,9 @@ pub(super) fn now_millis() -> u64 {
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_millis() as u64)
 }
+
+/// Model turns with unusable tool calls a run answers with errors before it gives up.
+const MAX_REFUSED_TURNS: usize = 1;
 
 /// The `reason` of an interrupt raised for a tool call that needs approval.
 pub(super) const TOOL_CALL_REASON: &str = "tool_call";
@@ -173,7 +180,35 @@ pub(super) struct Run {
     pub open_text: Option<(String, String)>,
     /// Settled if the run stops while waiting for it.
     pub pending_approval: Option<String>,
+    /// Tool calls announced to the client (TOOL_CALL_START..END) in this run: a call the run
+    /// closes without running it gets its TOOL_CALL_RESULT only if the client saw it.
+    pub announced: HashSet<String>,
+    /// What the model requests of this run cost, for RUN_FINISHED and the log.
+    pub usage: RunUsage,
+    /// Model turns whose tool calls could not be run; one is answered with errors for the model
+    /// to correct, a second ends the run.
+    pub refused_turns: usize,
     pub mode: Mode,
+}
+
+/// The model requests of one run and the tokens they used.
+#[derive(Debug, Default, Clone, Copy)]
+pub(super) struct RunUsage {
+    pub requests: u64,
+    pub prompt_tokens: u64,
+    pub completion_tokens: u64,
+    /// The largest prompt of the run, in tokens as the server counted them.
+    pub largest_prompt: u64,
+    /// Time spent waiting for the model; the run's model deadline counts this, not the time
+    /// an approval waits for a human.
+    pub model_time: Duration,
+}
+
+/// A tool call of a model turn, to run or to refuse.
+enum PlannedCall {
+    Run(ToolCall),
+    /// Cannot be run (malformed, or a tool this agent does not have): answered with an error.
+    Refuse(ToolCall, String),
 }
 
 impl Run {
@@ -191,16 +226,17 @@ impl Run {
             Err(RunFailure::Disconnected) if cancel.is_cancelled() => Err(RunFailure::Cancelled),
             other => other,
         };
-        if let Some(approval_id) = self.pending_approval.take() {
-            self.orchestrator.approvals.settle(&approval_id);
+        let pending_approval = self.pending_approval.take();
+        if let Some(approval_id) = &pending_approval {
+            self.orchestrator.approvals.settle(approval_id);
         }
-        let status = match outcome {
+        let (status, error) = match outcome {
             Ok(()) => {
                 if self.finish_ok().await.is_err() {
                     // The client left before it saw the interrupts: nobody can answer them.
                     self.withdraw_interrupts().await;
                 }
-                RunStatus::Finished
+                (RunStatus::Finished, None)
             }
             Err(failure) => {
                 let status = if matches!(failure, RunFailure::Cancelled) {
@@ -209,14 +245,27 @@ impl Run {
                     RunStatus::Error
                 };
                 if !matches!(failure, RunFailure::Cancelled | RunFailure::Disconnected) {
-                    tracing::warn!(run_id = %self.run_id, error = %failure, "run failed");
+                    tracing::warn!(run_id = %self.run_id, code = failure.code(), error = %failure, "run failed");
                 }
-                let _ = self.finish_failed(&failure).await;
+                let closed = self
+                    .close_unanswered_calls(&failure, pending_approval)
+                    .await;
+                let _ = self.finish_failed(&failure, closed).await;
                 self.withdraw_interrupts().await;
-                status
+                (status, Some(format!("{}: {failure}", failure.code())))
             }
         };
-        let error = (status != RunStatus::Finished).then(|| format!("{status:?}").to_lowercase());
+        if self.usage.requests > 0 {
+            tracing::info!(
+                run_id = %self.run_id,
+                model_requests = self.usage.requests,
+                prompt_tokens = self.usage.prompt_tokens,
+                completion_tokens = self.usage.completion_tokens,
+                largest_prompt = self.usage.largest_prompt,
+                model_ms = self.usage.model_time.as_millis() as u64,
+                "model usage"
+            );
+        }
         if let Err(e) = store
             .finish_run(&self.run_id, status, error.as_deref())
             .await
@@ -278,10 +327,24 @@ impl Run {
                 return Ok(());
             }
             self.step("executing_tools").await?;
+            let mut refused = Vec::new();
             for call in calls {
-                self.call_tool(call).await?;
+                match call {
+                    PlannedCall::Run(call) => self.call_tool(call).await?,
+                    PlannedCall::Refuse(call, problem) => {
+                        self.refuse_call(call, &problem).await?;
+                        refused.push(problem);
+                    }
+                }
             }
             self.end_step().await?;
+            if !refused.is_empty() {
+                // The model reads why and may correct itself once.
+                self.refused_turns += 1;
+                if self.refused_turns > MAX_REFUSED_TURNS {
+                    return Err(LlmError::InvalidToolCalls(refused.join("; ")).into());
+                }
+            }
             if self.paused() {
                 return Ok(());
             }
@@ -341,8 +404,49 @@ impl Run {
         Ok(())
     }
 
-    /// One model turn: streams its text and returns the tool calls it asked for.
-    async fn think(&mut self) -> Result<Vec<ToolCall>, RunFailure> {
+    /// One model turn: streams its text and returns the tool calls it asked for, each to run
+    /// or to refuse. The turn's model time counts against the run's model deadline.
+    async fn think(&mut self) -> Result<Vec<PlannedCall>, RunFailure> {
+        let tools = self.offered_tools();
+        let offered: HashSet<String> = tools.iter().map(|t| t.name.clone()).collect();
+        let request = CompletionRequest {
+            agent_id: self.agent.to_owned(),
+            system_prompt: prompts::system_prompt(self.agent),
+            messages: self.messages.clone(),
+            tools,
+        };
+        let budget = self.orchestrator.config.model_time_limit;
+        let remaining = budget.saturating_sub(self.usage.model_time);
+        let started = tokio::time::Instant::now();
+        let turn = tokio::time::timeout(remaining, self.model_turn(request, &offered)).await;
+        self.usage.model_time += started.elapsed();
+        let (calls, reason) = match turn {
+            Ok(turn) => turn?,
+            Err(_) => {
+                return Err(LlmError::Timeout(format!(
+                    "the run's model time of {}s is used up",
+                    budget.as_secs()
+                ))
+                .into());
+            }
+        };
+        let stored: Vec<ToolCall> = calls
+            .iter()
+            .map(|call| match call {
+                PlannedCall::Run(call) | PlannedCall::Refuse(call, _) => call.clone(),
+            })
+            .collect();
+        self.complete_assistant_message(stored).await?;
+        // Text cut off at the output limit, with nothing to run: not an answer to pass off as one.
+        if reason == FinishReason::Length && calls.is_empty() {
+            return Err(LlmError::Truncated.into());
+        }
+        Ok(calls)
+    }
+
+    /// What this agent may call now: its own tools, the handoff, and (standard dialect) the
+    /// client's tools.
+    fn offered_tools(&self) -> Vec<ToolSpec> {
         let mut tools = self
             .orchestrator
             .toolbox
@@ -368,14 +472,20 @@ impl Run {
                 });
             }
         }
-        let request = CompletionRequest {
-            agent_id: self.agent.to_owned(),
-            system_prompt: prompts::system_prompt(self.agent),
-            messages: self.messages.clone(),
-            tools,
-        };
+        tools
+    }
+
+    /// Streams one model response: text goes out as it comes; calls are collected, those the
+    /// agent was not offered or that arrived malformed marked for refusal.
+    async fn model_turn(
+        &mut self,
+        request: CompletionRequest,
+        offered: &HashSet<String>,
+    ) -> Result<(Vec<PlannedCall>, FinishReason), RunFailure> {
         let mut stream = self.orchestrator.provider.complete(request).await?;
+        self.usage.requests += 1;
         let mut calls = Vec::new();
+        let mut reason = FinishReason::Stop;
         while let Some(chunk) = stream.next().await {
             match chunk? {
                 LlmChunk::Text(text) if text.is_empty() => {}
@@ -384,20 +494,48 @@ impl Run {
                     id,
                     name,
                     arguments,
-                } => calls.push(ToolCall {
+                } => {
+                    let call = tool_call(id, name.clone(), arguments.to_string());
+                    calls.push(if offered.contains(&name) {
+                        PlannedCall::Run(call)
+                    } else {
+                        let problem = format!(
+                            "`{name}` is not a tool of {}; its tools are: {}",
+                            self.agent,
+                            offered.iter().cloned().collect::<Vec<_>>().join(", ")
+                        );
+                        PlannedCall::Refuse(call, problem)
+                    });
+                }
+                LlmChunk::InvalidToolCall {
                     id,
-                    kind: "function".to_owned(),
-                    function: FunctionCall {
-                        name,
-                        arguments: arguments.to_string(),
-                        ..Default::default()
-                    },
-                    ..Default::default()
-                }),
+                    name,
+                    arguments,
+                    problem,
+                } => {
+                    // Stored with empty arguments: servers parse the arguments of a history,
+                    // and the model reads what it sent in the error instead.
+                    let problem = format!("{problem}; the arguments sent were: {arguments}");
+                    calls.push(PlannedCall::Refuse(
+                        tool_call(id, name, "{}".to_owned()),
+                        problem,
+                    ));
+                }
+                LlmChunk::Finished { reason: why, usage } => {
+                    reason = why;
+                    if let Some(usage) = usage {
+                        self.count_usage(usage);
+                    }
+                }
             }
         }
-        self.complete_assistant_message(calls.clone()).await?;
-        Ok(calls)
+        Ok((calls, reason))
+    }
+
+    fn count_usage(&mut self, usage: Usage) {
+        self.usage.prompt_tokens += usage.prompt_tokens;
+        self.usage.completion_tokens += usage.completion_tokens;
+        self.usage.largest_prompt = self.usage.largest_prompt.max(usage.prompt_tokens);
     }
 
     async fn stream_text(&mut self, delta: String) -> Result<(), RunFailure> {
@@ -536,9 +674,84 @@ impl Run {
             }
         }
         self.emit(start).await?;
+        self.announced.insert(call.id.clone());
         self.emit(Event::tool_call_args(&call.id, arguments.to_string()))
             .await?;
         self.emit(Event::tool_call_end(&call.id)).await
+    }
+
+    /// A call that cannot be run: announced like any other, answered with the problem, so the
+    /// model reads it and the thread keeps every call answered.
+    async fn refuse_call(&mut self, call: ToolCall, problem: &str) -> Result<(), RunFailure> {
+        tracing::info!(run_id = %self.run_id, tool = %call.function.name, %problem, "refused a tool call of the model");
+        self.announce_call(
+            &call,
+            &json!({}),
+            "Ongeldige aanroep",
+            "Het taalmodel vroeg een aanroep die niet kan worden uitgevoerd.",
+        )
+        .await?;
+        let error = format!("This call was not carried out: {problem}. Correct it and call again.");
+        let content = json!({ "status": "refused", "error": error });
+        self.store_and_send_result(&call.id, content, Some(error))
+            .await
+    }
+
+    /// After a failure: every call of the thread still without a result gets one that says it
+    /// was not carried out, and an approval still waiting is decided (rejected by `system`), so
+    /// the thread stays valid for strict model servers and the audit log has no open request.
+    /// Returns the closed calls that the client saw announced, with their result ids and texts.
+    async fn close_unanswered_calls(
+        &mut self,
+        failure: &RunFailure,
+        pending_approval: Option<String>,
+    ) -> Vec<(String, String, String)> {
+        let store = self.orchestrator.store.clone();
+        let why = match failure {
+            RunFailure::Cancelled | RunFailure::Disconnected => "cancelled",
+            _ => "failed",
+        };
+        if let Some(approval_id) = pending_approval {
+            let decision = ApprovalDecision {
+                approved: false,
+                feedback: Some(format!(
+                    "De run is gestopt ({why}) voordat er een besluit was."
+                )),
+                decided_by: "system".to_owned(),
+                decided_at: now_millis() as i64,
+            };
+            if let Err(e) = store
+                .record_approval_decision(&approval_id, &decision)
+                .await
+            {
+                tracing::error!(error = %e, %approval_id, "could not close the approval");
+            }
+        }
+        let mut closed = Vec::new();
+        for (call_id, name) in unanswered_calls(&self.messages) {
+            let error = format!(
+                "`{name}` was not carried out: the run {why} ({}) before it could run.",
+                failure.code()
+            );
+            let result_id = format!("tool_{}", Uuid::new_v4().simple());
+            let content = json!({ "status": why, "error": error }).to_string();
+            let message = Message::Tool(ToolMessage {
+                id: Some(result_id.clone()),
+                content: content.clone(),
+                tool_call_id: call_id.clone(),
+                error: Some(error),
+                ..Default::default()
+            });
+            if let Err(e) = store.append_message(&self.thread_id, &message).await {
+                tracing::error!(error = %e, run_id = %self.run_id, "could not close a tool call");
+                continue;
+            }
+            self.messages.push(message);
+            if self.announced.contains(&call_id) {
+                closed.push((result_id, call_id, content));
+            }
+        }
+        closed
     }
 
     /// Executes the call, or records its rejection; stores and sends the result, and hands over
@@ -569,22 +782,7 @@ impl Run {
             }
             _ => self.execute_tool(&name, &arguments).await,
         };
-        let result_id = format!("tool_{}", Uuid::new_v4().simple());
-        let content = content.to_string();
-        let message = Message::Tool(ToolMessage {
-            id: Some(result_id.clone()),
-            content: content.clone(),
-            tool_call_id: call.id.clone(),
-            error,
-            ..Default::default()
-        });
-        self.orchestrator
-            .store
-            .append_message(&self.thread_id, &message)
-            .await?;
-        self.messages.push(message);
-        self.emit(Event::tool_call_result(result_id, &call.id, content))
-            .await?;
+        self.store_and_send_result(&call.id, content, error).await?;
         if name == HANDOFF_TOOL
             && let Some(agent) = arguments
                 .get("agent")
@@ -598,6 +796,31 @@ impl Run {
                 .await?;
         }
         Ok(())
+    }
+
+    /// Stores a call's result, then sends its TOOL_CALL_RESULT.
+    async fn store_and_send_result(
+        &mut self,
+        call_id: &str,
+        content: Value,
+        error: Option<String>,
+    ) -> Result<(), RunFailure> {
+        let result_id = format!("tool_{}", Uuid::new_v4().simple());
+        let content = content.to_string();
+        let message = Message::Tool(ToolMessage {
+            id: Some(result_id.clone()),
+            content: content.clone(),
+            tool_call_id: call_id.to_owned(),
+            error,
+            ..Default::default()
+        });
+        self.orchestrator
+            .store
+            .append_message(&self.thread_id, &message)
+            .await?;
+        self.messages.push(message);
+        self.emit(Event::tool_call_result(result_id, call_id, content))
+            .await
     }
 
     /// Runs a tool; its failure is a result the agent reads, not a failed run.
@@ -799,8 +1022,21 @@ impl Run {
         if answers.is_empty() {
             return;
         }
-        if let Err(e) = self.orchestrator.store.resolve_interrupts(&answers).await {
+        let store = self.orchestrator.store.clone();
+        if let Err(e) = store.resolve_interrupts(&answers).await {
             tracing::error!(error = %e, run_id = %self.run_id, "could not withdraw interrupts");
+        }
+        // The approval log has a row for each: closed too, rejected by `system`.
+        for (id, _) in &answers {
+            let decision = ApprovalDecision {
+                approved: false,
+                feedback: Some("De run is gestopt voordat er een besluit was.".to_owned()),
+                decided_by: "system".to_owned(),
+                decided_at: now_millis() as i64,
+            };
+            if let Err(e) = store.record_approval_decision(id, &decision).await {
+                tracing::warn!(error = %e, interrupt_id = %id, "could not close the approval");
+            }
         }
     }
 
@@ -812,9 +1048,9 @@ impl Run {
         if interrupts.is_empty() {
             self.emit(Event::state_snapshot(self.state("completed")))
                 .await?;
-            return self
-                .emit(Event::run_finished(&self.thread_id, &self.run_id))
-                .await;
+            let mut finished = Event::run_finished(&self.thread_id, &self.run_id);
+            self.attach_usage(&mut finished);
+            return self.emit(finished).await;
         }
         self.emit(Event::state_snapshot(self.state("interrupted")))
             .await?;
@@ -823,20 +1059,51 @@ impl Run {
             ..Default::default()
         });
         self.emit(snapshot).await?;
-        self.emit(Event::RunFinished(RunFinished {
+        let mut finished = Event::RunFinished(RunFinished {
             thread_id: self.thread_id.clone(),
             run_id: self.run_id.clone(),
             outcome: Some(Some(RunOutcome::Interrupt { interrupts })),
             ..Default::default()
-        }))
-        .await
+        });
+        self.attach_usage(&mut finished);
+        self.emit(finished).await
+    }
+
+    /// RUN_FINISHED's `metadata.usage`: the model requests of the run and their tokens, as
+    /// the server reported them (absent with the embedded planner, which uses no tokens).
+    fn attach_usage(&self, event: &mut Event) {
+        let Event::RunFinished(finished) = event else {
+            return;
+        };
+        if self.usage.requests == 0 || self.usage.prompt_tokens == 0 {
+            return;
+        }
+        let usage = json!({
+            "modelRequests": self.usage.requests,
+            "promptTokens": self.usage.prompt_tokens,
+            "completionTokens": self.usage.completion_tokens,
+            "largestPromptTokens": self.usage.largest_prompt,
+        });
+        finished
+            .base
+            .metadata
+            .get_or_insert_with(Default::default)
+            .insert("usage".to_owned(), usage);
     }
 
     /// Keeps the partial answer, closes what is open, then RUN_ERROR (and, in AGORA's dialect,
     /// RUN_FINISHED).
-    async fn finish_failed(&mut self, failure: &RunFailure) -> Result<(), RunFailure> {
+    async fn finish_failed(
+        &mut self,
+        failure: &RunFailure,
+        closed: Vec<(String, String, String)>,
+    ) -> Result<(), RunFailure> {
         if self.open_text.is_some() {
             self.complete_assistant_message(Vec::new()).await?;
+        }
+        for (result_id, call_id, content) in closed {
+            self.emit(Event::tool_call_result(result_id, call_id, content))
+                .await?;
         }
         self.end_step().await?;
         let status = if matches!(failure, RunFailure::Cancelled) {
@@ -846,7 +1113,8 @@ impl Run {
         };
         // The dialect allows nothing but RUN_FINISHED after RUN_ERROR, so the state goes first.
         self.emit(Event::state_snapshot(self.state(status))).await?;
-        self.emit(Event::run_error(failure.user_message(), failure.code()))
+        let lang = self.thread_language();
+        self.emit(Event::run_error(failure.user_message(lang), failure.code()))
             .await?;
         match self.mode {
             Mode::Agora => {
@@ -856,6 +1124,21 @@ impl Run {
             // RUN_ERROR is terminal in the standard dialect.
             Mode::Standard(_) => Ok(()),
         }
+    }
+
+    /// The language of the inspector's last message, for what the run says itself.
+    fn thread_language(&self) -> Lang {
+        self.messages
+            .iter()
+            .rev()
+            .find_map(|m| match m {
+                Message::User(user) => match &user.content {
+                    crate::protocol::UserContent::Text(text) => Some(detect_language(text)),
+                    crate::protocol::UserContent::Parts(_) => None,
+                },
+                _ => None,
+            })
+            .unwrap_or_default()
     }
 
     async fn step(&mut self, name: &'static str) -> Result<(), RunFailure> {
@@ -893,6 +1176,19 @@ impl Run {
             .send(event)
             .await
             .map_err(|_| RunFailure::Disconnected)
+    }
+}
+
+fn tool_call(id: String, name: String, arguments: String) -> ToolCall {
+    ToolCall {
+        id,
+        kind: "function".to_owned(),
+        function: FunctionCall {
+            name,
+            arguments,
+            ..Default::default()
+        },
+        ..Default::default()
     }
 }
 

@@ -40,6 +40,47 @@ pub struct Config {
     #[arg(long, env = "AGORA_LLM_API_KEY", hide_env_values = true)]
     pub llm_api_key: Option<String>,
 
+    /// Agents that run on another model than `--llm-model`, as `agent=model,agent=model`
+    /// (e.g. `general-agent=gpt-4o-mini`).
+    #[arg(long, env = "AGORA_LLM_AGENT_MODELS", value_delimiter = ',')]
+    pub llm_agent_models: Vec<String>,
+
+    /// Sampling temperature; left to the server when absent.
+    #[arg(long, env = "AGORA_LLM_TEMPERATURE")]
+    pub llm_temperature: Option<f32>,
+
+    /// The most tokens one model answer may have; a longer answer ends the run with
+    /// `model_output_truncated`.
+    #[arg(long, env = "AGORA_LLM_MAX_TOKENS", default_value_t = 1024)]
+    pub llm_max_tokens: u32,
+
+    /// The model's context size in tokens. Without it the server is asked (llama.cpp's
+    /// `/props`, `/v1/models`), else 8192 is assumed.
+    #[arg(long, env = "AGORA_LLM_CONTEXT_TOKENS")]
+    pub llm_context_tokens: Option<u32>,
+
+    /// A JSON object merged into every model request, for what a server needs beyond the
+    /// standard (e.g. `{"seed": 1, "top_k": 20}`).
+    #[arg(long, env = "AGORA_LLM_EXTRA_BODY")]
+    pub llm_extra_body: Option<String>,
+
+    /// Seconds to wait for the first token of a model answer (a local server may be loading
+    /// the model or reading a long prompt).
+    #[arg(
+        long,
+        env = "AGORA_LLM_FIRST_TOKEN_TIMEOUT_SECS",
+        default_value_t = 300
+    )]
+    pub llm_first_token_timeout_secs: u64,
+
+    /// Seconds a model stream may stay silent (keep-alive comments count as life).
+    #[arg(long, env = "AGORA_LLM_SILENCE_TIMEOUT_SECS", default_value_t = 120)]
+    pub llm_silence_timeout_secs: u64,
+
+    /// Seconds of model time one run may use in all (waiting for approvals does not count).
+    #[arg(long, env = "AGORA_LLM_RUN_TIMEOUT_SECS", default_value_t = 900)]
+    pub llm_run_timeout_secs: u64,
+
     /// Seconds a tool call waits for a human decision before it counts as rejected.
     #[arg(long, env = "AGORA_APPROVAL_TIMEOUT_SECS", default_value_t = 600)]
     pub approval_timeout_secs: u64,
@@ -117,6 +158,14 @@ impl Config {
             llm_base_url: None,
             llm_model: "gpt-4o-mini".to_owned(),
             llm_api_key: None,
+            llm_agent_models: Vec::new(),
+            llm_temperature: None,
+            llm_max_tokens: 1024,
+            llm_context_tokens: None,
+            llm_extra_body: None,
+            llm_first_token_timeout_secs: 300,
+            llm_silence_timeout_secs: 120,
+            llm_run_timeout_secs: 900,
             approval_timeout_secs: 600,
             moderation_terms: Vec::new(),
             auth: crate::server::auth::AuthMode::Dev,

@@ -99,17 +99,13 @@ fn build_orchestrator(
         "knowledge base indexed"
     );
     let provider: Arc<dyn LlmProvider> = match &config.llm_base_url {
-        Some(base_url) => Arc::new(OpenAiProvider::new(OpenAiConfig {
-            base_url: base_url.clone(),
-            model: config.llm_model.clone(),
-            api_key: config.llm_api_key.clone(),
-            temperature: None,
-        })),
+        Some(base_url) => Arc::new(OpenAiProvider::new(openai_config(config, base_url)?)),
         None => Arc::new(EmbeddedPlanner::with_knowledge(knowledge.clone())),
     };
     tracing::info!(provider = provider.name(), "language model");
     let mut settings = OrchestratorConfig::new(config.data_dir.join("reports"));
     settings.approval_timeout = Duration::from_secs(config.approval_timeout_secs);
+    settings.model_time_limit = Duration::from_secs(config.llm_run_timeout_secs);
     settings.moderation_terms = config
         .moderation_terms
         .iter()
@@ -123,6 +119,40 @@ fn build_orchestrator(
         provider,
         Toolbox::new(knowledge),
     ))
+}
+
+/// The model server's settings from the flags; a mistake in them stops the start.
+fn openai_config(config: &Config, base_url: &str) -> anyhow::Result<OpenAiConfig> {
+    let mut settings = OpenAiConfig::new(base_url, &config.llm_model);
+    settings.api_key = config.llm_api_key.clone();
+    settings.temperature = config.llm_temperature;
+    settings.max_tokens = config.llm_max_tokens;
+    settings.context_tokens = config.llm_context_tokens;
+    settings.timeouts.first_token = Duration::from_secs(config.llm_first_token_timeout_secs);
+    settings.timeouts.silence = Duration::from_secs(config.llm_silence_timeout_secs);
+    for pair in config
+        .llm_agent_models
+        .iter()
+        .filter(|p| !p.trim().is_empty())
+    {
+        let Some((agent, model)) = pair.split_once('=') else {
+            anyhow::bail!("--llm-agent-models: `{pair}` is not `agent=model`");
+        };
+        let agent = agent.trim();
+        if crate::orchestrator::agents::agent(agent).is_none() {
+            anyhow::bail!("--llm-agent-models: there is no agent `{agent}`");
+        }
+        settings
+            .agent_models
+            .insert(agent.to_owned(), model.trim().to_owned());
+    }
+    if let Some(extra) = &config.llm_extra_body {
+        match serde_json::from_str(extra) {
+            Ok(serde_json::Value::Object(extra)) => settings.extra_body = extra,
+            _ => anyhow::bail!("--llm-extra-body must be a JSON object, e.g. {{\"seed\": 1}}"),
+        }
+    }
+    Ok(settings)
 }
 
 impl FromRef<AppState> for LeptosOptions {

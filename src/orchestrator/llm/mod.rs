@@ -1,6 +1,7 @@
 //! Language-model providers behind one trait: the embedded deterministic planner (default,
 //! no external service) and an OpenAI-compatible chat-completions client.
 
+pub mod budget;
 pub mod openai;
 pub mod planner;
 pub mod prompts;
@@ -41,8 +42,56 @@ pub enum LlmChunk {
         name: String,
         arguments: Value,
     },
+    /// A call the model sent whole but that cannot be run (arguments that are not a JSON
+    /// object, no function name). The run answers it with a tool error so the model can retry.
+    InvalidToolCall {
+        id: String,
+        name: String,
+        /// What the model sent, for the error it reads back (shortened).
+        arguments: String,
+        problem: String,
+    },
+    /// The last chunk of a response: why the model stopped and what the request cost.
+    /// Providers that cannot tell (the embedded planner) send none; the run reads that as
+    /// [`FinishReason::Stop`].
+    Finished {
+        reason: FinishReason,
+        usage: Option<Usage>,
+    },
 }
 
+/// Why a model stopped, as chat-completions' `finish_reason` says.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FinishReason {
+    Stop,
+    ToolCalls,
+    /// The output limit (`max_tokens`) or the context was reached: the answer is cut off.
+    Length,
+    ContentFilter,
+    Other(String),
+}
+
+impl FinishReason {
+    pub fn parse(reason: &str) -> Self {
+        match reason {
+            "stop" | "eos" | "end_turn" => FinishReason::Stop,
+            "tool_calls" | "function_call" => FinishReason::ToolCalls,
+            "length" | "max_tokens" => FinishReason::Length,
+            "content_filter" => FinishReason::ContentFilter,
+            other => FinishReason::Other(other.to_owned()),
+        }
+    }
+}
+
+/// Tokens one model request used, as the server counted them.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Usage {
+    pub prompt_tokens: u64,
+    pub completion_tokens: u64,
+}
+
+/// Why a model request failed. Each has a stable [`LlmError::code`] for the UI and `runs.error`;
+/// the text is the detail for the log.
 #[derive(Debug, thiserror::Error)]
 pub enum LlmError {
     #[error("model service unreachable: {0}")]
@@ -51,6 +100,83 @@ pub enum LlmError {
     Status { status: u16, body: String },
     #[error("unreadable model response: {0}")]
     Protocol(String),
+    /// The thread does not fit the model's context, even trimmed.
+    #[error("the request does not fit the model's context: {0}")]
+    ContextExceeded(String),
+    /// A deadline passed: connecting, waiting for the first token, silence, or the whole run.
+    #[error("the model did not answer in time: {0}")]
+    Timeout(String),
+    /// The answer reached the output limit and is cut off.
+    #[error("the answer was cut off at the output limit (max_tokens)")]
+    Truncated,
+    /// The model kept sending tool calls that cannot be run.
+    #[error("the model sent tool calls that cannot be run: {0}")]
+    InvalidToolCalls(String),
+}
+
+impl LlmError {
+    /// Stable, for the UI (`RUN_ERROR.code`) and `runs.error`.
+    pub fn code(&self) -> &'static str {
+        match self {
+            LlmError::Unreachable(_) => "model_unreachable",
+            LlmError::Status {
+                status: 401 | 403, ..
+            } => "model_auth",
+            LlmError::Status { status: 429, .. } => "model_rate_limited",
+            LlmError::Status { status, .. } if *status >= 500 => "model_unavailable",
+            LlmError::Status { .. } => "model_rejected",
+            LlmError::Protocol(_) => "model_protocol",
+            LlmError::ContextExceeded(_) => "model_context_exceeded",
+            LlmError::Timeout(_) => "model_timeout",
+            LlmError::Truncated => "model_output_truncated",
+            LlmError::InvalidToolCalls(_) => "model_invalid_tool_calls",
+        }
+    }
+
+    /// A short message for the inspector, in Dutch or English; the detail goes to the log.
+    pub fn user_message(&self, english: bool) -> String {
+        let (nl, en) = match self {
+            LlmError::Unreachable(_) => (
+                "Het taalmodel is niet bereikbaar. Probeer het over een paar minuten opnieuw.",
+                "The language model cannot be reached. Please try again in a few minutes.",
+            ),
+            LlmError::Status {
+                status: 401 | 403, ..
+            } => (
+                "Het taalmodel weigert de toegang: de sleutel of het account klopt niet. Meld dit aan de beheerder.",
+                "The language model refused access: the key or account is wrong. Please tell the administrator.",
+            ),
+            LlmError::Status { status: 429, .. } => (
+                "Het taalmodel is even overbelast. Probeer het over een minuut opnieuw.",
+                "The language model is busy. Please try again in a minute.",
+            ),
+            LlmError::Status { status, .. } if *status >= 500 => (
+                "Het taalmodel heeft een storing. Probeer het over een paar minuten opnieuw.",
+                "The language model is failing. Please try again in a few minutes.",
+            ),
+            LlmError::Status { .. } | LlmError::Protocol(_) => (
+                "Het taalmodel kon dit verzoek niet verwerken. Probeer het anders te formuleren.",
+                "The language model could not process this request. Please try rephrasing it.",
+            ),
+            LlmError::ContextExceeded(_) => (
+                "Dit gesprek is te lang geworden voor het taalmodel. Begin een nieuw gesprek.",
+                "This conversation has grown too long for the language model. Please start a new one.",
+            ),
+            LlmError::Timeout(_) => (
+                "Het taalmodel antwoordde niet op tijd. Probeer het opnieuw.",
+                "The language model did not answer in time. Please try again.",
+            ),
+            LlmError::Truncated => (
+                "Het antwoord is afgebroken: het bereikte de maximale lengte. Vraag om een korter antwoord.",
+                "The answer was cut off at the maximum length. Please ask for a shorter answer.",
+            ),
+            LlmError::InvalidToolCalls(_) => (
+                "Het taalmodel gaf onbruikbare opdrachten. Probeer het anders te formuleren.",
+                "The language model gave instructions that could not be carried out. Please try rephrasing.",
+            ),
+        };
+        if english { en } else { nl }.to_owned()
+    }
 }
 
 #[async_trait::async_trait]

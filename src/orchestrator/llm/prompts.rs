@@ -37,6 +37,12 @@ pub fn agent_tools(agent_id: &str) -> &'static [&'static str] {
     }
 }
 
+/// Agents whose turn is one decision (a handoff, a report that needs approval): their model
+/// requests say `parallel_tool_calls: false`.
+pub fn one_call_at_a_time(agent_id: &str) -> bool {
+    matches!(agent_id, GENERAL_AGENT | REPORTING_AGENT)
+}
+
 /// The spec of [`HANDOFF_TOOL`]: `{"agent": "<specialist id>", "reason": "..."}`.
 pub fn handoff_tool_spec() -> ToolSpec {
     ToolSpec {
