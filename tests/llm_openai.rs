@@ -8,7 +8,9 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use agora_hai::orchestrator::llm::openai::{OpenAiConfig, OpenAiProvider};
-use agora_hai::orchestrator::llm::{CompletionRequest, LlmChunk, LlmError, LlmProvider, ToolSpec};
+use agora_hai::orchestrator::llm::{
+    CompletionRequest, FinishReason, LlmChunk, LlmError, LlmProvider, ToolSpec, Usage,
+};
 use agora_hai::protocol::Message;
 use axum::Router;
 use axum::body::{Body, Bytes};
@@ -22,13 +24,24 @@ use serde_json::{Value, json};
 // ---------------------------------------------------------------------------------------------
 // The fake server.
 
-/// What the fake answers to every request.
+/// What the fake answers to a request.
 #[derive(Clone)]
 enum Reply {
     /// `data:` frames written one by one, then `data: [DONE]`.
     Frames(Vec<String>),
     /// A refusal with this status, content type and body.
     Refuse(u16, &'static str, String),
+    /// A refusal with this status and `Retry-After` header.
+    RetryAfter(u16, &'static str),
+    /// These frames, then silence with the connection open.
+    Stall(Vec<String>),
+    /// `count` keep-alive comments `every` apart (as llama.cpp sends while it reads a long
+    /// prompt), then the frames.
+    KeepAlive {
+        count: usize,
+        every: Duration,
+        frames: Vec<String>,
+    },
 }
 
 /// One request as the fake received it.
@@ -40,7 +53,8 @@ struct Received {
 
 #[derive(Clone)]
 struct Fake {
-    reply: Reply,
+    /// The n-th request gets the n-th reply; the last one answers the rest.
+    replies: Arc<Vec<Reply>>,
     received: Arc<Mutex<Vec<Received>>>,
 }
 
@@ -49,11 +63,51 @@ async fn chat_completions(State(fake): State<Fake>, headers: HeaderMap, body: By
     let authorization = headers
         .get(header::AUTHORIZATION)
         .map(|v| v.to_str().unwrap().to_owned());
-    fake.received.lock().unwrap().push(Received {
-        authorization,
-        body: body.clone(),
-    });
-    match fake.reply {
+    let reply = {
+        let mut received = fake.received.lock().unwrap();
+        received.push(Received {
+            authorization,
+            body: body.clone(),
+        });
+        let n = received.len() - 1;
+        fake.replies[n.min(fake.replies.len() - 1)].clone()
+    };
+    match reply {
+        Reply::RetryAfter(status, seconds) => (
+            StatusCode::from_u16(status).unwrap(),
+            [(header::RETRY_AFTER, seconds)],
+            r#"{"error":{"message":"slow down"}}"#,
+        )
+            .into_response(),
+        Reply::Stall(frames) => {
+            let writes = futures::stream::iter(frames)
+                .map(Ok::<_, Infallible>)
+                .chain(futures::stream::pending());
+            Response::builder()
+                .header(header::CONTENT_TYPE, "text/event-stream")
+                .body(Body::from_stream(writes))
+                .unwrap()
+        }
+        Reply::KeepAlive {
+            count,
+            every,
+            frames,
+        } => {
+            let comments = futures::stream::iter(0..count).then(move |_| async move {
+                tokio::time::sleep(every).await;
+                Ok::<_, Infallible>(": keep-alive\n\n".to_owned())
+            });
+            let rest = futures::stream::iter(
+                frames
+                    .into_iter()
+                    .chain(["data: [DONE]\n\n".to_owned()])
+                    .map(Ok::<_, Infallible>),
+            );
+            Response::builder()
+                .header(header::CONTENT_TYPE, "text/event-stream")
+                .body(Body::from_stream(comments.chain(rest)))
+                .unwrap()
+        }
         Reply::Refuse(status, content_type, text) => (
             StatusCode::from_u16(status).unwrap(),
             [(header::CONTENT_TYPE, content_type)],
@@ -80,11 +134,16 @@ async fn chat_completions(State(fake): State<Fake>, headers: HeaderMap, body: By
 
 /// Starts a fake on a free port; returns its `/v1` base URL and what it will have received.
 async fn serve(reply: Reply) -> (String, Arc<Mutex<Vec<Received>>>) {
+    serve_in_turn(vec![reply]).await
+}
+
+/// A fake that answers its requests with these replies in turn.
+async fn serve_in_turn(replies: Vec<Reply>) -> (String, Arc<Mutex<Vec<Received>>>) {
     let received = Arc::new(Mutex::new(Vec::new()));
     let app = Router::new()
         .route("/v1/chat/completions", post(chat_completions))
         .with_state(Fake {
-            reply,
+            replies: Arc::new(replies),
             received: received.clone(),
         });
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
@@ -570,4 +629,218 @@ async fn an_error_object_inside_the_stream_is_reported() {
         }
         other => panic!("expected a 503 status error, got {other:?}"),
     }
+}
+
+// ---------------------------------------------------------------------------------------------
+// What a small real model cannot show: retries, deadlines, usage, a context refusal.
+
+fn answer_frames() -> Vec<String> {
+    vec![text_frame("Artikel 4."), frame(json!({}), Some("stop"))]
+}
+
+async fn run_with(
+    config: OpenAiConfig,
+    request: CompletionRequest,
+) -> Result<Vec<Result<LlmChunk, LlmError>>, LlmError> {
+    let stream = OpenAiProvider::new(config).complete(request).await?;
+    Ok(
+        tokio::time::timeout(Duration::from_secs(30), stream.collect::<Vec<_>>())
+            .await
+            .expect("the stream ends"),
+    )
+}
+
+#[tokio::test]
+async fn a_rate_limit_is_retried_after_the_time_the_server_asks() {
+    let (base_url, received) = serve_in_turn(vec![
+        Reply::RetryAfter(429, "1"),
+        Reply::Frames(answer_frames()),
+    ])
+    .await;
+    let started = std::time::Instant::now();
+    let chunks = ok_chunks(run(&base_url, simple_request()).await.unwrap());
+    assert_eq!(chunks, vec![text("Artikel 4.")]);
+    assert_eq!(received.lock().unwrap().len(), 2);
+    assert!(
+        started.elapsed() >= Duration::from_millis(950),
+        "Retry-After: 1 was honoured ({:?})",
+        started.elapsed()
+    );
+}
+
+#[tokio::test]
+async fn a_server_error_then_success_is_one_answer() {
+    let (base_url, received) = serve_in_turn(vec![
+        Reply::Refuse(
+            500,
+            "application/json",
+            r#"{"error":{"message":"boom"}}"#.to_owned(),
+        ),
+        Reply::Refuse(503, "text/plain", "overloaded".to_owned()),
+        Reply::Frames(answer_frames()),
+    ])
+    .await;
+    let chunks = ok_chunks(run(&base_url, simple_request()).await.unwrap());
+    assert_eq!(chunks, vec![text("Artikel 4.")]);
+    assert_eq!(received.lock().unwrap().len(), 3);
+}
+
+#[tokio::test]
+async fn retries_stop_at_the_limit_with_the_last_refusal() {
+    let (base_url, received) =
+        serve(Reply::Refuse(502, "text/plain", "bad gateway".to_owned())).await;
+    let mut config = config(&base_url);
+    config.retries = 2;
+    match run_with(config, simple_request()).await {
+        Err(error @ LlmError::Status { status: 502, .. }) => {
+            assert_eq!(error.code(), "model_unavailable")
+        }
+        other => panic!("expected the 502, got {other:?}"),
+    }
+    assert_eq!(received.lock().unwrap().len(), 3, "one try and two retries");
+}
+
+#[tokio::test]
+async fn a_client_error_is_not_retried() {
+    let (base_url, received) = serve(Reply::Refuse(
+        400,
+        "application/json",
+        r#"{"error":{"message":"unknown field"}}"#.to_owned(),
+    ))
+    .await;
+    assert!(matches!(
+        run(&base_url, simple_request()).await,
+        Err(LlmError::Status { status: 400, .. })
+    ));
+    assert_eq!(received.lock().unwrap().len(), 1);
+}
+
+#[tokio::test]
+async fn a_stalled_stream_ends_in_a_timeout_after_the_text_so_far() {
+    let (base_url, _) = serve(Reply::Stall(vec![text_frame("Begin")])).await;
+    let mut config = config(&base_url);
+    config.timeouts.silence = Duration::from_millis(300);
+    let items = run_with(config, simple_request()).await.unwrap();
+    assert!(
+        matches!(&items[0], Ok(LlmChunk::Text(t)) if t == "Begin"),
+        "{items:?}"
+    );
+    match &items[1..] {
+        [Err(error @ LlmError::Timeout(detail))] => {
+            assert!(detail.contains("silent"), "{detail}");
+            assert_eq!(error.code(), "model_timeout");
+        }
+        other => panic!("expected a timeout, got {other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn keep_alive_comments_keep_a_slow_server_alive_but_not_past_the_first_token_deadline() {
+    // Six comments 150 ms apart: 900 ms before the answer, with a silence limit of 400 ms.
+    let slow = Reply::KeepAlive {
+        count: 6,
+        every: Duration::from_millis(150),
+        frames: answer_frames(),
+    };
+    let (base_url, _) = serve(slow.clone()).await;
+    let mut patient = config(&base_url);
+    patient.timeouts.silence = Duration::from_millis(400);
+    let chunks = ok_chunks(run_with(patient, simple_request()).await.unwrap());
+    assert_eq!(chunks, vec![text("Artikel 4.")]);
+
+    // The same server with a first-token deadline shorter than its prompt reading.
+    let (base_url, _) = serve(slow).await;
+    let mut impatient = config(&base_url);
+    impatient.timeouts.silence = Duration::from_millis(400);
+    impatient.timeouts.first_token = Duration::from_millis(500);
+    match &run_with(impatient, simple_request()).await.unwrap()[..] {
+        [Err(LlmError::Timeout(detail))] => assert!(detail.contains("no answer"), "{detail}"),
+        other => panic!("expected a first-token timeout, got {other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn usage_is_requested_and_reported_with_the_finish() {
+    let mut frames = answer_frames();
+    frames.push(format!(
+        "data: {}\n\n",
+        json!({"id": "x", "object": "chat.completion.chunk", "choices": [],
+               "usage": {"prompt_tokens": 321, "completion_tokens": 12, "total_tokens": 333}})
+    ));
+    let (base_url, received) = serve(Reply::Frames(frames)).await;
+    let items = run(&base_url, simple_request()).await.unwrap();
+    assert_eq!(
+        items.last().unwrap().as_ref().unwrap(),
+        &LlmChunk::Finished {
+            reason: FinishReason::Stop,
+            usage: Some(Usage {
+                prompt_tokens: 321,
+                completion_tokens: 12
+            })
+        }
+    );
+    let body = &received.lock().unwrap()[0].body;
+    assert_eq!(body["stream_options"], json!({"include_usage": true}));
+    assert_eq!(body["max_tokens"], json!(1024));
+}
+
+#[tokio::test]
+async fn a_context_refusal_is_sent_once_more_trimmed_then_reported() {
+    let too_long = r#"{"error":{"code":400,"message":"request (4380 tokens) exceeds the available context size (4096 tokens), try increasing it","type":"exceed_context_size_error"}}"#;
+    let (base_url, received) =
+        serve(Reply::Refuse(400, "application/json", too_long.to_owned())).await;
+    // A thread of 40 turns with long tool results, at a context that holds only part of it.
+    let mut messages = Vec::new();
+    for i in 0..40 {
+        messages.push(message(
+            json!({"role": "user", "content": format!("vraag {i}")}),
+        ));
+        messages.push(message(
+            json!({"role": "assistant", "toolCalls": [{"id": format!("c{i}"), "type": "function",
+            "function": {"name": "search_regulations", "arguments": "{}"}}]}),
+        ));
+        messages.push(message(
+            json!({"role": "tool", "toolCallId": format!("c{i}"), "content": "x".repeat(3000)}),
+        ));
+        messages.push(message(json!({"role": "assistant", "content": "antwoord"})));
+    }
+    let mut config = config(&base_url);
+    config.context_tokens = Some(16_384);
+    match run_with(config, request(messages, vec![search_tool()])).await {
+        Err(error @ LlmError::ContextExceeded(_)) => {
+            assert_eq!(error.code(), "model_context_exceeded")
+        }
+        other => panic!("expected a context error, got {other:?}"),
+    }
+    let received = received.lock().unwrap();
+    assert_eq!(received.len(), 2, "sent once more, then given up");
+    let size = |n: usize| received[n].body["messages"].to_string().len();
+    assert!(
+        size(1) < size(0),
+        "the second request is smaller: {} then {}",
+        size(0),
+        size(1)
+    );
+    // Both fit their budget (a twentieth kept back, max_tokens reserved).
+    assert!(size(0) as f64 / 2.5 < 16_384.0, "{}", size(0));
+}
+
+#[tokio::test]
+async fn extra_body_and_agent_models_reach_the_server() {
+    let (base_url, received) = serve(Reply::Frames(answer_frames())).await;
+    let mut config = config(&base_url);
+    config.extra_body =
+        serde_json::from_value(json!({"seed": 7, "max_completion_tokens": 99})).unwrap();
+    config
+        .agent_models
+        .insert("regulation-agent".to_owned(), "small-model".to_owned());
+    run_with(config, simple_request()).await.unwrap();
+    let body = &received.lock().unwrap()[0].body;
+    assert_eq!(body["model"], "small-model");
+    assert_eq!(body["seed"], 7);
+    assert_eq!(body["max_completion_tokens"], 99);
+    assert!(
+        body.get("max_tokens").is_none(),
+        "one of the two limits only"
+    );
 }
