@@ -56,7 +56,8 @@ pub(super) fn chat_messages(
 /// - every tool call directly followed by its result: a missing one is added (it says the call
 ///   has no result), a result of no call just before is left out;
 /// - consecutive user messages merged (a run that failed before answering leaves two), and
-///   consecutive assistant messages too;
+///   consecutive assistant messages too; a user message right after tool results gets an
+///   assistant message before it that says the run ended there;
 /// - messages the model does not read (system ones go first, activity, reasoning) left out.
 pub(super) fn alternating(messages: &[Message]) -> Vec<Message> {
     let mut out: Vec<Message> = Vec::with_capacity(messages.len());
@@ -75,6 +76,16 @@ pub(super) fn alternating(messages: &[Message]) -> Vec<Message> {
                 close_calls(&mut out, &mut waiting, &answered);
                 match out.last_mut() {
                     Some(Message::User(previous)) => merge_user(previous, user),
+                    // A run that ended right after its tool results (cancelled, failed) left
+                    // no answer; templates that show results as a user turn (Gemma's) would
+                    // see two user turns in a row.
+                    Some(Message::Tool(_)) => {
+                        out.push(Message::Assistant(AssistantMessage {
+                            content: Some("[No answer: the run ended here.]".to_owned()),
+                            ..Default::default()
+                        }));
+                        out.push(message.clone());
+                    }
                     _ => out.push(message.clone()),
                 }
             }

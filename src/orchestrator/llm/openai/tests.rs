@@ -53,7 +53,14 @@ fn a_call_without_result_gets_one_and_a_stray_result_is_left_out() {
     ])));
     assert_eq!(
         roles(&shaped),
-        ["user", "assistant", "tool", "user", "assistant"]
+        [
+            "user",
+            "assistant",
+            "tool",
+            "assistant",
+            "user",
+            "assistant"
+        ]
     );
     let Message::Tool(result) = &shaped[2] else {
         panic!()
