@@ -24,6 +24,8 @@ use serde_json::{Value, json};
 enum Script {
     Text(&'static str, &'static str),
     Call(&'static str, &'static str, &'static str),
+    /// Several calls in one response (name, arguments).
+    Calls(Vec<(&'static str, &'static str)>),
     /// Refused with 400 before any output.
     Refuse,
 }
@@ -116,6 +118,20 @@ async fn completions(State(strict): State<Strict>, body: Bytes) -> Response {
             chunk(json!({"content": text}), None),
             chunk(json!({}), Some(finish)),
         ],
+        Script::Calls(calls) => {
+            let deltas: Vec<Value> = calls
+                .iter()
+                .enumerate()
+                .map(|(i, (name, arguments))| {
+                    json!({"index": i, "id": format!("call_{n}_{i}"), "type": "function",
+                        "function": {"name": name, "arguments": arguments}})
+                })
+                .collect();
+            vec![
+                chunk(json!({ "tool_calls": deltas }), None),
+                chunk(json!({}), Some("tool_calls")),
+            ]
+        }
         Script::Call(name, arguments, finish) => vec![
             chunk(
                 json!({"tool_calls": [{"index": 0, "id": format!("call_{n}"), "type": "function",
@@ -379,5 +395,35 @@ async fn an_answer_cut_off_at_the_limit_is_not_passed_off_as_complete() {
     assert!(of_type(&events, "RUN_ERROR").is_empty(), "{events:?}");
     let second = requests.lock().unwrap()[1].clone();
     assert!(second.to_string().contains("De bewaartemperatuur voor"));
+    assert_eq!(refused(&requests), Vec::<String>::new());
+}
+
+#[tokio::test]
+async fn an_agent_that_decides_once_keeps_the_first_of_several_calls() {
+    // As llama.cpp does despite `parallel_tool_calls: false`: the same handoff three times.
+    let (server, requests) = start(vec![
+        Script::Calls(vec![
+            ("handoff_to_agent", HANDOFF_TO_REPORTING),
+            ("handoff_to_agent", HANDOFF_TO_REPORTING),
+            ("handoff_to_agent", HANDOFF_TO_REPORTING),
+        ]),
+        Script::Text("Welk bedrijf?", "stop"),
+    ])
+    .await;
+    let mut socket = server.socket().await;
+    let thread = thread();
+    socket.ask(&thread, "Rapport").await;
+    let events = socket.until_finished().await;
+    assert_agora_clean(&events);
+    assert_eq!(of_type(&events, "TOOL_CALL_START").len(), 1);
+    let second = requests.lock().unwrap()[1].clone();
+    let calls: usize = second["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|m| m["tool_calls"].as_array())
+        .map(Vec::len)
+        .sum();
+    assert_eq!(calls, 1, "the history holds the one call that ran");
     assert_eq!(refused(&requests), Vec::<String>::new());
 }

@@ -420,7 +420,7 @@ impl Run {
         let started = tokio::time::Instant::now();
         let turn = tokio::time::timeout(remaining, self.model_turn(request, &offered)).await;
         self.usage.model_time += started.elapsed();
-        let (calls, reason) = match turn {
+        let (mut calls, reason) = match turn {
             Ok(turn) => turn?,
             Err(_) => {
                 return Err(LlmError::Timeout(format!(
@@ -430,6 +430,13 @@ impl Run {
                 .into());
             }
         };
+        // Servers may ignore `parallel_tool_calls: false` (llama.cpp's grammar allows several
+        // calls): an agent whose turn is one decision gets its first call, the rest never
+        // happened.
+        if prompts::one_call_at_a_time(self.agent) && calls.len() > 1 {
+            tracing::info!(run_id = %self.run_id, agent = self.agent, dropped = calls.len() - 1, "kept the first of several tool calls");
+            calls.truncate(1);
+        }
         let stored: Vec<ToolCall> = calls
             .iter()
             .map(|call| match call {
