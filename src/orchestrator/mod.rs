@@ -85,6 +85,9 @@ pub enum StartError {
     UnansweredInterrupts { ids: Vec<String> },
     #[error("Het antwoord op interrupt {id} past niet: {reason}")]
     InvalidResume { id: String, reason: String },
+    /// A client-chosen `runId` that a run already has (of this thread or any other).
+    #[error("Deze runId is al in gebruik; laat hem weg of kies een nieuwe.")]
+    RunIdInUse,
 }
 
 impl StartError {
@@ -98,6 +101,7 @@ impl StartError {
             StartError::UnknownInterrupt { .. } => "unknown_interrupt",
             StartError::UnansweredInterrupts { .. } => "unanswered_interrupts",
             StartError::InvalidResume { .. } => "invalid_resume",
+            StartError::RunIdInUse => "run_id_in_use",
         }
     }
 }
@@ -207,6 +211,15 @@ impl Orchestrator {
         };
         if let Some(term) = self.violated_term(&text) {
             return Err(StartError::Moderation { term });
+        }
+        // Whose thread it is, before anything on it is stopped: someone else's is not found.
+        match self.store.thread(&input.thread_id).await {
+            Ok(thread) if thread.owner != user_id => return Err(StartError::ThreadNotFound),
+            Ok(_) | Err(StoreError::NotFound(_)) => {}
+            Err(e) => return Err(StartError::Store(e)),
+        }
+        if let Some(run_id) = &input.run_id {
+            self.check_new_run_id(run_id).await?;
         }
         self.stop_thread(&input.thread_id).await;
         match self
@@ -329,6 +342,9 @@ impl Orchestrator {
             }));
         }
 
+        if input.run_id.is_some() {
+            self.check_new_run_id(&run_id).await?;
+        }
         self.stop_thread(&thread_id).await;
         let title_text = new_user.as_ref().map_or("", |(_, text)| text.as_str());
         match self
@@ -552,6 +568,16 @@ impl Orchestrator {
     /// Called when a connection closes: its runs have nobody left to stream to or approve.
     pub fn disconnect(&self, connection_id: u64) {
         self.cancel(connection_id, None, None);
+    }
+
+    /// A run id the client chose must be new: reusing one (another user's running run's, say)
+    /// would let this run's end be recorded on that one.
+    async fn check_new_run_id(&self, run_id: &str) -> Result<(), StartError> {
+        match self.store.run(run_id).await {
+            Ok(_) => Err(StartError::RunIdInUse),
+            Err(StoreError::NotFound(_)) => Ok(()),
+            Err(e) => Err(StartError::Store(e)),
+        }
     }
 
     /// Results for calls left without one and decisions for approvals left open, by a run

@@ -214,9 +214,15 @@ enum PlannedCall {
 impl Run {
     pub async fn execute(mut self) -> RunStatus {
         let store = self.orchestrator.store.clone();
-        if let Err(e) = store.start_run(&self.run_id, &self.thread_id).await {
-            tracing::error!(error = %e, run_id = %self.run_id, "could not record run start");
-        }
+        // Not recorded (a race on a reused run id, a storage failure): the end is not recorded
+        // either, so that it cannot land on another run's record.
+        let recorded = match store.start_run(&self.run_id, &self.thread_id).await {
+            Ok(()) => true,
+            Err(e) => {
+                tracing::error!(error = %e, run_id = ?self.run_id, "could not record run start");
+                false
+            }
+        };
         let cancel = self.cancel.clone();
         let outcome = match tokio::select! {
             result = self.work() => result,
@@ -266,9 +272,10 @@ impl Run {
                 "model usage"
             );
         }
-        if let Err(e) = store
-            .finish_run(&self.run_id, status, error.as_deref())
-            .await
+        if recorded
+            && let Err(e) = store
+                .finish_run(&self.run_id, status, error.as_deref())
+                .await
         {
             tracing::error!(error = %e, run_id = %self.run_id, "could not record run end");
         }

@@ -1,0 +1,93 @@
+//! Holes found by trying the server as an attacker would (issue 15), one test each, on a real
+//! server over loopback. Two users sign in with API keys: koen is the victim, anna the attacker.
+
+#![cfg(feature = "ssr")]
+
+mod common;
+
+use common::{Socket, TestServer, assert_agora_clean, of_type};
+use serde_json::json;
+
+const KOEN: &str = "koen-secret-key-0001";
+const ANNA: &str = "anna-secret-key-0002";
+
+async fn server() -> TestServer {
+    TestServer::start_with(|c| {
+        c.auth = agora_hai::server::auth::AuthMode::ApiKey;
+        c.api_keys = Some(format!("koen:{KOEN},anna:{ANNA}"));
+    })
+    .await
+}
+
+async fn socket_of(server: &TestServer, key: &str) -> Socket {
+    Socket::connect(&format!("ws://{}/ws?token={key}", server.addr)).await
+}
+
+fn thread() -> String {
+    format!("thread-{}", uuid::Uuid::new_v4())
+}
+
+/// Koen's run waiting for his approval of the report; returns the approval request.
+async fn koen_waits_for_approval(socket: &mut Socket, thread: &str) -> serde_json::Value {
+    socket
+        .ask(
+            thread,
+            "Start inspectie bij Trattoria Finta Fiore, KVK 99990001",
+        )
+        .await;
+    assert_agora_clean(&socket.until_finished().await);
+    socket.ask(thread, "Genereer het inspectierapport").await;
+    let events = socket.until_approval_request().await;
+    events.last().unwrap()["value"].clone()
+}
+
+#[tokio::test]
+async fn a_message_on_someone_elses_thread_stops_nothing_of_theirs() {
+    let server = server().await;
+    let mut koen = socket_of(&server, KOEN).await;
+    let thread = thread();
+    let request = koen_waits_for_approval(&mut koen, &thread).await;
+
+    let mut anna = socket_of(&server, ANNA).await;
+    anna.ask(&thread, "Hallo").await;
+    assert_eq!(anna.error_code().await, "thread_not_found");
+
+    // Koen's run still waits, and his approval still counts.
+    koen.answer_approval(request["approvalId"].as_str().unwrap(), true, None)
+        .await;
+    let events = koen.until_finished().await;
+    assert!(of_type(&events, "RUN_ERROR").is_empty(), "{events:?}");
+    let results = of_type(&events, "TOOL_CALL_RESULT");
+    assert!(
+        results
+            .iter()
+            .any(|r| r["content"].as_str().unwrap().contains("downloadUrl")),
+        "the report was generated: {results:?}"
+    );
+}
+
+#[tokio::test]
+async fn reusing_someone_elses_run_id_is_refused_and_leaves_their_run_running() {
+    let server = server().await;
+    let mut koen = socket_of(&server, KOEN).await;
+    let thread = thread();
+    koen_waits_for_approval(&mut koen, &thread).await;
+    let runs = server.state.db.runs(&thread).await.unwrap();
+    let running = runs
+        .iter()
+        .find(|r| r.status == agora_hai::orchestrator::store::RunStatus::Running)
+        .expect("koen's run is running")
+        .id
+        .clone();
+
+    let mut anna = socket_of(&server, ANNA).await;
+    anna.send(&json!({ "threadId": "anna-own-thread", "runId": running,
+        "messages": [{ "role": "user", "content": "Hallo" }], "context": {} }))
+        .await;
+    assert_eq!(anna.error_code().await, "run_id_in_use");
+    let run = server.state.db.run(&running).await.unwrap();
+    assert_eq!(
+        run.status,
+        agora_hai::orchestrator::store::RunStatus::Running
+    );
+}
