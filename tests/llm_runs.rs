@@ -427,3 +427,44 @@ async fn an_agent_that_decides_once_keeps_the_first_of_several_calls() {
     assert_eq!(calls, 1, "the history holds the one call that ran");
     assert_eq!(refused(&requests), Vec::<String>::new());
 }
+
+#[tokio::test]
+async fn the_last_turn_may_only_answer_so_a_looping_model_still_ends_with_one() {
+    let requests = Arc::new(Mutex::new(Vec::new()));
+    let app = Router::new()
+        .route("/v1/chat/completions", post(completions))
+        .with_state(Strict {
+            // A model that calls a tool every time it can.
+            script: Arc::new(vec![
+                Script::Call("handoff_to_agent", HANDOFF_TO_REPORTING, "tool_calls"),
+                Script::Call("generate_final_report", "{}", "tool_calls"),
+                Script::Text("Ik kan nu alleen antwoorden.", "stop"),
+            ]),
+            requests: requests.clone(),
+        });
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    let server = TestServer::start_with(|c| {
+        c.llm_base_url = Some(format!("http://{addr}/v1"));
+        c.llm_context_tokens = Some(8192);
+        c.max_turns = 2;
+        // Asked of every request, yet the last turn is answer-only.
+        c.llm_extra_body = Some(r#"{"tool_choice": "required"}"#.to_owned());
+    })
+    .await;
+    let mut socket = server.socket().await;
+    let thread = thread();
+    socket.ask(&thread, "Rapport").await;
+    let events = socket.until_finished().await;
+    assert_agora_clean(&events);
+    assert!(of_type(&events, "RUN_ERROR").is_empty(), "{events:?}");
+    let requests = requests.lock().unwrap();
+    assert_eq!(requests.len(), 2);
+    assert_eq!(requests[0]["tool_choice"], "required");
+    assert_eq!(
+        requests[1]["tool_choice"], "none",
+        "the second and last turn"
+    );
+    assert!(requests[1].get("parallel_tool_calls").is_none());
+}

@@ -108,6 +108,7 @@ impl Sim {
                 system_prompt: system_prompt(&agent),
                 messages: self.messages.clone(),
                 tools,
+                answer_only: false,
             };
             let chunks: Vec<LlmChunk> = self
                 .planner
@@ -542,6 +543,7 @@ async fn report_rejection_with_error_text_only() {
         system_prompt: system_prompt("reporting-agent"),
         messages: sim.messages.clone(),
         tools: sim.toolbox.specs(agent_tools("reporting-agent")),
+        answer_only: false,
     };
     let text: String = sim
         .planner
@@ -577,6 +579,7 @@ async fn english_report_uses_the_user_name_as_inspector() {
         system_prompt: system_prompt("reporting-agent"),
         messages: sim.messages.clone(),
         tools: sim.toolbox.specs(agent_tools("reporting-agent")),
+        answer_only: false,
     };
     let chunks: Vec<LlmChunk> = sim
         .planner
@@ -695,6 +698,7 @@ async fn turn(
         system_prompt: system_prompt(agent),
         messages,
         tools: specs,
+        answer_only: false,
     };
     planner
         .complete(request)

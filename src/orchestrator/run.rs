@@ -326,9 +326,9 @@ impl Run {
             self.end_step().await?;
         }
         let max_turns = self.orchestrator.config.max_turns;
-        for _ in 0..max_turns {
+        for turn in 0..max_turns {
             self.step("thinking").await?;
-            let calls = self.think().await?;
+            let calls = self.think(turn + 1 == max_turns).await?;
             self.end_step().await?;
             if calls.is_empty() {
                 return Ok(());
@@ -413,7 +413,7 @@ impl Run {
 
     /// One model turn: streams its text and returns the tool calls it asked for, each to run
     /// or to refuse. The turn's model time counts against the run's model deadline.
-    async fn think(&mut self) -> Result<Vec<PlannedCall>, RunFailure> {
+    async fn think(&mut self, last_turn: bool) -> Result<Vec<PlannedCall>, RunFailure> {
         let tools = self.offered_tools();
         let offered: HashSet<String> = tools.iter().map(|t| t.name.clone()).collect();
         let request = CompletionRequest {
@@ -421,6 +421,7 @@ impl Run {
             system_prompt: prompts::system_prompt(self.agent),
             messages: self.messages.clone(),
             tools,
+            answer_only: last_turn,
         };
         let budget = self.orchestrator.config.model_time_limit;
         let remaining = budget.saturating_sub(self.usage.model_time);
@@ -437,6 +438,11 @@ impl Run {
                 .into());
             }
         };
+        // The last turn may only answer; calls a server sends anyway are not run.
+        if last_turn && !calls.is_empty() {
+            tracing::info!(run_id = %self.run_id, dropped = calls.len(), "ignored tool calls on the run's last turn");
+            calls.clear();
+        }
         // Servers may ignore `parallel_tool_calls: false` (llama.cpp's grammar allows several
         // calls): an agent whose turn is one decision gets its first call, the rest never
         // happened.
@@ -1132,8 +1138,9 @@ impl Run {
             .await?;
         match self.mode {
             Mode::Agora => {
-                self.emit(Event::run_finished(&self.thread_id, &self.run_id))
-                    .await
+                let mut finished = Event::run_finished(&self.thread_id, &self.run_id);
+                self.attach_usage(&mut finished);
+                self.emit(finished).await
             }
             // RUN_ERROR is terminal in the standard dialect.
             Mode::Standard(_) => Ok(()),

@@ -81,6 +81,11 @@ pub struct Config {
     #[arg(long, env = "AGORA_LLM_RUN_TIMEOUT_SECS", default_value_t = 900)]
     pub llm_run_timeout_secs: u64,
 
+    /// Model turns one run may take; the last may only answer in text, so a model that keeps
+    /// calling tools still ends with an answer.
+    #[arg(long, env = "AGORA_MAX_TURNS", default_value_t = 8, value_parser = clap::value_parser!(u32).range(1..=64))]
+    pub max_turns: u32,
+
     /// Seconds a tool call waits for a human decision before it counts as rejected.
     #[arg(long, env = "AGORA_APPROVAL_TIMEOUT_SECS", default_value_t = 600)]
     pub approval_timeout_secs: u64,
@@ -166,6 +171,7 @@ impl Config {
             llm_first_token_timeout_secs: 300,
             llm_silence_timeout_secs: 120,
             llm_run_timeout_secs: 900,
+            max_turns: 8,
             approval_timeout_secs: 600,
             moderation_terms: Vec::new(),
             auth: crate::server::auth::AuthMode::Dev,

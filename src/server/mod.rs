@@ -106,6 +106,7 @@ fn build_orchestrator(
     let mut settings = OrchestratorConfig::new(config.data_dir.join("reports"));
     settings.approval_timeout = Duration::from_secs(config.approval_timeout_secs);
     settings.model_time_limit = Duration::from_secs(config.llm_run_timeout_secs);
+    settings.max_turns = config.max_turns as usize;
     settings.moderation_terms = config
         .moderation_terms
         .iter()

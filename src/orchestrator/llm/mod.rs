@@ -30,6 +30,9 @@ pub struct CompletionRequest {
     pub messages: Vec<Message>,
     /// What this agent may call now.
     pub tools: Vec<ToolSpec>,
+    /// The model must answer in text now (`tool_choice: "none"`): the run's last turn, so a
+    /// model that keeps calling tools ends with an answer rather than an error.
+    pub answer_only: bool,
 }
 
 /// What a model streams back. Tool calls arrive whole: clients of the original system parse

@@ -63,6 +63,7 @@ pub fn handoff_tool_spec() -> ToolSpec {
                 },
                 "reason": {
                     "type": "string",
+                    "maxLength": 200,
                     "description": "Why, in one sentence, for the specialist and the log"
                 }
             },

@@ -236,7 +236,7 @@ impl OpenAiProvider {
                 include_obfuscation: None,
             }),
             temperature: self.config.temperature,
-            parallel_tool_calls: one_call.then_some(false),
+            parallel_tool_calls: (one_call && !request.answer_only).then_some(false),
             tools: (!tools.is_empty()).then_some(tools),
             ..Default::default()
         };
@@ -249,6 +249,11 @@ impl OpenAiProvider {
             }
             for (key, value) in &self.config.extra_body {
                 body.insert(key.clone(), value.clone());
+            }
+            // The run's last turn may only answer, whatever `extra_body` asks otherwise.
+            if request.answer_only && !request.tools.is_empty() {
+                body.insert("tool_choice".to_owned(), "none".into());
+                body.remove("parallel_tool_calls");
             }
         }
         (body, fitted)

@@ -243,6 +243,7 @@ mod tests {
             system_prompt: String::new(),
             messages,
             tools,
+            answer_only: false,
         }
     }
 
