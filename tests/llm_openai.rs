@@ -474,6 +474,8 @@ async fn the_request_carries_model_system_prompt_tools_messages_and_key() {
                  "function": {"name": "lookup_company", "arguments": "{\"kvk\":\"1\"}"}},
             ]},
             {"role": "tool", "tool_call_id": "call_2", "content": "Error: register offline"},
+            // Results followed by a user message: the run ended there, and says so.
+            {"role": "assistant", "content": "[No answer: the run ended here.]"},
             {"role": "user", "content": [
                 {"type": "text", "text": "And this label?"},
                 {"type": "image_url", "image_url": {"url": "https://example.org/label.png"}},

@@ -78,23 +78,27 @@ impl Tool for GenerateFinalReport {
             "properties": {
                 "kvk": {
                     "type": "string",
+                    "pattern": "^[0-9]{8}$",
                     "description": "8-digit KVK number of the inspected company"
                 },
                 "company_name": {
                     "type": "string",
+                    "maxLength": 200,
                     "description": "Company name, used when the KVK number is not in the register"
                 },
                 "inspector": {
                     "type": "string",
+                    "maxLength": 200,
                     "description": "Name or id of the inspector (default: the user of the thread)"
                 },
                 "findings": {
                     "type": "array",
+                    "maxItems": MAX_FINDINGS,
                     "description": "The findings of this inspection",
                     "items": {
                         "type": "object",
                         "properties": {
-                            "description": { "type": "string" },
+                            "description": { "type": "string", "maxLength": 2000 },
                             "severity": {
                                 "type": "string",
                                 "description": "licht, matig or ernstig (minor, moderate, serious)"
@@ -110,6 +114,7 @@ impl Tool for GenerateFinalReport {
                 },
                 "summary": {
                     "type": "string",
+                    "maxLength": 4000,
                     "description": "Overall conclusion of the inspection"
                 },
                 "language": {
