@@ -246,6 +246,111 @@ async fn a_cancel_mid_run_then_two_more_messages_are_accepted() {
     report("cancel, then two messages", started);
 }
 
+/// Greedy decoding hands over to the first agent of the handoff's enum; a bias on "reporting"
+/// makes it the reporting agent, whose one tool asks for approval. A call is required (llama.cpp
+/// has no named `tool_choice`; the run's last turn is answer-only whatever this says), and a bias
+/// on an empty list keeps the report's `findings` short enough to close within the limit.
+fn towards_the_report() -> Value {
+    json!({
+        "logit_bias": [["reporting", 8.0], [" []", 10.0], ["[]", 10.0], ["}", 6.0]],
+        "tool_choice": "required"
+    })
+}
+
+/// The reporting agent's call up to its approval request.
+async fn up_to_the_approval(socket: &mut Socket, thread: &str) -> (Vec<Value>, Value) {
+    // Checked by the verifier once the run has ended.
+    let events = run(socket, thread, "Maak het inspectierapport").await;
+    let last = events.last().unwrap();
+    assert_eq!(last["name"], "agora:tool_approval_request", "{events:#?}");
+    assert_eq!(last["value"]["toolName"], "generate_final_report");
+    (events.clone(), last["value"].clone())
+}
+
+#[tokio::test]
+async fn an_approval_approved_and_one_rejected() {
+    let _turn = TURN.lock().await;
+    let started = Instant::now();
+    let server = agora(TURNS, 200, towards_the_report()).await;
+    for approved in [true, false] {
+        let mut socket = server.socket().await;
+        let thread = thread();
+        let (mut events, request) = up_to_the_approval(&mut socket, &thread).await;
+        socket
+            .answer_approval(request["approvalId"].as_str().unwrap(), approved, None)
+            .await;
+        events.extend(collect(&mut socket).await);
+        clean_run(&events);
+        let call_id = request["toolCallId"].clone();
+        let result = of_type(&events, "TOOL_CALL_RESULT")
+            .into_iter()
+            .find(|r| r["toolCallId"] == call_id)
+            .expect("the call's result")["content"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        // Approved, the tool ran (a report, or the tool's own error about its arguments);
+        // rejected, it did not.
+        assert_eq!(result.contains("rejected"), !approved, "{result}");
+        // The result went back to the model: a further request, accepted.
+        let usage = &events.last().unwrap()["metadata"]["usage"];
+        assert_eq!(usage["modelRequests"], 3, "{usage}");
+        let decision = server.state.db.approvals(&thread).await.unwrap()[0]
+            .decision
+            .clone()
+            .expect("decided");
+        assert_eq!(decision.approved, approved);
+    }
+    report("approved and rejected", started);
+}
+
+#[tokio::test]
+async fn a_cancel_while_an_approval_waits_then_two_more_messages() {
+    let _turn = TURN.lock().await;
+    let started = Instant::now();
+    let server = agora(TURNS, 200, towards_the_report()).await;
+    let mut socket = server.socket().await;
+    let thread = thread();
+    let (mut events, request) = up_to_the_approval(&mut socket, &thread).await;
+    socket
+        .send(&json!({ "type": "CUSTOM", "name": "agora:cancel_run", "value": { "threadId": thread } }))
+        .await;
+    events.extend(collect(&mut socket).await);
+    assert_agora_clean(&events);
+    assert_eq!(of_type(&events, "RUN_ERROR")[0]["code"], "cancelled");
+    let decision = server.state.db.approvals(&thread).await.unwrap()[0]
+        .decision
+        .clone()
+        .expect("the pending approval is decided");
+    assert_eq!(
+        (decision.approved, decision.decided_by.as_str()),
+        (false, "system")
+    );
+    let stored = server.state.db.messages(&thread).await.unwrap();
+    assert!(
+        stored.iter().any(|m| matches!(m,
+            agora_hai::protocol::Message::Tool(t) if t.tool_call_id == request["toolCallId"])),
+        "the cancelled call has its result"
+    );
+    // Each message reaches the report again; its approval is answered so the run can end.
+    for text in ["Maak het rapport opnieuw", "Nog een keer graag"] {
+        socket.ask(&thread, text).await;
+        let mut events = collect(&mut socket).await;
+        if events.last().unwrap()["type"] == "CUSTOM" {
+            let id = events.last().unwrap()["value"]["approvalId"]
+                .as_str()
+                .unwrap()
+                .to_owned();
+            socket.answer_approval(&id, false, None).await;
+            events.extend(collect(&mut socket).await);
+        }
+        // Refused requests (a call without its result, two user turns in a row) would be
+        // `model_rejected` here.
+        clean_run(&events);
+    }
+    report("cancel while an approval waits, then two messages", started);
+}
+
 #[tokio::test]
 async fn thirty_messages_at_a_4k_context_never_exceed_it() {
     let _turn = TURN.lock().await;
