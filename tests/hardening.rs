@@ -91,3 +91,31 @@ async fn reusing_someone_elses_run_id_is_refused_and_leaves_their_run_running() 
         agora_hai::orchestrator::store::RunStatus::Running
     );
 }
+
+#[tokio::test]
+async fn ids_that_could_forge_logs_are_refused_and_nothing_is_stored() {
+    let server = server().await;
+    let mut anna = socket_of(&server, ANNA).await;
+    for (thread, run) in [
+        ("thread-1\nINFO forged line", None),
+        ("thread-\u{202e}gnp.exe", None),
+        ("thread-nul\u{0}", None),
+        ("<script>alert(1)</script>", None),
+        ("ok-thread", Some("run\r\nforged")),
+    ] {
+        let mut input = json!({ "threadId": thread,
+            "messages": [{ "role": "user", "content": "Hallo" }], "context": {} });
+        if let Some(run) = run {
+            input["runId"] = json!(run);
+        }
+        anna.send(&input).await;
+        assert_eq!(anna.error_code().await, "invalid_id", "{thread:?} {run:?}");
+        assert!(
+            server.state.db.thread(thread).await.is_err(),
+            "{thread:?} not stored"
+        );
+    }
+    // The socket stays usable.
+    anna.ask("thread-fine_1", "Hallo").await;
+    assert_agora_clean(&anna.until_finished().await);
+}

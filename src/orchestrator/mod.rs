@@ -85,6 +85,10 @@ pub enum StartError {
     UnansweredInterrupts { ids: Vec<String> },
     #[error("Het antwoord op interrupt {id} past niet: {reason}")]
     InvalidResume { id: String, reason: String },
+    /// An id the client chose that is not `[A-Za-z0-9_.:-]{1,128}`: ids end up in logs, file
+    /// names and the PDF, where newlines, NUL or bidi controls would forge or hide text.
+    #[error("{field} mag alleen letters, cijfers en _ . : - bevatten (hoogstens 128 tekens).")]
+    InvalidId { field: &'static str },
     /// A client-chosen `runId` that a run already has (of this thread or any other).
     #[error("Deze runId is al in gebruik; laat hem weg of kies een nieuwe.")]
     RunIdInUse,
@@ -102,6 +106,7 @@ impl StartError {
             StartError::UnansweredInterrupts { .. } => "unanswered_interrupts",
             StartError::InvalidResume { .. } => "invalid_resume",
             StartError::RunIdInUse => "run_id_in_use",
+            StartError::InvalidId { .. } => "invalid_id",
         }
     }
 }
@@ -190,6 +195,12 @@ impl Orchestrator {
         connection_id: u64,
         events: mpsc::Sender<Event>,
     ) -> Result<String, StartError> {
+        if !valid_id(&input.thread_id) {
+            return Err(StartError::InvalidId { field: "threadId" });
+        }
+        if input.run_id.as_deref().is_some_and(|id| !valid_id(id)) {
+            return Err(StartError::InvalidId { field: "runId" });
+        }
         let start = match dialect {
             Dialect::Agora => self.prepare_agora(input, user_id).await?,
             Dialect::Standard => match self.prepare_standard(input, user_id).await? {
@@ -676,6 +687,15 @@ impl Acknowledge {
         }
         self.run_id
     }
+}
+
+/// Whether a client-chosen id is safe to store, log and print: `[A-Za-z0-9_.:-]{1,128}`, which
+/// covers the uuids and prefixed ids clients use.
+pub fn valid_id(id: &str) -> bool {
+    (1..=128).contains(&id.len())
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b':' | b'-'))
 }
 
 fn new_run_id() -> String {
