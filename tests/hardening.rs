@@ -119,3 +119,58 @@ async fn ids_that_could_forge_logs_are_refused_and_nothing_is_stored() {
     anna.ask("thread-fine_1", "Hallo").await;
     assert_agora_clean(&anna.until_finished().await);
 }
+
+#[tokio::test]
+async fn a_deleted_threads_reports_are_gone_and_a_recreated_id_cannot_fetch_them() {
+    let server = server().await;
+    let mut koen = socket_of(&server, KOEN).await;
+    let thread = thread();
+    let request = koen_waits_for_approval(&mut koen, &thread).await;
+    koen.answer_approval(request["approvalId"].as_str().unwrap(), true, None)
+        .await;
+    let events = koen.until_finished().await;
+    let result: serde_json::Value = of_type(&events, "TOOL_CALL_RESULT")
+        .iter()
+        .find_map(|r| serde_json::from_str(r["content"].as_str().unwrap()).ok())
+        .filter(|r: &serde_json::Value| r.get("downloadUrl").is_some())
+        .expect("a report");
+    let url = server.url(result["downloadUrl"].as_str().unwrap());
+    let fetch = |key: &'static str| {
+        let http = server.http.clone();
+        let url = url.clone();
+        async move {
+            http.get(&url)
+                .header("x-api-key", key)
+                .send()
+                .await
+                .unwrap()
+        }
+    };
+    let response = fetch(KOEN).await;
+    assert_eq!(response.status(), 200);
+    assert_eq!(response.headers()["cache-control"], "no-store");
+    assert_eq!(fetch(ANNA).await.status(), 404, "not anna's");
+
+    // Koen deletes the thread: its report files go with it.
+    let deleted = server
+        .http
+        .delete(server.url(&format!("/sessions/{thread}")))
+        .header("x-api-key", KOEN)
+        .send()
+        .await
+        .unwrap();
+    assert!(deleted.status().is_success(), "{}", deleted.status());
+    let reports = server.dir.0.join("reports");
+    let left: Vec<_> = std::fs::read_dir(&reports)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name())
+        .collect();
+    assert!(left.is_empty(), "report files left: {left:?}");
+
+    // Anna creates a thread with the same id: no report of koen's comes back.
+    let mut anna = socket_of(&server, ANNA).await;
+    anna.ask(&thread, "Hallo").await;
+    assert_agora_clean(&anna.until_finished().await);
+    assert_eq!(fetch(ANNA).await.status(), 404);
+}

@@ -33,12 +33,16 @@ pub async fn download(
         .ok()
         .and_then(|bytes| serde_json::from_slice(&bytes).ok())
         .ok_or_else(|| AppError::NotFound("no such report".to_owned()))?;
+    // The report is its approver's, on a thread that is still theirs: a thread deleted and
+    // created again under the same id does not bring its old reports back to anyone else.
     let thread_id = record["threadId"].as_str().unwrap_or_default();
-    let owned = state
-        .db
-        .thread(thread_id)
-        .await
-        .is_ok_and(|thread| thread.owner == user.id);
+    let approver = record["approvedBy"].as_str().unwrap_or_default();
+    let owned = approver == user.id
+        && state
+            .db
+            .thread(thread_id)
+            .await
+            .is_ok_and(|thread| thread.owner == user.id);
     if !owned {
         return Err(AppError::NotFound("no such report".to_owned()));
     }
@@ -53,8 +57,37 @@ pub async fn download(
                 header::CONTENT_DISPOSITION,
                 format!("attachment; filename=\"{file}\""),
             ),
+            // An official report stays out of shared and browser caches.
+            (header::CACHE_CONTROL, "no-store".to_owned()),
         ],
         bytes,
     )
         .into_response())
+}
+
+/// Deletes the report files (PDF and JSON) of a thread, when the thread itself is deleted.
+pub async fn delete_for_thread(reports: &std::path::Path, thread_id: &str) {
+    let Ok(mut entries) = tokio::fs::read_dir(reports).await else {
+        return;
+    };
+    while let Ok(Some(entry)) = entries.next_entry().await {
+        let path = entry.path();
+        if path.extension().is_none_or(|ext| ext != "json") {
+            continue;
+        }
+        let belongs = tokio::fs::read(&path)
+            .await
+            .ok()
+            .and_then(|bytes| serde_json::from_slice::<serde_json::Value>(&bytes).ok())
+            .is_some_and(|record| record["threadId"] == thread_id);
+        if belongs {
+            for file in [path.with_extension("pdf"), path.clone()] {
+                if let Err(e) = tokio::fs::remove_file(&file).await
+                    && e.kind() != std::io::ErrorKind::NotFound
+                {
+                    tracing::warn!(error = %e, file = %file.display(), "could not delete a report");
+                }
+            }
+        }
+    }
 }
