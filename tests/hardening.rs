@@ -174,3 +174,74 @@ async fn a_deleted_threads_reports_are_gone_and_a_recreated_id_cannot_fetch_them
     assert_agora_clean(&anna.until_finished().await);
     assert_eq!(fetch(ANNA).await.status(), 404);
 }
+
+#[tokio::test]
+async fn a_write_from_another_origin_of_the_same_site_is_refused() {
+    let server = server().await;
+    let thread = thread();
+    let mut koen = socket_of(&server, KOEN).await;
+    koen.ask(&thread, "Hallo").await;
+    koen.until_finished().await;
+    let delete = |origin: Option<&'static str>, site: Option<&'static str>| {
+        let mut request = server
+            .http
+            .delete(server.url(&format!("/sessions/{thread}")))
+            .header("x-api-key", KOEN);
+        if let Some(origin) = origin {
+            request = request.header("origin", origin);
+        }
+        if let Some(site) = site {
+            request = request.header("sec-fetch-site", site);
+        }
+        request.send()
+    };
+    // Another port of the same host, as a page on it would send it; then a subdomain without
+    // an Origin header.
+    for (origin, site) in [
+        (Some("http://127.0.0.1:1"), Some("same-site")),
+        (None, Some("same-site")),
+        (Some("null"), Some("cross-site")),
+    ] {
+        let response = delete(origin, site).await.unwrap();
+        assert_eq!(response.status(), 403, "{origin:?} {site:?}");
+        let body: serde_json::Value = response.json().await.unwrap();
+        assert!(body.to_string().contains("another site"), "{body}");
+        assert!(
+            server.state.db.thread(&thread).await.is_ok(),
+            "nothing deleted"
+        );
+    }
+    // The page's own origin, and a client that is not a browser, may.
+    let own = format!("http://{}", server.addr);
+    let own: &'static str = Box::leak(own.into_boxed_str());
+    assert!(
+        delete(Some(own), Some("same-origin"))
+            .await
+            .unwrap()
+            .status()
+            .is_success()
+    );
+}
+
+#[tokio::test]
+async fn sign_in_from_another_origin_is_refused() {
+    let server = TestServer::start_with(|c| {
+        c.auth = agora_hai::server::auth::AuthMode::Users;
+        c.admin_email = Some("admin@nvwa.nl".to_owned());
+        c.admin_password = Some("a-long-admin-password".to_owned());
+    })
+    .await;
+    let response = server
+        .http
+        .post(server.url("/login"))
+        .header("origin", "http://127.0.0.1:1")
+        .form(&[
+            ("email", "admin@nvwa.nl"),
+            ("password", "a-long-admin-password"),
+        ])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 403, "login CSRF");
+    assert!(response.headers().get("set-cookie").is_none());
+}

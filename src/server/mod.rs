@@ -181,6 +181,10 @@ pub fn router(state: AppState) -> Router {
             state.clone(),
             security::require_sign_in,
         ))
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            security::same_origin_writes,
+        ))
         .layer(axum::extract::DefaultBodyLimit::max(
             security::MAX_BODY_BYTES,
         ))

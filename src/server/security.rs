@@ -65,6 +65,64 @@ pub fn with_security_headers<S: Clone + Send + Sync + 'static>(router: Router<S>
         ))
 }
 
+/// Whether a browser request's `Origin` may act here: the page's own origin (its host), or one
+/// of `--allowed-origins`. Without an `Origin` header (not a browser) it may.
+pub(crate) fn origin_allowed(headers: &axum::http::HeaderMap, allowed: &[String]) -> bool {
+    let Some(origin) = headers.get(header::ORIGIN).and_then(|v| v.to_str().ok()) else {
+        return true;
+    };
+    if allowed
+        .iter()
+        .any(|a| a.trim_end_matches('/').eq_ignore_ascii_case(origin))
+    {
+        return true;
+    }
+    let host = headers.get(header::HOST).and_then(|v| v.to_str().ok());
+    let origin_host = origin.split_once("://").map(|(_, rest)| rest);
+    allowed.is_empty() && host.is_some() && origin_host == host
+}
+
+/// Refuses a state-changing request a browser sends from another origin (CSRF), sign-in
+/// included. SameSite cookies do not cover another port or subdomain of the same site, so the
+/// browser's own `Origin` and `Sec-Fetch-Site` are checked. Clients that are not browsers send
+/// neither and are judged by their credentials alone.
+pub async fn same_origin_writes(
+    State(state): State<AppState>,
+    request: Request,
+    next: Next,
+) -> Response {
+    let safe = matches!(
+        *request.method(),
+        Method::GET | Method::HEAD | Method::OPTIONS
+    );
+    if safe {
+        return next.run(request).await;
+    }
+    let headers = request.headers();
+    let allowed = &state.config.allowed_origins;
+    let cross_site_fetch = headers
+        .get("sec-fetch-site")
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|site| !matches!(site, "same-origin" | "none"));
+    let refused = if headers.contains_key(header::ORIGIN) {
+        !origin_allowed(headers, allowed)
+    } else {
+        cross_site_fetch
+    };
+    if refused {
+        let origin = headers
+            .get(header::ORIGIN)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("-");
+        tracing::warn!(origin = ?origin, path = %request.uri().path(), "refused a cross-origin write");
+        return AppError::Forbidden(
+            "This request comes from another site; it is refused.".to_owned(),
+        )
+        .into_response();
+    }
+    next.run(request).await
+}
+
 /// Sends a browser without a session to the sign-in page instead of an app that cannot work.
 pub async fn require_sign_in(
     State(state): State<AppState>,

@@ -10,7 +10,6 @@ use std::time::Duration;
 use axum::extract::State;
 use axum::extract::ws::{CloseFrame, Message as Frame, WebSocket, WebSocketUpgrade};
 use axum::http::request::Parts;
-use axum::http::{HeaderMap, header};
 use axum::response::{IntoResponse, Response};
 use futures::{SinkExt, StreamExt};
 use serde_json::{Value, json};
@@ -44,7 +43,7 @@ pub async fn upgrade(
     State(state): State<AppState>,
     parts: Parts,
 ) -> Response {
-    if !origin_allowed(&parts.headers, &state.config.allowed_origins) {
+    if !super::security::origin_allowed(&parts.headers, &state.config.allowed_origins) {
         tracing::warn!("WebSocket from a foreign origin refused");
         return AppError::Forbidden("this origin may not open the socket".to_owned())
             .into_response();
@@ -64,21 +63,6 @@ pub async fn upgrade(
 
 /// Same origin as the page (the Host header), or one of the configured origins. Clients that
 /// are not browsers send no Origin; they authenticate like everyone else.
-fn origin_allowed(headers: &HeaderMap, allowed: &[String]) -> bool {
-    let Some(origin) = headers.get(header::ORIGIN).and_then(|v| v.to_str().ok()) else {
-        return true;
-    };
-    if allowed
-        .iter()
-        .any(|a| a.trim_end_matches('/').eq_ignore_ascii_case(origin))
-    {
-        return true;
-    }
-    let host = headers.get(header::HOST).and_then(|v| v.to_str().ok());
-    let origin_host = origin.split_once("://").map(|(_, rest)| rest);
-    allowed.is_empty() && host.is_some() && origin_host == host
-}
-
 async fn close_unauthorized(mut socket: WebSocket) {
     let frame = CloseFrame {
         code: CLOSE_UNAUTHORIZED,
