@@ -104,10 +104,12 @@ pub async fn same_origin_writes(
         .get("sec-fetch-site")
         .and_then(|v| v.to_str().ok())
         .is_some_and(|site| !matches!(site, "same-origin" | "none"));
-    let refused = if headers.contains_key(header::ORIGIN) {
-        !origin_allowed(headers, allowed)
-    } else {
-        cross_site_fetch
+    // `Origin: null` is what a browser sends for a same-origin form post under
+    // `Referrer-Policy: no-referrer` (our pages' policy): `Sec-Fetch-Site` decides then.
+    let origin = headers.get(header::ORIGIN).and_then(|v| v.to_str().ok());
+    let refused = match origin {
+        Some(origin) if origin != "null" => !origin_allowed(headers, allowed),
+        _ => cross_site_fetch,
     };
     if refused {
         let origin = headers
