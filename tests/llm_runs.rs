@@ -161,6 +161,14 @@ use axum::Json;
 
 /// The AGORA server on a strict model server that follows `script`; returns both.
 async fn start(script: Vec<Script>) -> (TestServer, Arc<Mutex<Vec<Value>>>) {
+    start_with(script, |_| {}).await
+}
+
+/// [`start`], with the server's configuration adjusted.
+async fn start_with(
+    script: Vec<Script>,
+    configure: impl FnOnce(&mut agora_hai::server::Config),
+) -> (TestServer, Arc<Mutex<Vec<Value>>>) {
     let requests = Arc::new(Mutex::new(Vec::new()));
     let app = Router::new()
         .route("/v1/chat/completions", post(completions))
@@ -174,9 +182,20 @@ async fn start(script: Vec<Script>) -> (TestServer, Arc<Mutex<Vec<Value>>>) {
     let server = TestServer::start_with(|c| {
         c.llm_base_url = Some(format!("http://{addr}/v1"));
         c.llm_context_tokens = Some(8192);
+        configure(c);
     })
     .await;
     (server, requests)
+}
+
+/// The last message the model server received in request `n`.
+fn last_message_of(requests: &Arc<Mutex<Vec<Value>>>, n: usize) -> Value {
+    requests.lock().unwrap()[n]["messages"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .clone()
 }
 
 fn thread() -> String {
@@ -308,13 +327,7 @@ async fn a_malformed_call_is_answered_once_and_a_second_ends_the_run_clearly() {
         "model_invalid_tool_calls"
     );
     // The model was told what was wrong before its second try.
-    let second = requests.lock().unwrap()[1].clone();
-    let told = second["messages"]
-        .as_array()
-        .unwrap()
-        .last()
-        .unwrap()
-        .clone();
+    let told = last_message_of(&requests, 1);
     assert_eq!(told["role"], "tool");
     assert!(
         told["content"].as_str().unwrap().contains("not valid JSON"),
@@ -347,13 +360,7 @@ async fn a_tool_of_another_agent_is_refused_and_the_model_corrects_itself() {
             .all(|e| e["name"] != "agora:tool_approval_request"),
         "nothing was asked: the call never ran"
     );
-    let second = requests.lock().unwrap()[1].clone();
-    let told = second["messages"]
-        .as_array()
-        .unwrap()
-        .last()
-        .unwrap()
-        .clone();
+    let told = last_message_of(&requests, 1);
     assert!(
         told["content"]
             .as_str()
@@ -430,28 +437,19 @@ async fn an_agent_that_decides_once_keeps_the_first_of_several_calls() {
 
 #[tokio::test]
 async fn the_last_turn_may_only_answer_so_a_looping_model_still_ends_with_one() {
-    let requests = Arc::new(Mutex::new(Vec::new()));
-    let app = Router::new()
-        .route("/v1/chat/completions", post(completions))
-        .with_state(Strict {
-            // A model that calls a tool every time it can.
-            script: Arc::new(vec![
-                Script::Call("handoff_to_agent", HANDOFF_TO_REPORTING, "tool_calls"),
-                Script::Call("generate_final_report", "{}", "tool_calls"),
-                Script::Text("Ik kan nu alleen antwoorden.", "stop"),
-            ]),
-            requests: requests.clone(),
-        });
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
-    let server = TestServer::start_with(|c| {
-        c.llm_base_url = Some(format!("http://{addr}/v1"));
-        c.llm_context_tokens = Some(8192);
-        c.max_turns = 2;
-        // Asked of every request, yet the last turn is answer-only.
-        c.llm_extra_body = Some(r#"{"tool_choice": "required"}"#.to_owned());
-    })
+    // A model that calls a tool every time it can.
+    let (server, requests) = start_with(
+        vec![
+            Script::Call("handoff_to_agent", HANDOFF_TO_REPORTING, "tool_calls"),
+            Script::Call("generate_final_report", "{}", "tool_calls"),
+            Script::Text("Ik kan nu alleen antwoorden.", "stop"),
+        ],
+        |c| {
+            c.max_turns = 2;
+            // Asked of every request, yet the last turn is answer-only.
+            c.llm_extra_body = Some(r#"{"tool_choice": "required"}"#.to_owned());
+        },
+    )
     .await;
     let mut socket = server.socket().await;
     let thread = thread();

@@ -385,7 +385,16 @@ impl Orchestrator {
         for (call_id, name) in &waiting_calls {
             if !carried.contains(call_id.as_str()) {
                 self.store
-                    .append_message(&thread_id, &no_result(call_id, name))
+                    .append_message(
+                        &thread_id,
+                        &closed_call(
+                            call_id,
+                            "cancelled",
+                            format!(
+                                "`{name}` gaf geen resultaat: de client beantwoordde de aanroep niet."
+                            ),
+                        ),
+                    )
                     .await
                     .map_err(StartError::Store)?;
             }
@@ -600,13 +609,7 @@ impl Orchestrator {
     ) -> Result<(), StoreError> {
         for (call_id, name) in unanswered_calls(messages) {
             let error = format!("`{name}` was not carried out: the server stopped during the run.");
-            let result = Message::Tool(ToolMessage {
-                id: Some(format!("tool_{}", uuid::Uuid::new_v4().simple())),
-                content: json!({ "status": "interrupted", "error": error }).to_string(),
-                tool_call_id: call_id,
-                error: Some(error),
-                ..Default::default()
-            });
+            let result = closed_call(&call_id, "interrupted", error);
             self.store.append_message(thread_id, &result).await?;
             messages.push(result);
         }
@@ -614,12 +617,10 @@ impl Orchestrator {
             if approval.decision.is_some() {
                 continue;
             }
-            let decision = store::ApprovalDecision {
-                approved: false,
-                feedback: Some("De server stopte voordat er een besluit was.".to_owned()),
-                decided_by: "system".to_owned(),
-                decided_at: run::now_millis() as i64,
-            };
+            let decision = store::ApprovalDecision::rejected_by_system(
+                "De server stopte voordat er een besluit was.",
+                run::now_millis() as i64,
+            );
             match self
                 .store
                 .record_approval_decision(&approval.approval_id, &decision)
@@ -831,13 +832,12 @@ fn client_results(
     results
 }
 
-/// The result of a call nobody answered (a client tool the client skipped, a cancelled run), so
-/// that every call in the thread has one.
-fn no_result(call_id: &str, name: &str) -> Message {
-    let error = format!("`{name}` gaf geen resultaat: de client beantwoordde de aanroep niet.");
+/// The result of a call that was never carried out (a client tool the client skipped, a run
+/// that stopped, a restart), so that every call in the thread has one: `{status, error}`.
+pub(crate) fn closed_call(call_id: &str, status: &str, error: String) -> Message {
     Message::Tool(ToolMessage {
         id: Some(format!("tool_{}", uuid::Uuid::new_v4().simple())),
-        content: json!({ "status": "cancelled", "error": error }).to_string(),
+        content: json!({ "status": status, "error": error }).to_string(),
         tool_call_id: call_id.to_owned(),
         error: Some(error),
         ..Default::default()

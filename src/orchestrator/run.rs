@@ -261,7 +261,7 @@ impl Run {
                 (status, Some(format!("{}: {failure}", failure.code())))
             }
         };
-        if self.usage.requests > 0 {
+        if self.usage.prompt_tokens > 0 {
             tracing::info!(
                 run_id = %self.run_id,
                 model_requests = self.usage.requests,
@@ -732,14 +732,10 @@ impl Run {
             _ => "failed",
         };
         if let Some(approval_id) = pending_approval {
-            let decision = ApprovalDecision {
-                approved: false,
-                feedback: Some(format!(
-                    "De run is gestopt ({why}) voordat er een besluit was."
-                )),
-                decided_by: "system".to_owned(),
-                decided_at: now_millis() as i64,
-            };
+            let decision = ApprovalDecision::rejected_by_system(
+                format!("De run is gestopt ({why}) voordat er een besluit was."),
+                now_millis() as i64,
+            );
             if let Err(e) = store
                 .record_approval_decision(&approval_id, &decision)
                 .await
@@ -753,23 +749,18 @@ impl Run {
                 "`{name}` was not carried out: the run {why} ({}) before it could run.",
                 failure.code()
             );
-            let result_id = format!("tool_{}", Uuid::new_v4().simple());
-            let content = json!({ "status": why, "error": error }).to_string();
-            let message = Message::Tool(ToolMessage {
-                id: Some(result_id.clone()),
-                content: content.clone(),
-                tool_call_id: call_id.clone(),
-                error: Some(error),
-                ..Default::default()
-            });
+            let message = super::closed_call(&call_id, why, error);
             if let Err(e) = store.append_message(&self.thread_id, &message).await {
                 tracing::error!(error = %e, run_id = %self.run_id, "could not close a tool call");
                 continue;
             }
-            self.messages.push(message);
-            if self.announced.contains(&call_id) {
-                closed.push((result_id, call_id, content));
+            if let Message::Tool(result) = &message
+                && self.announced.contains(&call_id)
+            {
+                let result_id = result.id.clone().unwrap_or_default();
+                closed.push((result_id, call_id, result.content.clone()));
             }
+            self.messages.push(message);
         }
         closed
     }
@@ -1048,12 +1039,10 @@ impl Run {
         }
         // The approval log has a row for each: closed too, rejected by `system`.
         for (id, _) in &answers {
-            let decision = ApprovalDecision {
-                approved: false,
-                feedback: Some("De run is gestopt voordat er een besluit was.".to_owned()),
-                decided_by: "system".to_owned(),
-                decided_at: now_millis() as i64,
-            };
+            let decision = ApprovalDecision::rejected_by_system(
+                "De run is gestopt voordat er een besluit was.",
+                now_millis() as i64,
+            );
             if let Err(e) = store.record_approval_decision(id, &decision).await {
                 tracing::warn!(error = %e, interrupt_id = %id, "could not close the approval");
             }

@@ -75,6 +75,18 @@ pub struct ApprovalDecision {
     pub decided_at: i64,
 }
 
+impl ApprovalDecision {
+    /// A rejection nobody chose: the approval expired, or its run ended before an answer.
+    pub fn rejected_by_system(feedback: impl Into<String>, decided_at: i64) -> Self {
+        Self {
+            approved: false,
+            feedback: Some(feedback.into()),
+            decided_by: "system".to_owned(),
+            decided_at,
+        }
+    }
+}
+
 /// A question a run (standard AG-UI dialect) ended with, waiting for the client's answer in the
 /// `resume` of a later run on the same thread. Today always a tool call that needs approval.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

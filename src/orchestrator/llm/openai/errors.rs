@@ -37,7 +37,7 @@ pub(super) fn refusal(status: u16, body: &str) -> LlmError {
 
 /// Whether a refusal is worth another try: rate limits and server trouble.
 pub(super) fn retryable(status: u16) -> bool {
-    status == 429 || status == 408 || (500..600).contains(&status) && status != 501
+    status == 429 || status == 408 || ((500..600).contains(&status) && status != 501)
 }
 
 /// `Retry-After` in seconds (the HTTP-date form is rare for APIs and read as absent).
