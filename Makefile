@@ -10,7 +10,7 @@ BIN := $(CARGO_TARGET_DIR)/release/agora-hai
 .PHONY: run test setup setup-test build fmt lint test-native e2e bench
 
 run: setup build
-	AGORA_ADDR=$${AGORA_ADDR:-0.0.0.0:8000} AGORA_AUTH=$${AGORA_AUTH:-dev} $(BIN)
+	AGORA_ADDR=$${AGORA_ADDR:-127.0.0.1:8000} AGORA_AUTH=$${AGORA_AUTH:-dev} $(BIN)
 
 # The build comes before the native tests so that they see the real bundle (tests/static_assets.rs).
 test: setup-test

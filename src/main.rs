@@ -10,14 +10,18 @@ async fn main() -> anyhow::Result<()> {
         )
         .init();
     let config = Config::parse();
+    let descriptors = server::raise_descriptor_limit();
+    if descriptors < config.max_connections as u64 + 64 {
+        tracing::warn!(
+            descriptors,
+            max_connections = config.max_connections,
+            "fewer descriptors than --max-connections needs; lower it or raise `ulimit -n`"
+        );
+    }
     let listener = tokio::net::TcpListener::bind(config.addr).await?;
     tracing::info!(addr = %listener.local_addr()?, data_dir = %config.data_dir.display(), "AGORA HAI listening");
     let state = server::AppState::open(config).await?;
-    // Peer addresses let `--auth proxy` trust only its proxies.
-    let app = server::router(state).into_make_service_with_connect_info::<std::net::SocketAddr>();
-    axum::serve(listener, app)
-        .with_graceful_shutdown(shutdown_signal())
-        .await?;
+    server::serve(listener, state, shutdown_signal()).await?;
     tracing::info!("shut down cleanly");
     Ok(())
 }

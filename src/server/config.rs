@@ -10,7 +10,8 @@ use std::path::PathBuf;
 )]
 pub struct Config {
     /// Address to listen on.
-    #[arg(long, env = "AGORA_ADDR", default_value = "0.0.0.0:8000")]
+    /// Loopback by default: serving the network is a decision (`--addr 0.0.0.0:8000`).
+    #[arg(long, env = "AGORA_ADDR", default_value = "127.0.0.1:8000")]
     pub addr: SocketAddr,
 
     /// Directory for the database and generated reports; created if missing.
@@ -141,6 +142,36 @@ pub struct Config {
     #[arg(long, env = "AGORA_WS_IDLE_TIMEOUT_SECS", default_value_t = 120)]
     pub ws_idle_timeout_secs: u64,
 
+    /// Open connections in all, WebSockets included; past it new connections get a 503.
+    #[arg(long, env = "AGORA_MAX_CONNECTIONS", default_value_t = 10_000)]
+    pub max_connections: usize,
+
+    /// Open connections from one address (trusted proxies are exempt); past it a 429.
+    #[arg(long, env = "AGORA_MAX_CONNECTIONS_PER_ADDRESS", default_value_t = 256)]
+    pub max_connections_per_address: usize,
+
+    /// Open WebSockets of one user; a further one is closed with 4029.
+    #[arg(long, env = "AGORA_MAX_SOCKETS_PER_USER", default_value_t = 16)]
+    pub max_sockets_per_user: usize,
+
+    /// Bytes of events one socket may have queued and unsent; a client that lets more pile up
+    /// is not reading and is closed with 4008. A large thread's history must fit.
+    #[arg(long, env = "AGORA_SOCKET_QUEUE_BYTES", default_value_t = 8 << 20, value_parser = clap::value_parser!(u64).range(4096..))]
+    pub socket_queue_bytes: u64,
+
+    /// Seconds a client may take to accept one frame before its socket is closed with 4008.
+    #[arg(long, env = "AGORA_SOCKET_SEND_TIMEOUT_SECS", default_value_t = 15, value_parser = clap::value_parser!(u64).range(1..))]
+    pub socket_send_timeout_secs: u64,
+
+    /// Seconds a client may take to send a request's headers; also how long an idle
+    /// keep-alive connection stays open.
+    #[arg(long, env = "AGORA_HEADER_READ_TIMEOUT_SECS", default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..))]
+    pub header_read_timeout_secs: u64,
+
+    /// Seconds a client may take to send a request's body.
+    #[arg(long, env = "AGORA_BODY_READ_TIMEOUT_SECS", default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..))]
+    pub body_read_timeout_secs: u64,
+
     /// Comma-separated terms that refuse a message before any run starts.
     #[arg(
         long,
@@ -185,6 +216,13 @@ impl Config {
             allowed_origins: Vec::new(),
             runs_per_minute: 30,
             ws_idle_timeout_secs: 120,
+            max_connections: 10_000,
+            max_connections_per_address: 256,
+            max_sockets_per_user: 16,
+            socket_queue_bytes: 8 << 20,
+            socket_send_timeout_secs: 15,
+            header_read_timeout_secs: 10,
+            body_read_timeout_secs: 30,
         }
     }
 }

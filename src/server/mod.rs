@@ -3,6 +3,7 @@
 mod assets;
 pub mod auth;
 mod config;
+mod edge;
 mod error;
 mod http;
 mod reports;
@@ -22,6 +23,7 @@ use leptos::config::LeptosOptions;
 use leptos_axum::{LeptosRoutes, generate_route_list};
 
 pub use config::Config;
+pub use edge::{ConnectionSlot, EdgeLimits, raise_descriptor_limit};
 pub use error::AppError;
 
 use crate::orchestrator::knowledge::{Knowledge, Sources};
@@ -49,6 +51,8 @@ pub struct AppState {
     pub run_limiter: Arc<security::RateLimiter>,
     /// Runs the agents; shared by every transport.
     pub orchestrator: Arc<Orchestrator>,
+    /// The open WebSockets by user: the per-user cap, and revocation that reaches them.
+    pub sockets: Arc<ws::SocketRegistry>,
 }
 
 impl AppState {
@@ -72,6 +76,7 @@ impl AppState {
         let orchestrator = build_orchestrator(&config, db.clone())?;
         let auth = Arc::new(security::authenticator(&config, db.as_ref()).await?);
         let run_limiter = Arc::new(security::RateLimiter::per_minute(config.runs_per_minute));
+        let sockets = ws::SocketRegistry::new(config.max_sockets_per_user);
         Ok(Self {
             leptos,
             config: Arc::new(config),
@@ -79,6 +84,7 @@ impl AppState {
             auth,
             run_limiter,
             orchestrator,
+            sockets,
         })
     }
 }
@@ -162,6 +168,17 @@ impl FromRef<AppState> for LeptosOptions {
     }
 }
 
+/// Serves the app on `listener` behind the edge limits until `shutdown` resolves; `main` and
+/// the tests both start the server this way.
+pub async fn serve(
+    listener: tokio::net::TcpListener,
+    state: AppState,
+    shutdown: impl std::future::Future<Output = ()> + Send,
+) -> std::io::Result<()> {
+    let limits = EdgeLimits::from_config(&state.config);
+    edge::serve(listener, router(state), limits, shutdown).await
+}
+
 pub fn router(state: AppState) -> Router {
     let routes = generate_route_list(App);
     let options = state.leptos.clone();
@@ -187,6 +204,9 @@ pub fn router(state: AppState) -> Router {
         ))
         .layer(axum::extract::DefaultBodyLimit::max(
             security::MAX_BODY_BYTES,
+        ))
+        .layer(tower_http::timeout::RequestBodyTimeoutLayer::new(
+            Duration::from_secs(state.config.body_read_timeout_secs),
         ))
         .layer(tower_http::compression::CompressionLayer::new());
     security::with_security_headers(router).with_state(state)

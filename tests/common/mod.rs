@@ -1,11 +1,13 @@
 //! A real server on port 0 with its own data directory, and a WebSocket client for it.
 #![allow(dead_code)] // each test binary uses its own part of this
 
+pub mod users;
+
 use std::path::PathBuf;
 use std::time::Duration;
 
 use agora_hai::protocol::{Dialect, Event, verify};
-use agora_hai::server::{AppState, Config, router};
+use agora_hai::server::{AppState, Config};
 use futures::{SinkExt, StreamExt};
 use serde_json::{Value, json};
 use tokio_tungstenite::tungstenite::Message as Frame;
@@ -52,9 +54,12 @@ impl TestServer {
         let state = AppState::open(config).await.unwrap();
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
-        let app = router(state.clone());
-        let app = app.into_make_service_with_connect_info::<std::net::SocketAddr>();
-        tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+        let served = state.clone();
+        tokio::spawn(async move {
+            agora_hai::server::serve(listener, served, std::future::pending())
+                .await
+                .unwrap()
+        });
         Self {
             addr,
             state,
@@ -162,6 +167,24 @@ impl Socket {
             &json!({ "type": "CUSTOM", "name": "agora:tool_approval_response", "value": value }),
         )
         .await;
+    }
+
+    /// Reads past events to the server's close: its code and reason, or None when the
+    /// connection ended without a close frame. Fails the test if the server keeps it open.
+    pub async fn closed_by_server(&mut self, within: Duration) -> Option<(u16, String)> {
+        let deadline = tokio::time::Instant::now() + within;
+        loop {
+            let frame = tokio::time::timeout_at(deadline, self.stream.next())
+                .await
+                .expect("the server did not close the socket in time");
+            match frame {
+                Some(Ok(Frame::Close(Some(close)))) => {
+                    return Some((close.code.into(), close.reason.to_string()));
+                }
+                Some(Ok(Frame::Close(None))) | None | Some(Err(_)) => return None,
+                Some(Ok(_)) => continue,
+            }
+        }
     }
 
     /// The next `agora:error`'s code.
