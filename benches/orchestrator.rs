@@ -14,11 +14,10 @@ use agora_hai::orchestrator::llm::planner::EmbeddedPlanner;
 use agora_hai::orchestrator::llm::{CompletionRequest, LlmChunk, LlmError, LlmProvider};
 use agora_hai::orchestrator::store::Store;
 use agora_hai::orchestrator::tools::Toolbox;
-use agora_hai::orchestrator::{Orchestrator, OrchestratorConfig};
+use agora_hai::orchestrator::{Orchestrator, OrchestratorConfig, Outbox, outbox};
 use agora_hai::protocol::{Event, Message, RunAgentInput, UserContent, UserMessage};
 use agora_hai::server::store::SqliteStore;
 use futures::stream::{self, BoxStream, StreamExt};
-use tokio::sync::mpsc;
 
 fn cpu_time() -> Duration {
     let mut usage = std::mem::MaybeUninit::<libc::rusage>::zeroed();
@@ -47,15 +46,20 @@ fn input(thread: &str, text: &str) -> RunAgentInput {
 
 /// Runs one input to RUN_FINISHED, approving any approval request; returns the event count.
 async fn run(orchestrator: &Arc<Orchestrator>, thread: &str, text: &str) -> usize {
-    let (events, mut received) = mpsc::channel(1024);
+    let (events, mut received) = Outbox::channel(outbox::DEFAULT_LIMIT_BYTES);
     orchestrator
         .start_run(input(thread, text), "bench", 1, events)
         .await
         .unwrap();
     let mut count = 0;
-    while let Some(event) = received.recv().await {
+    while let Some(frame) = received.recv().await {
         count += 1;
-        match &event {
+        // Frames arrive serialised, as a transport sends them; only the two this loop acts on
+        // are read back.
+        if !(frame.json.contains("RUN_FINISHED") || frame.json.contains("tool_approval_request")) {
+            continue;
+        }
+        match serde_json::from_str::<Event>(&frame.json).unwrap() {
             Event::RunFinished(_) => return count,
             Event::Custom(custom) if custom.name == "agora:tool_approval_request" => {
                 let id = custom.value["approvalId"].as_str().unwrap();

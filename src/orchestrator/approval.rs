@@ -1,7 +1,7 @@
 //! Human approval of tool calls: the policy that decides which calls need it, and the registry
 //! that pairs each `agora:tool_approval_response` with the run waiting for it.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::Mutex;
 
 use serde_json::Value;
@@ -96,8 +96,38 @@ pub struct Approvals {
 #[derive(Default)]
 struct Inner {
     pending: HashMap<String, Pending>,
-    /// Answered or expired ids, so a replay is told it is a duplicate rather than unknown.
-    settled: HashSet<String>,
+    /// Recently answered or expired ids, so a replay is told it is a duplicate rather than
+    /// unknown.
+    settled: Settled,
+}
+
+/// How many settled ids are remembered. A replay comes seconds after the answer, not after
+/// ten thousand others; without a bound the set would grow for as long as the server runs.
+const SETTLED_REMEMBERED: usize = 10_000;
+
+/// The most recent settled ids, oldest forgotten first.
+#[derive(Default)]
+struct Settled {
+    ids: HashSet<String>,
+    order: VecDeque<String>,
+}
+
+impl Settled {
+    fn insert(&mut self, id: &str) {
+        if !self.ids.insert(id.to_owned()) {
+            return;
+        }
+        self.order.push_back(id.to_owned());
+        if self.order.len() > SETTLED_REMEMBERED
+            && let Some(oldest) = self.order.pop_front()
+        {
+            self.ids.remove(&oldest);
+        }
+    }
+
+    fn contains(&self, id: &str) -> bool {
+        self.ids.contains(id)
+    }
 }
 
 impl Approvals {
@@ -139,7 +169,7 @@ impl Approvals {
             return Err(Refusal::Foreign);
         }
         let pending = inner.pending.remove(approval_id).expect("checked above");
-        inner.settled.insert(approval_id.to_owned());
+        inner.settled.insert(approval_id);
         let decision = Decision {
             approved,
             feedback,
@@ -154,7 +184,7 @@ impl Approvals {
     pub fn settle(&self, approval_id: &str) {
         let mut inner = self.lock();
         inner.pending.remove(approval_id);
-        inner.settled.insert(approval_id.to_owned());
+        inner.settled.insert(approval_id);
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
@@ -169,6 +199,22 @@ impl Approvals {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn settled_ids_are_remembered_up_to_a_bound() {
+        let approvals = Approvals::default();
+        for n in 0..SETTLED_REMEMBERED + 5 {
+            approvals.settle(&format!("appr-{n}"));
+        }
+        let inner = approvals.lock();
+        assert_eq!(inner.settled.ids.len(), SETTLED_REMEMBERED);
+        assert!(!inner.settled.contains("appr-0"));
+        assert!(
+            inner
+                .settled
+                .contains(&format!("appr-{}", SETTLED_REMEMBERED + 4))
+        );
+    }
 
     #[test]
     fn policy_matches_the_original_system() {

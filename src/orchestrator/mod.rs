@@ -9,10 +9,13 @@ pub mod approval;
 pub mod inspection;
 pub mod knowledge;
 pub mod llm;
+pub mod outbox;
 pub mod report;
 mod run;
 pub mod store;
 pub mod tools;
+
+pub use outbox::Outbox;
 
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
@@ -20,7 +23,6 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
@@ -178,7 +180,7 @@ impl Orchestrator {
         input: RunAgentInput,
         user_id: &str,
         connection_id: u64,
-        events: mpsc::Sender<Event>,
+        events: Outbox,
     ) -> Result<String, StartError> {
         self.start_run_in(Dialect::Agora, input, user_id, connection_id, events)
             .await
@@ -193,7 +195,7 @@ impl Orchestrator {
         input: RunAgentInput,
         user_id: &str,
         connection_id: u64,
-        events: mpsc::Sender<Event>,
+        events: Outbox,
     ) -> Result<String, StartError> {
         if !valid_id(&input.thread_id) {
             return Err(StartError::InvalidId { field: "threadId" });
@@ -205,7 +207,7 @@ impl Orchestrator {
             Dialect::Agora => self.prepare_agora(input, user_id).await?,
             Dialect::Standard => match self.prepare_standard(input, user_id).await? {
                 Prepared::Run(start) => *start,
-                Prepared::Acknowledge(ack) => return Ok(ack.send(&events).await),
+                Prepared::Acknowledge(ack) => return Ok(ack.send(&events)),
             },
         };
         Ok(self.spawn(start, user_id, connection_id, events))
@@ -481,7 +483,7 @@ impl Orchestrator {
         start: Start,
         user_id: &str,
         connection_id: u64,
-        events: mpsc::Sender<Event>,
+        events: Outbox,
     ) -> String {
         let Start {
             thread_id,
@@ -585,6 +587,18 @@ impl Orchestrator {
         stopped
     }
 
+    /// Stops every run of `user_id`, on any transport: the account was disabled, deleted or
+    /// its access changed. Returns how many runs were asked to stop.
+    pub fn cancel_user(&self, user_id: &str) -> usize {
+        let active = self.active.lock().unwrap_or_else(|p| p.into_inner());
+        let mut stopped = 0;
+        for run in active.values().filter(|run| run.user_id == user_id) {
+            run.cancel.cancel();
+            stopped += 1;
+        }
+        stopped
+    }
+
     /// Called when a connection closes: its runs have nobody left to stream to or approve.
     pub fn disconnect(&self, connection_id: u64) {
         self.cancel(connection_id, None, None);
@@ -671,7 +685,7 @@ struct Acknowledge {
 
 impl Acknowledge {
     /// RUN_STARTED, the state, RUN_FINISHED; returns the run id.
-    async fn send(self, events: &mpsc::Sender<Event>) -> String {
+    fn send(self, events: &Outbox) -> String {
         let now = run::now_millis();
         let state = json!({
             "threadId": self.thread_id,
@@ -684,7 +698,7 @@ impl Acknowledge {
             Event::state_snapshot(state),
             Event::run_finished(&self.thread_id, &self.run_id),
         ] {
-            let _ = events.send(event.with_timestamp(now)).await;
+            let _ = events.send(&event.with_timestamp(now));
         }
         self.run_id
     }

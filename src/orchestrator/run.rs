@@ -18,7 +18,6 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use futures::StreamExt;
 use serde_json::{Value, json};
-use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
 
@@ -165,8 +164,9 @@ pub(super) struct Run {
     pub user_id: String,
     /// The connection whose approvals this run accepts.
     pub connection_id: u64,
-    /// The connection's bounded outbound queue; a slow reader slows only its own runs.
-    pub events: mpsc::Sender<Event>,
+    /// The connection's outbound queue, bounded in bytes; a client that stops reading
+    /// ends its own runs, nobody else's.
+    pub events: super::Outbox,
     pub cancel: CancellationToken,
     /// The thread so far, as the model sees it.
     pub messages: Vec<Message>,
@@ -1183,8 +1183,7 @@ impl Run {
             }
         }
         self.events
-            .send(event)
-            .await
+            .send(&event)
             .map_err(|_| RunFailure::Disconnected)
     }
 }

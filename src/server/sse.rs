@@ -27,18 +27,16 @@ use axum::routing::{get, post};
 use axum::{Extension, Json, Router};
 use futures::Stream;
 use serde_json::{Value, json};
-use tokio::sync::mpsc;
 
 use super::AppState;
 use super::error::AppError;
 use super::rest::CurrentUser;
+use super::store::UserRole;
 use crate::orchestrator::Orchestrator;
 use crate::orchestrator::agents::AGENTS;
+use crate::orchestrator::outbox::{Outbox, OutboxReceiver};
 use crate::orchestrator::store::StoreError;
 use crate::protocol::{Dialect, Event, RunAgentInput};
-
-/// Events a run may be ahead of a slow reader before the run itself waits.
-const OUTBOUND_QUEUE: usize = 1024;
 
 /// `/ws` numbers its sockets from 1; HTTP streams count down from the top so that a cancel by
 /// connection can never reach the other transport's runs.
@@ -86,13 +84,19 @@ async fn run(
             "threadId is missing or empty".to_owned(),
         ));
     }
+    if user.role == UserRole::Viewer {
+        return Err(AppError::Forbidden(
+            "a read-only account cannot run agents or approve".to_owned(),
+        ));
+    }
     if !state.run_limiter.allow(&user.id) {
         return Err(AppError::TooManyRequests(
             "Too many runs; wait a moment and try again".to_owned(),
         ));
     }
     let connection_id = NEXT_CONNECTION.fetch_sub(1, Ordering::Relaxed);
-    let (events, queue) = mpsc::channel::<Event>(OUTBOUND_QUEUE);
+    let queue_bytes = usize::try_from(state.config.socket_queue_bytes).unwrap_or(usize::MAX);
+    let (events, queue) = Outbox::channel(queue_bytes);
     let started = state
         .orchestrator
         .start_run_in(
@@ -106,7 +110,7 @@ async fn run(
     if let Err(e) = started {
         // In the standard dialect a lone RUN_ERROR is a complete stream.
         let refusal = Event::run_error(e.to_string(), e.code()).with_timestamp(now_millis());
-        let _ = events.send(refusal).await;
+        let _ = events.send(&refusal);
     }
     // From here on the stream ends when the run drops its sender.
     drop(events);
@@ -129,7 +133,7 @@ async fn run(
 
 /// The run's events as SSE frames. Dropped when the response ends or the client goes away.
 struct EventStream {
-    queue: mpsc::Receiver<Event>,
+    queue: OutboxReceiver,
     _guard: Disconnect,
 }
 
@@ -140,15 +144,13 @@ impl Stream for EventStream {
         mut self: std::pin::Pin<&mut Self>,
         cx: &mut std::task::Context<'_>,
     ) -> Poll<Option<Self::Item>> {
-        loop {
-            let Some(event) = std::task::ready!(self.queue.poll_recv(cx)) else {
-                return Poll::Ready(None);
-            };
-            match serde_json::to_string(&event) {
-                Ok(json) => return Poll::Ready(Some(Ok(sse::Event::default().data(json)))),
-                Err(e) => tracing::error!(error = %e, "event did not serialise"),
-            }
+        // A client that let the queue overflow is not reading: the stream ends (the run,
+        // unable to send, ends as disconnected).
+        if self.queue.has_overflowed() {
+            return Poll::Ready(None);
         }
+        let frame = std::task::ready!(self.queue.poll_recv(cx));
+        Poll::Ready(frame.map(|frame| Ok(sse::Event::default().data(frame.json))))
     }
 }
 

@@ -1,0 +1,213 @@
+//! One socket's answers to the frames its client sends.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use serde_json::{Value, json};
+
+use super::{HISTORY_REQUEST, MAX_FRAME_BYTES};
+use crate::orchestrator::Outbox;
+use crate::protocol::{AgoraError, AgoraEvent, ClientMessage, Event, MessagesSnapshot};
+use crate::server::AppState;
+use crate::server::auth::{AuthMode, CurrentUser};
+use crate::server::store::UserRole;
+
+/// What the reader needs to answer one frame.
+pub(super) struct Connection<'a> {
+    /// Ties approvals and cancels to this socket.
+    pub id: u64,
+    pub state: &'a AppState,
+    /// The writer's queue.
+    pub events: Outbox,
+    /// Who signed in on this socket.
+    pub user: CurrentUser,
+    /// Set while a history snapshot is queued and unwritten: one at a time per socket, so a
+    /// client cannot queue the same large thread a hundred times.
+    pub history_pending: Arc<AtomicBool>,
+}
+
+impl Connection<'_> {
+    pub async fn handle(&self, text: &str) {
+        if text.len() > MAX_FRAME_BYTES {
+            let details = json!({ "size": text.len(), "limit": MAX_FRAME_BYTES });
+            return self.refuse(
+                "message_too_large",
+                "Het bericht is groter dan 1 MiB.",
+                Some(details),
+            );
+        }
+        let message: ClientMessage = match serde_json::from_str(text) {
+            Ok(message) => message,
+            Err(e) if e.is_syntax() || e.is_eof() => {
+                return self.refuse(
+                    "invalid_json",
+                    "Het bericht is geen geldige JSON.",
+                    Some(json!({ "error": e.to_string() })),
+                );
+            }
+            Err(e) => {
+                return self.refuse(
+                    "invalid_message",
+                    &format!("Het bericht past niet in het protocol: {e}"),
+                    None,
+                );
+            }
+        };
+        if self.user.role == UserRole::Viewer && !reads_only(&message) {
+            return self.refuse(
+                "forbidden",
+                "Met een leesaccount kunt u geen agents starten, stoppen of goedkeuren.",
+                None,
+            );
+        }
+        match message {
+            ClientMessage::RunAgentInput(input) => {
+                if input.thread_id.trim().is_empty() {
+                    return self.refuse("invalid_message", "threadId ontbreekt of is leeg.", None);
+                }
+                let user = self.run_user(input.user_id.as_deref());
+                if !self.state.run_limiter.allow(&user) {
+                    return self.refuse(
+                        "rate_limited",
+                        "Te veel verzoeken; wacht even en probeer het opnieuw.",
+                        None,
+                    );
+                }
+                if let Err(e) = self
+                    .state
+                    .orchestrator
+                    .start_run(input, &user, self.id, self.events.clone())
+                    .await
+                {
+                    let details = match &e {
+                        crate::orchestrator::StartError::Moderation { term } => {
+                            Some(json!({ "reason": "prohibited_term", "term": term }))
+                        }
+                        _ => None,
+                    };
+                    self.refuse(e.code(), &e.to_string(), details);
+                }
+            }
+            ClientMessage::Custom(custom) => {
+                match AgoraEvent::from_custom(&custom.name, &custom.value) {
+                    Some(Ok(AgoraEvent::ToolApprovalResponse(response))) => {
+                        let user =
+                            self.run_user(custom.value.get("userId").and_then(Value::as_str));
+                        let result = self.state.orchestrator.approvals.resolve(
+                            &response.approval_id,
+                            self.id,
+                            &user,
+                            response.approved,
+                            response.feedback,
+                        );
+                        if let Err(refusal) = result {
+                            let details = json!({ "approvalId": response.approval_id });
+                            self.refuse(refusal.code(), &refusal.to_string(), Some(details));
+                        }
+                    }
+                    Some(Ok(AgoraEvent::CancelRun(cancel))) => {
+                        let stopped = self.state.orchestrator.cancel(
+                            self.id,
+                            cancel.run_id.as_deref(),
+                            cancel.thread_id.as_deref(),
+                        );
+                        if stopped == 0 {
+                            self.refuse("no_active_run", "Er loopt geen run om te stoppen.", None);
+                        }
+                    }
+                    Some(Ok(_)) => {
+                        self.refuse(
+                            "unexpected_event",
+                            &format!("{} wordt alleen door de server verstuurd.", custom.name),
+                            None,
+                        );
+                    }
+                    Some(Err(e)) => {
+                        self.refuse("invalid_message", &format!("{}: {e}", custom.name), None);
+                    }
+                    None if custom.name == HISTORY_REQUEST => {
+                        // One snapshot queued at a time: the next request waits for the
+                        // client to have read the last one.
+                        if self.history_pending.swap(true, Ordering::AcqRel) {
+                            return self.refuse(
+                                "history_in_progress",
+                                "De vorige geschiedenis wordt nog verstuurd.",
+                                None,
+                            );
+                        }
+                        if !self.send_history(&custom.value).await {
+                            self.history_pending.store(false, Ordering::Release);
+                        }
+                    }
+                    None => {
+                        self.refuse(
+                            "unknown_event",
+                            &format!("Onbekend event: {}", custom.name),
+                            None,
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    /// The user a run or decision is for: the signed-in one; in dev mode a client may name another.
+    fn run_user(&self, named: Option<&str>) -> String {
+        match named {
+            Some(named) if self.state.auth.mode == AuthMode::Dev && !named.trim().is_empty() => {
+                named.to_owned()
+            }
+            _ => self.user.id.clone(),
+        }
+    }
+
+    /// Queues the thread's stored messages as one MESSAGES_SNAPSHOT; false when it refused
+    /// instead.
+    async fn send_history(&self, value: &Value) -> bool {
+        let Some(thread_id) = value.get("threadId").and_then(Value::as_str) else {
+            self.refuse("invalid_message", "threadId ontbreekt.", None);
+            return false;
+        };
+        // Someone else's thread looks exactly like one that does not exist.
+        match self.state.db.thread(thread_id).await {
+            Ok(thread) if thread.owner != self.user.id && self.state.auth.mode != AuthMode::Dev => {
+                self.refuse("thread_not_found", "Dit gesprek bestaat niet.", None);
+                return false;
+            }
+            _ => {}
+        }
+        let messages = match self.state.db.messages(thread_id).await {
+            Ok(messages) => messages,
+            Err(crate::orchestrator::store::StoreError::NotFound(_)) => Vec::new(),
+            Err(e) => {
+                tracing::error!(error = %e, "history could not be read");
+                self.refuse(
+                    "storage_error",
+                    "De geschiedenis kon niet worden gelezen.",
+                    None,
+                );
+                return false;
+            }
+        };
+        let snapshot = Event::MessagesSnapshot(MessagesSnapshot {
+            messages,
+            ..Default::default()
+        });
+        self.events.send_history(&snapshot).is_ok()
+    }
+
+    pub fn refuse(&self, code: &str, message: &str, details: Option<Value>) {
+        let error = AgoraEvent::Error(AgoraError {
+            error_code: code.to_owned(),
+            message: message.to_owned(),
+            details,
+            ..Default::default()
+        });
+        let _ = self.events.send(&error.into_event());
+    }
+}
+
+/// A message a read-only account may send: asking for a thread's history.
+fn reads_only(message: &ClientMessage) -> bool {
+    matches!(message, ClientMessage::Custom(custom) if custom.name == HISTORY_REQUEST)
+}
