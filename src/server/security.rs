@@ -13,7 +13,7 @@ use axum::response::{IntoResponse, Redirect, Response};
 use leptos::prelude::use_context;
 use tower_http::set_header::SetResponseHeaderLayer;
 
-use super::auth::{AuthError, AuthMode, Authenticator, hash_password, parse_api_keys};
+use super::auth::{AuthError, AuthMode, Authenticator, hash_password_blocking, parse_api_keys};
 use super::store::{Database, NewUser, UserRole};
 use super::{AppError, AppState, Config};
 
@@ -187,6 +187,9 @@ async fn bootstrap_admin(
     auth: &Authenticator,
 ) -> anyhow::Result<()> {
     if let (Some(email), Some(password)) = (&config.admin_email, &config.admin_password) {
+        if password.chars().count() < 12 {
+            anyhow::bail!("AGORA_ADMIN_PASSWORD must have at least 12 characters");
+        }
         let user = match db.login_record(email).await? {
             Some(record) => record.user,
             None => {
@@ -203,9 +206,14 @@ async fn bootstrap_admin(
         if user.role != UserRole::Admin {
             anyhow::bail!("AGORA_ADMIN_EMAIL {email} belongs to an account that is not an admin");
         }
-        db.set_password(&user.id, &hash_password(password)).await?;
-        db.set_disabled(&user.id, false).await?;
-        tracing::info!(user = %user.id, "admin account from configuration");
+        if db.is_disabled(&user.id).await? {
+            // An admin who disabled this account meant it; a restart must not undo that.
+            tracing::warn!(user = %user.id, "the configured admin account is disabled; left so");
+        } else {
+            db.set_password(&user.id, &hash_password_blocking(password).await, None)
+                .await?;
+            tracing::info!(user = %user.id, "admin account from configuration");
+        }
     } else if !db.has_admin_login().await? {
         let token = auth.issue_setup_token();
         let host = match config.addr.ip() {

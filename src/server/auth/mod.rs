@@ -7,6 +7,7 @@
 
 mod pages;
 mod password;
+mod throttle;
 
 use std::collections::HashMap;
 use std::net::{IpAddr, SocketAddr};
@@ -18,7 +19,10 @@ use axum::http::request::Parts;
 use sha2::{Digest, Sha256};
 
 pub use pages::routes;
-pub use password::{hash_password, verify_password};
+pub use password::{
+    hash_password, hash_password_blocking, verify_password, verify_password_blocking,
+};
+pub use throttle::SignInThrottle;
 
 use super::AppState;
 use super::error::AppError;
@@ -41,6 +45,9 @@ pub enum AuthMode {
 pub struct CurrentUser {
     pub id: String,
     pub role: UserRole,
+    /// The hash of the session cookie that signed this request in (`users` mode only), so
+    /// signing out closes exactly that session's sockets.
+    pub session: Option<String>,
 }
 
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
@@ -67,6 +74,8 @@ pub struct Authenticator {
     pub secure_cookies: bool,
     /// The token of the first-start link that creates the first admin; gone once used.
     setup_token: Mutex<Option<String>>,
+    /// Failed sign-ins per account and address, for the back-off.
+    pub throttle: SignInThrottle,
 }
 
 impl Authenticator {
@@ -87,7 +96,30 @@ impl Authenticator {
             proxy_header: proxy_header.to_ascii_lowercase(),
             secure_cookies,
             setup_token: Mutex::new(None),
+            throttle: SignInThrottle::default(),
         }
+    }
+
+    /// The client's address: the peer's, or, when the peer is a trusted proxy, the last
+    /// address it put in `X-Forwarded-For` (the one it saw itself; earlier ones the client
+    /// may have written).
+    pub fn client_address(&self, parts: &Parts) -> Option<IpAddr> {
+        let peer = parts
+            .extensions
+            .get::<ConnectInfo<SocketAddr>>()
+            .map(|c| c.0.ip())?;
+        if !self.trusted_proxies.contains(&peer) {
+            return Some(peer);
+        }
+        let forwarded = parts
+            .headers
+            .get_all("x-forwarded-for")
+            .iter()
+            .filter_map(|v| v.to_str().ok())
+            .flat_map(|v| v.split(','))
+            .filter_map(|ip| ip.trim().parse::<IpAddr>().ok())
+            .next_back();
+        Some(forwarded.unwrap_or(peer))
     }
 
     /// Who sent these request parts. `token` is the WebSocket's `?token=`.
@@ -100,15 +132,19 @@ impl Authenticator {
             AuthMode::Dev => Ok(CurrentUser {
                 id: dev_user(parts).unwrap_or_else(|| DEV_USER_ID.to_owned()),
                 role: UserRole::Admin,
+                session: None,
             }),
             AuthMode::ApiKey => {
-                let key = header(parts, "x-api-key")
-                    .or_else(|| query(parts, "token"))
+                // A key in a URL ends up in logs and histories; only the WebSocket, which a
+                // browser cannot give headers, may carry it there.
+                let key = header(parts, "x-api-key")?
+                    .or_else(|| is_websocket(parts).then(|| query(parts, "token")).flatten())
                     .ok_or(AuthError::Missing)?;
                 let user = self.api_keys.get(&sha256(&key)).ok_or(AuthError::Invalid)?;
                 Ok(CurrentUser {
                     id: user.clone(),
                     role: UserRole::Inspector,
+                    session: None,
                 })
             }
             AuthMode::Proxy => {
@@ -119,22 +155,25 @@ impl Authenticator {
                 if !peer.is_some_and(|ip| self.trusted_proxies.contains(&ip)) {
                     return Err(AuthError::Invalid);
                 }
-                let user = header(parts, &self.proxy_header).ok_or(AuthError::Missing)?;
+                let user = header(parts, &self.proxy_header)?.ok_or(AuthError::Missing)?;
                 Ok(CurrentUser {
                     id: user,
                     role: UserRole::Inspector,
+                    session: None,
                 })
             }
             AuthMode::Users => {
                 let token = cookie(parts, SESSION_COOKIE).ok_or(AuthError::Missing)?;
+                let session = hex(&sha256(&token));
                 let user = db
-                    .session_user(&hex(&sha256(&token)), now_millis())
+                    .session_user(&session, now_millis())
                     .await
                     .map_err(|_| AuthError::Store)?
                     .ok_or(AuthError::Invalid)?;
                 Ok(CurrentUser {
                     id: user.id,
                     role: user.role,
+                    session: Some(session),
                 })
             }
         }
@@ -184,6 +223,20 @@ impl FromRequestParts<AppState> for CurrentUser {
     }
 }
 
+/// Where a request comes from, for the sign-in back-off and the logs.
+pub struct ClientAddress(pub Option<IpAddr>);
+
+impl FromRequestParts<AppState> for ClientAddress {
+    type Rejection = std::convert::Infallible;
+
+    async fn from_request_parts(
+        parts: &mut Parts,
+        state: &AppState,
+    ) -> Result<Self, Self::Rejection> {
+        Ok(Self(state.auth.client_address(parts)))
+    }
+}
+
 /// An admin, or 403.
 pub fn require_admin(user: &CurrentUser) -> Result<(), AppError> {
     match user.role {
@@ -196,12 +249,33 @@ pub fn require_admin(user: &CurrentUser) -> Result<(), AppError> {
 
 /// In dev mode a client names itself: `X-User-Id`, else `user_id` in the query.
 fn dev_user(parts: &Parts) -> Option<String> {
-    header(parts, "x-user-id").or_else(|| query(parts, "user_id"))
+    header(parts, "x-user-id")
+        .ok()
+        .flatten()
+        .or_else(|| query(parts, "user_id"))
 }
 
-fn header(parts: &Parts, name: &str) -> Option<String> {
-    let value = parts.headers.get(name)?.to_str().ok()?.trim();
-    (!value.is_empty()).then(|| value.to_owned())
+/// A header that says who is asking. Sent twice it is refused, not guessed at: a proxy that
+/// appends its header to one the client sent would otherwise let the client's win.
+fn header(parts: &Parts, name: &str) -> Result<Option<String>, AuthError> {
+    let mut values = parts.headers.get_all(name).iter();
+    let Some(first) = values.next() else {
+        return Ok(None);
+    };
+    if values.next().is_some() {
+        return Err(AuthError::Invalid);
+    }
+    let value = first.to_str().map_err(|_| AuthError::Invalid)?.trim();
+    Ok((!value.is_empty()).then(|| value.to_owned()))
+}
+
+/// Whether the request asks for a WebSocket upgrade.
+fn is_websocket(parts: &Parts) -> bool {
+    parts
+        .headers
+        .get(axum::http::header::UPGRADE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.eq_ignore_ascii_case("websocket"))
 }
 
 fn query(parts: &Parts, name: &str) -> Option<String> {

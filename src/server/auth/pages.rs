@@ -3,17 +3,22 @@
 use axum::Form;
 use axum::Router;
 use axum::extract::{Query, State};
-use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{Html, IntoResponse, Redirect, Response};
 use axum::routing::get;
 use serde::Deserialize;
 
+use std::time::Duration;
+
+use axum::http::request::Parts;
+
 use super::{
-    AuthMode, SESSION_COOKIE, SESSION_DAYS, hash_password, hex, now_millis, random_token, sha256,
-    verify_password,
+    AuthMode, ClientAddress, SESSION_COOKIE, SESSION_DAYS, hash_password, hash_password_blocking,
+    hex, now_millis, random_token, sha256, verify_password_blocking,
 };
 use crate::server::AppState;
 use crate::server::store::{NewUser, UserRole};
+use crate::server::ws::Revoked;
 
 pub fn routes() -> Router<AppState> {
     Router::new()
@@ -55,9 +60,21 @@ async fn login_page(State(state): State<AppState>) -> Response {
     page("Inloggen", &login_form(None, "")).into_response()
 }
 
-async fn login(State(state): State<AppState>, Form(form): Form<Credentials>) -> Response {
+async fn login(
+    State(state): State<AppState>,
+    ClientAddress(address): ClientAddress,
+    Form(form): Form<Credentials>,
+) -> Response {
     if state.auth.mode != AuthMode::Users {
         return Redirect::to("/").into_response();
+    }
+    let account = sha256(&form.email.trim().to_lowercase());
+    // The log names the account by a hash prefix: enough to see one account attacked from
+    // many addresses, without writing what people typed as their email into the logs.
+    let account_tag = hex(&account[..6]);
+    if let Some(wait) = state.auth.throttle.blocked(&account, address) {
+        tracing::warn!(account = %account_tag, address = ?address, "sign-in blocked by back-off");
+        return too_many_tries(&form.email, wait);
     }
     let record = match state.db.login_record(&form.email).await {
         Ok(record) => record,
@@ -77,10 +94,11 @@ async fn login(State(state): State<AppState>, Form(form): Form<Credentials>) -> 
         }
     };
     let hash = record.as_ref().and_then(|r| r.password_hash.as_deref());
-    let password_ok = verify_password(&form.password, hash.unwrap_or(dummy_hash()));
+    let password_ok = verify_password_blocking(&form.password, hash.unwrap_or(dummy_hash())).await;
     let Some(record) = record.filter(|r| password_ok && r.password_hash.is_some() && !r.disabled)
     else {
-        tracing::info!("failed sign-in");
+        state.auth.throttle.failed(&account, address);
+        tracing::warn!(account = %account_tag, address = ?address, "failed sign-in");
         let body = page(
             "Inloggen",
             &login_form(
@@ -90,22 +108,40 @@ async fn login(State(state): State<AppState>, Form(form): Form<Credentials>) -> 
         );
         return (StatusCode::UNAUTHORIZED, body).into_response();
     };
+    state.auth.throttle.succeeded(&account);
     sign_in(&state, &record.user.id).await
 }
 
-async fn logout(State(state): State<AppState>, headers: HeaderMap) -> Response {
-    let token = headers
-        .get_all(header::COOKIE)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .flat_map(|v| v.split(';'))
-        .filter_map(|pair| pair.trim().split_once('='))
-        .find(|(key, _)| *key == SESSION_COOKIE)
-        .map(|(_, value)| value.to_owned());
-    if let Some(token) = token
-        && let Err(e) = state.db.delete_session(&hex(&sha256(&token))).await
+/// 429 with `Retry-After`, and the form again saying how long to wait.
+fn too_many_tries(email: &str, wait: Duration) -> Response {
+    let seconds = wait.as_secs().max(1);
+    let minutes = seconds.div_ceil(60);
+    let message = format!(
+        "Te veel mislukte pogingen. Probeer het over {minutes} {} opnieuw.",
+        if minutes == 1 { "minuut" } else { "minuten" }
+    );
+    let mut response = (
+        StatusCode::TOO_MANY_REQUESTS,
+        page("Inloggen", &login_form(Some(&message), email)),
+    )
+        .into_response();
+    response
+        .headers_mut()
+        .insert(header::RETRY_AFTER, HeaderValue::from(seconds));
+    response
+}
+
+/// Ends the session of the cookie, and closes the sockets it opened.
+async fn logout(State(state): State<AppState>, parts: Parts) -> Response {
+    if let Ok(user) = state.auth.identify(state.db.as_ref(), &parts).await
+        && let Some(session) = &user.session
     {
-        tracing::error!(error = %e, "sign-out could not end the session");
+        if let Err(e) = state.db.delete_session(session).await {
+            tracing::error!(error = %e, "sign-out could not end the session");
+        }
+        state
+            .sockets
+            .revoke_session(&user.id, session, Revoked::SignedOut);
     }
     let mut response = Redirect::to("/login").into_response();
     let expired = format!(
@@ -115,6 +151,12 @@ async fn logout(State(state): State<AppState>, headers: HeaderMap) -> Response {
     response.headers_mut().insert(
         header::SET_COOKIE,
         HeaderValue::from_str(&expired).expect("ascii cookie"),
+    );
+    // The browser forgets what this user left in it (the open thread, drafts, the offline
+    // queue), so the next person on a shared tablet starts clean; no script needed.
+    response.headers_mut().insert(
+        header::HeaderName::from_static("clear-site-data"),
+        HeaderValue::from_static("\"cache\", \"storage\""),
     );
     response
 }
@@ -181,7 +223,11 @@ async fn setup(State(state): State<AppState>, Form(form): Form<SetupForm>) -> Re
     };
     if let Err(e) = state
         .db
-        .set_password(&user.id, &hash_password(&form.password))
+        .set_password(
+            &user.id,
+            &hash_password_blocking(&form.password).await,
+            None,
+        )
         .await
     {
         tracing::error!(error = %e, "could not store the first admin's password");

@@ -11,10 +11,11 @@ use serde_json::{Map, Value, json};
 
 use super::{AppError, CurrentUser, Paging, json_object, timestamp};
 use crate::server::AppState;
-use crate::server::auth::{hash_password, require_admin};
+use crate::server::auth::{AuthMode, hash_password_blocking, require_admin};
 use crate::server::store::{
     NewUser, PreferencesUpdate, SpokenTextType, Theme, UserRecord, UserRole, UserUpdate,
 };
+use crate::server::ws::Revoked;
 
 /// Longest display name accepted.
 const MAX_NAME_CHARS: usize = 200;
@@ -192,7 +193,7 @@ pub async fn create(
     if let Some(password) = password {
         state
             .db
-            .set_password(&record.id, &hash_password(password))
+            .set_password(&record.id, &hash_password_blocking(password).await, None)
             .await?;
     }
     Ok((
@@ -274,23 +275,61 @@ pub async fn update(
     if disabled == Some(true) && user_id == admin.id {
         return Err(bad("an admin cannot disable their own account"));
     }
+    let before = state.db.user(&user_id).await?;
+    let demoted = update.role.is_some_and(|role| role != UserRole::Admin);
+    if before.role == UserRole::Admin && (demoted || disabled == Some(true)) {
+        keep_an_admin(&state, &user_id).await?;
+    }
     let record = if update.is_empty() {
-        state.db.user(&user_id).await?
+        before.clone()
     } else {
         state.db.update_user(&user_id, &update).await?
     };
     if let Some(disabled) = disabled {
         state.db.set_disabled(&user_id, disabled).await?;
+        if disabled {
+            // Sessions are gone with it; what runs and what is open goes too.
+            state
+                .sockets
+                .revoke_user(&user_id, Revoked::AccountDisabled);
+            state.orchestrator.cancel_user(&user_id);
+        }
+    }
+    if record.role != before.role {
+        // A socket knows its user's role from its upgrade.
+        state.sockets.revoke_user(&user_id, Revoked::AccountChanged);
     }
     if let Some(password) = password {
+        // An admin who changes their own password stays signed in where they did it.
+        let keep = (user_id == admin.id)
+            .then_some(admin.session.as_deref())
+            .flatten();
         state
             .db
-            .set_password(&user_id, &hash_password(password))
+            .set_password(&user_id, &hash_password_blocking(password).await, keep)
             .await?;
+        state
+            .sockets
+            .revoke_other_sessions(&user_id, keep, Revoked::PasswordChanged);
     }
     Ok(Json(
         json!({ "success": true, "user": profile_json(&record) }),
     ))
+}
+
+/// Refuses to remove the last enabled admin (409): nobody could manage the accounts after.
+/// Only where accounts sign in with a password: in the other modes who is an admin comes from
+/// the configuration (keys, the proxy, the dev user), so the store cannot lock anyone out.
+async fn keep_an_admin(state: &AppState, user_id: &str) -> Result<(), AppError> {
+    if state.config.auth != AuthMode::Users {
+        return Ok(());
+    }
+    if state.db.other_enabled_admins(user_id).await? == 0 {
+        return Err(AppError::Conflict(
+            "this is the last enabled admin; make another admin first".to_owned(),
+        ));
+    }
+    Ok(())
 }
 
 /// `DELETE /users/{id}`: the user and every session they own.
@@ -300,7 +339,14 @@ pub async fn delete(
     Path(user_id): Path<String>,
 ) -> Result<Json<Value>, AppError> {
     require_admin(&admin)?;
+    if state.db.user(&user_id).await?.role == UserRole::Admin {
+        keep_an_admin(&state, &user_id).await?;
+    }
     let deleted = state.db.delete_user(&user_id).await?;
+    state
+        .sockets
+        .revoke_user(&user_id, Revoked::AccountDisabled);
+    state.orchestrator.cancel_user(&user_id);
     Ok(Json(json!({
         "success": true,
         "message": "User and associated sessions deleted",

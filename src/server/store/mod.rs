@@ -244,12 +244,22 @@ pub struct LoginRecord {
 #[async_trait::async_trait]
 pub trait AuthStore: Send + Sync + 'static {
     async fn login_record(&self, email: &str) -> Result<Option<LoginRecord>, StoreError>;
-    async fn set_password(&self, user_id: &str, password_hash: &str) -> Result<(), StoreError>;
+    /// Sets the password and ends every session of the user but `keep_session` (the one that
+    /// changed its own password): whoever knew the old password is signed out.
+    async fn set_password(
+        &self,
+        user_id: &str,
+        password_hash: &str,
+        keep_session: Option<&str>,
+    ) -> Result<(), StoreError>;
     /// Disabling also ends the user's sessions.
     async fn set_disabled(&self, user_id: &str, disabled: bool) -> Result<(), StoreError>;
     async fn is_disabled(&self, user_id: &str) -> Result<bool, StoreError>;
     /// Whether an admin who can sign in exists (else the first start offers a set-up link).
     async fn has_admin_login(&self) -> Result<bool, StoreError>;
+    /// Enabled admins other than `user_id`: the last one may not be removed, disabled or
+    /// demoted, or nobody could manage the accounts any more.
+    async fn other_enabled_admins(&self, user_id: &str) -> Result<u64, StoreError>;
     async fn create_session(
         &self,
         token_hash: &str,

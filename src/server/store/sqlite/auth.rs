@@ -34,17 +34,29 @@ impl AuthStore for SqliteStore {
         .transpose()
     }
 
-    async fn set_password(&self, user_id: &str, password_hash: &str) -> Result<(), StoreError> {
+    async fn set_password(
+        &self,
+        user_id: &str,
+        password_hash: &str,
+        keep_session: Option<&str>,
+    ) -> Result<(), StoreError> {
+        let mut tx = self.pool.begin().await.map_err(backend)?;
         let done = sqlx::query("UPDATE users SET password_hash = ? WHERE id = ?")
             .bind(password_hash)
             .bind(user_id)
-            .execute(&self.pool)
+            .execute(&mut *tx)
             .await
             .map_err(backend)?;
         if done.rows_affected() == 0 {
             return Err(user_not_found(user_id));
         }
-        Ok(())
+        sqlx::query("DELETE FROM sessions WHERE user_id = ? AND token_hash IS NOT ?")
+            .bind(user_id)
+            .bind(keep_session)
+            .execute(&mut *tx)
+            .await
+            .map_err(backend)?;
+        tx.commit().await.map_err(backend)
     }
 
     async fn set_disabled(&self, user_id: &str, disabled: bool) -> Result<(), StoreError> {
@@ -83,6 +95,17 @@ impl AuthStore for SqliteStore {
         )
         .fetch_one(&self.pool)
         .await
+        .map_err(backend)
+    }
+
+    async fn other_enabled_admins(&self, user_id: &str) -> Result<u64, StoreError> {
+        sqlx::query_scalar::<_, i64>(
+            "SELECT COUNT(*) FROM users WHERE role = 'admin' AND disabled = 0 AND id <> ?",
+        )
+        .bind(user_id)
+        .fetch_one(&self.pool)
+        .await
+        .map(|n| n.max(0) as u64)
         .map_err(backend)
     }
 
