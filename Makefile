@@ -7,7 +7,7 @@ export CARGO_TARGET_DIR ?= $(HOME)/.cache/agora-hai/target
 export PATH := $(HOME)/.cargo/bin:$(PATH)
 BIN := $(CARGO_TARGET_DIR)/release/agora-hai
 
-.PHONY: run test setup setup-test build fmt lint test-native e2e bench
+.PHONY: run test setup setup-test build fmt lint test-native e2e bench bench-load
 
 run: setup build
 	AGORA_ADDR=$${AGORA_ADDR:-127.0.0.1:8000} AGORA_AUTH=$${AGORA_AUTH:-dev} $(BIN)
@@ -54,7 +54,12 @@ e2e:
 		AGORA_BIN=$(BIN) npx playwright test
 
 bench:
-	cargo bench --features ssr
+	cargo bench --features ssr --bench orchestrator
+
+# Load from outside against the release binary (benches/load.rs); STAGES="idle:2000:200 runs:50x20"
+# picks stages, all of them by default.
+bench-load: setup build
+	AGORA_BIN=$(BIN) cargo bench --features ssr --bench load -- $(STAGES)
 
 # Fuzz the protocol parsers (see fuzz/README.md): stable rustc with RUSTC_BOOTSTRAP=1, one job,
 # its own target dir. FUZZ_TARGET=client_message|apply_patch, FUZZ_TIME in seconds.

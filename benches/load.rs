@@ -1,0 +1,419 @@
+//! Load against the release binary, from outside, as clients see it: `make bench-load`.
+//!
+//! The server runs as its own process (so its CPU and memory are read from `/proc` apart from
+//! this load generator's) on a free loopback port, with `--auth dev` and the per-address and
+//! per-user limits raised: every client here comes from 127.0.0.1.
+//!
+//! Stages, chosen with arguments (all of them when none is given):
+//! - `idle:N:S`: N open, silent WebSockets and S slow-header connections (one header line a
+//!   second, reopened when the server cuts them) held while `/health` is asked 200 times and a
+//!   run is made 5 times; reports server memory per socket and the latencies under that load.
+//! - `runs:CxR`: C connections, each making R runs of the scripted inspection (start, a finding,
+//!   the report with its approval answered), every stream checked by the protocol verifier;
+//!   reports runs/s, run latency p50/p99, time to first text, server CPU per run.
+//!
+//! Figures are printed, never asserted: the machine is shared and timing tests lie.
+
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use agora_hai::protocol::{Dialect, Event, verify};
+use futures::{SinkExt, StreamExt};
+use serde_json::{Value, json};
+use tokio::io::AsyncWriteExt;
+use tokio_tungstenite::tungstenite::Message as Frame;
+
+type Ws =
+    tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
+
+/// The server under test: its process, address and data directory (removed at the end).
+struct Server {
+    child: Child,
+    addr: String,
+    data: PathBuf,
+}
+
+impl Server {
+    async fn start(binary: &PathBuf) -> Server {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let addr = format!("127.0.0.1:{port}");
+        let data = std::env::temp_dir().join(format!("agora-load-{}", uuid::Uuid::new_v4()));
+        let child = Command::new(binary)
+            .args(["--addr", &addr, "--auth", "dev"])
+            .arg("--data-dir")
+            .arg(&data)
+            .args(["--max-connections-per-address", "100000"])
+            .args(["--max-sockets-per-user", "100000"])
+            .args(["--runs-per-minute", "1000000"])
+            .env("RUST_LOG", "warn")
+            .stdout(Stdio::null())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot start {}: {e}", binary.display()));
+        let server = Server { child, addr, data };
+        let http = reqwest::Client::new();
+        for _ in 0..300 {
+            if http.get(server.url("/health")).send().await.is_ok() {
+                return server;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        panic!("the server did not answer /health within 30 s");
+    }
+
+    fn url(&self, path: &str) -> String {
+        format!("http://{}{path}", self.addr)
+    }
+
+    fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Resident memory in KiB.
+    fn rss_kib(&self) -> u64 {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.pid())).unwrap();
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix("VmRSS:"))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+            .unwrap()
+    }
+
+    /// CPU time used so far, user and system.
+    fn cpu(&self) -> Duration {
+        let stat = std::fs::read_to_string(format!("/proc/{}/stat", self.pid())).unwrap();
+        // The fields after the command name (which may hold spaces) in parentheses.
+        let rest = &stat[stat.rfind(')').unwrap() + 2..];
+        let fields: Vec<&str> = rest.split(' ').collect();
+        let ticks: u64 = fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap();
+        // SAFETY: sysconf only reads a constant of the system.
+        let per_second = unsafe { libc::sysconf(libc::_SC_CLK_TCK) } as u64;
+        Duration::from_micros(ticks * 1_000_000 / per_second)
+    }
+
+    async fn socket(&self, user: String) -> Ws {
+        let url = format!("ws://{}/ws?user_id={user}", self.addr);
+        tokio_tungstenite::connect_async(url).await.unwrap().0
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let _ = std::fs::remove_dir_all(&self.data);
+    }
+}
+
+/// What one run took: from the message sent to RUN_FINISHED, and to its first text.
+struct RunTiming {
+    total: Duration,
+    first_text: Option<Duration>,
+    events: usize,
+}
+
+/// Sends `text` on `thread` and reads to RUN_FINISHED, approving any approval request; the
+/// stream must pass the AGORA verifier.
+async fn run(ws: &mut Ws, thread: &str, text: &str) -> RunTiming {
+    let start = Instant::now();
+    let input = json!({ "threadId": thread, "messages": [{ "role": "user", "content": text }], "context": {} });
+    ws.send(Frame::Text(input.to_string().into()))
+        .await
+        .unwrap();
+    let mut first_text = None;
+    let mut events: Vec<Event> = Vec::new();
+    loop {
+        let frame = tokio::time::timeout(Duration::from_secs(120), ws.next())
+            .await
+            .expect("no event within 120 s")
+            .expect("socket closed")
+            .expect("socket error");
+        let Frame::Text(text) = frame else { continue };
+        let value: Value = serde_json::from_str(&text).unwrap();
+        let kind = value["type"].as_str().unwrap_or_default().to_owned();
+        if kind == "TEXT_MESSAGE_CONTENT" && first_text.is_none() {
+            first_text = Some(start.elapsed());
+        }
+        if kind == "CUSTOM" && value["name"] == "agora:tool_approval_request" {
+            let answer = json!({ "type": "CUSTOM", "name": "agora:tool_approval_response",
+                "value": { "approvalId": value["value"]["approvalId"], "approved": true } });
+            ws.send(Frame::Text(answer.to_string().into()))
+                .await
+                .unwrap();
+        }
+        if kind == "RUN_ERROR" {
+            panic!("the run failed: {value}");
+        }
+        events.push(serde_json::from_value(value).unwrap());
+        if kind == "RUN_FINISHED" {
+            break;
+        }
+    }
+    let violations = verify(&events, Dialect::Agora);
+    assert!(violations.is_empty(), "verifier: {violations:#?}");
+    RunTiming {
+        total: start.elapsed(),
+        first_text,
+        events: events.len(),
+    }
+}
+
+/// The scripted inspection, one step a run: `step` counts on from 0 per connection.
+fn script(step: usize) -> &'static str {
+    const STEPS: [&str; 3] = [
+        "Start inspectie bij Trattoria Finta Fiore, KVK 99990001",
+        "Bevinding: de koelcel staat op 9 °C, gemeten om 10:15; de kerntemperatuur van de kip was 8 °C.",
+        "Genereer het inspectierapport",
+    ];
+    STEPS[step % STEPS.len()]
+}
+
+fn percentile(sorted: &[Duration], p: f64) -> Duration {
+    if sorted.is_empty() {
+        return Duration::ZERO;
+    }
+    let rank = ((sorted.len() as f64) * p).ceil() as usize;
+    sorted[rank.clamp(1, sorted.len()) - 1]
+}
+
+fn ms(d: Duration) -> String {
+    format!("{:.1} ms", d.as_secs_f64() * 1000.0)
+}
+
+/// `/health` asked `n` times in a row on one kept-alive connection: p50, p99, max.
+async fn health_latency(server: &Server, n: usize) -> (Duration, Duration, Duration) {
+    let http = reqwest::Client::new();
+    let mut times = Vec::with_capacity(n);
+    for _ in 0..n {
+        let start = Instant::now();
+        let status = http
+            .get(server.url("/health"))
+            .send()
+            .await
+            .unwrap()
+            .status();
+        assert!(status.is_success(), "/health answered {status}");
+        times.push(start.elapsed());
+    }
+    times.sort();
+    (
+        percentile(&times, 0.5),
+        percentile(&times, 0.99),
+        *times.last().unwrap(),
+    )
+}
+
+async fn idle_stage(binary: &PathBuf, sockets: usize, slow: usize) {
+    let server = Server::start(binary).await;
+    let (h50, h99, _) = health_latency(&server, 200).await;
+    let rss_before = server.rss_kib();
+    let mut held: Vec<Ws> = Vec::with_capacity(sockets);
+    for batch in 0..sockets.div_ceil(100) {
+        let opened = futures::future::join_all(
+            (batch * 100..((batch + 1) * 100).min(sockets))
+                .map(|i| server.socket(format!("idle-{i}"))),
+        )
+        .await;
+        held.extend(opened);
+    }
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    let rss_sockets = server.rss_kib();
+
+    // Slow-header connections, each reopened as soon as the server cuts it.
+    let stop = tokio_util::sync::CancellationToken::new();
+    let cut = Arc::new(AtomicUsize::new(0));
+    for _ in 0..slow {
+        let (addr, stop, cut) = (server.addr.clone(), stop.clone(), cut.clone());
+        tokio::spawn(async move {
+            while !stop.is_cancelled() {
+                let Ok(mut tcp) = tokio::net::TcpStream::connect(&addr).await else {
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                    continue;
+                };
+                let _ = tcp.write_all(b"GET /health HTTP/1.1\r\nHost: x\r\n").await;
+                loop {
+                    tokio::select! {
+                        _ = stop.cancelled() => return,
+                        _ = tokio::time::sleep(Duration::from_secs(1)) => {}
+                    }
+                    if tcp.write_all(b"X-Slow: 1\r\n").await.is_err() {
+                        cut.fetch_add(1, Ordering::Relaxed);
+                        break;
+                    }
+                }
+            }
+        });
+    }
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let (l50, l99, lmax) = health_latency(&server, 200).await;
+    let mut ws = server.socket("idle-runner".into()).await;
+    let mut runs = Vec::new();
+    for n in 0..5 {
+        runs.push(
+            run(&mut ws, &format!("idle-run-{n}"), script(0))
+                .await
+                .total,
+        );
+    }
+    runs.sort();
+    // Long enough for the header-read timeout (10 s) to cut each slow connection at least once.
+    tokio::time::sleep(Duration::from_secs(12)).await;
+    let rss_loaded = server.rss_kib();
+    stop.cancel();
+
+    println!("idle: {sockets} sockets, {slow} slow-header connections");
+    println!("  /health alone: p50 {}, p99 {}", ms(h50), ms(h99));
+    println!(
+        "  /health under load: p50 {}, p99 {}, max {}",
+        ms(l50),
+        ms(l99),
+        ms(lmax)
+    );
+    println!(
+        "  a run under load (inspection start, 5 times): median {}, max {}",
+        ms(runs[2]),
+        ms(runs[4])
+    );
+    println!(
+        "  server RSS: {} MiB before, {} MiB with the sockets, {} MiB with the slow connections too",
+        rss_before / 1024,
+        rss_sockets / 1024,
+        rss_loaded / 1024
+    );
+    println!(
+        "  memory per idle socket: {:.1} KiB",
+        (rss_sockets.saturating_sub(rss_before)) as f64 / sockets as f64
+    );
+    println!(
+        "  slow-header connections cut by the server: {}",
+        cut.load(Ordering::Relaxed)
+    );
+    drop(held);
+}
+
+async fn runs_stage(binary: &PathBuf, connections: usize, runs_each: usize) {
+    let server = Arc::new(Server::start(binary).await);
+    // Warm the search index and the first database pages, outside the figures.
+    let mut warm = server.socket("warm".into()).await;
+    for step in 0..3 {
+        run(&mut warm, "warm", script(step)).await;
+    }
+    let cpu_before = server.cpu();
+    let start = Instant::now();
+    let tasks = (0..connections).map(|c| {
+        let server = server.clone();
+        tokio::spawn(async move {
+            let mut ws = server.socket(format!("load-{c}")).await;
+            let thread = uuid::Uuid::new_v4().to_string();
+            let mut timings = Vec::with_capacity(runs_each);
+            for step in 0..runs_each {
+                timings.push(run(&mut ws, &thread, script(step)).await);
+            }
+            timings
+        })
+    });
+    let timings: Vec<RunTiming> = futures::future::join_all(tasks)
+        .await
+        .into_iter()
+        .flat_map(|t| t.unwrap())
+        .collect();
+    let wall = start.elapsed();
+    let cpu = server.cpu() - cpu_before;
+    let runs = timings.len();
+    let mut totals: Vec<Duration> = timings.iter().map(|t| t.total).collect();
+    totals.sort();
+    let mut firsts: Vec<Duration> = timings.iter().filter_map(|t| t.first_text).collect();
+    firsts.sort();
+    let events: usize = timings.iter().map(|t| t.events).sum();
+    println!("runs: {connections} connections x {runs_each} runs");
+    println!(
+        "  {runs} runs in {:.2} s: {:.0} runs/s, {:.0} events/s ({:.1} events a run)",
+        wall.as_secs_f64(),
+        runs as f64 / wall.as_secs_f64(),
+        events as f64 / wall.as_secs_f64(),
+        events as f64 / runs as f64
+    );
+    println!(
+        "  run latency p50 {}, p99 {}; first text p50 {}, p99 {}",
+        ms(percentile(&totals, 0.5)),
+        ms(percentile(&totals, 0.99)),
+        ms(percentile(&firsts, 0.5)),
+        ms(percentile(&firsts, 0.99))
+    );
+    println!(
+        "  server CPU {:.2} s: {:.2} ms a run",
+        cpu.as_secs_f64(),
+        cpu.as_secs_f64() * 1000.0 / runs as f64
+    );
+}
+
+fn raise_descriptor_limit() {
+    let mut limit = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: get/setrlimit read and write the struct they are given.
+    unsafe {
+        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) == 0 {
+            limit.rlim_cur = limit.rlim_max;
+            libc::setrlimit(libc::RLIMIT_NOFILE, &limit);
+        }
+    }
+}
+
+fn binary() -> PathBuf {
+    if let Some(path) = std::env::var_os("AGORA_BIN") {
+        return path.into();
+    }
+    let target =
+        std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| PathBuf::from("target"), PathBuf::from);
+    target.join("release/agora-hai")
+}
+
+#[tokio::main]
+async fn main() {
+    raise_descriptor_limit();
+    let binary = binary();
+    assert!(
+        binary.exists(),
+        "{} is missing: build the release binary first (make build) or set AGORA_BIN",
+        binary.display()
+    );
+    // `cargo bench` passes `--bench`; everything else names a stage.
+    let mut stages: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with("--"))
+        .collect();
+    if stages.is_empty() {
+        stages = [
+            "idle:500:0",
+            "idle:2000:200",
+            "runs:1x200",
+            "runs:50x20",
+            "runs:200x5",
+        ]
+        .map(str::to_owned)
+        .to_vec();
+    }
+    for stage in stages {
+        let parts: Vec<&str> = stage.split([':', 'x']).collect();
+        let number = |i: usize| {
+            parts
+                .get(i)
+                .and_then(|p| p.parse::<usize>().ok())
+                .unwrap_or_else(|| panic!("bad stage {stage}"))
+        };
+        match parts[0] {
+            "idle" => idle_stage(&binary, number(1), number(2)).await,
+            "runs" => runs_stage(&binary, number(1), number(2)).await,
+            other => panic!("unknown stage {other}: idle:N:S or runs:CxR"),
+        }
+    }
+}
