@@ -36,8 +36,12 @@ test("an inspector signs in, uses HAI and signs out", async ({ page }) => {
   await page.getByRole("button", { name: "Verstuur" }).click();
   await expect(page.getByText("99990001").first()).toBeVisible();
 
+  // The browser remembers the open thread, until sign-out clears it (Clear-Site-Data): on a
+  // shared tablet the next inspector must not find it.
+  expect(await page.evaluate(() => localStorage.getItem("hai.threadId"))).not.toBeNull();
   await page.getByRole("button", { name: "Uitloggen" }).click();
   await expect(page).toHaveURL(/\/login$/);
+  expect(await page.evaluate(() => localStorage.getItem("hai.threadId"))).toBeNull();
   await page.goto(`${server.url}/`);
   await expect(page).toHaveURL(/\/login$/);
   const sessions = await page.request.get(`${server.url}/sessions`);
