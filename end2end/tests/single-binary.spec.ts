@@ -1,4 +1,4 @@
-import { test, expect } from "@playwright/test";
+import { test, expect } from "../support/fixtures";
 import { copyFileSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -17,10 +17,11 @@ test("the binary copied alone into an empty directory serves the full app", asyn
     await page.goto(`${server.url}/`);
     expect((await wasm).headers()["content-type"]).toBe("application/wasm");
     expect((await css).headers()["content-type"]).toContain("text/css");
-    // The zopfli .gz that make build embeds (scripts/precompress.mjs), sent once compressed.
-    expect((await wasm).headers()["content-encoding"]).toBe("gzip");
-    expect((await css).headers()["content-encoding"]).toBe("gzip");
-    expect((await wasm).headers()["etag"]).toMatch(/-gz"$/);
+    // The Brotli .br that make build embeds (scripts/precompress.mjs), sent once compressed:
+    // Chromium accepts br.
+    expect((await wasm).headers()["content-encoding"]).toBe("br");
+    expect((await css).headers()["content-encoding"]).toBe("br");
+    expect((await wasm).headers()["etag"]).toMatch(/-br"$/);
     await hydrated(page);
     // Tailwind applied: the send button has its emerald background, not the browser default.
     await page.getByLabel("Bericht").fill("test");

@@ -1,10 +1,11 @@
 //! The compiled site (wasm, js, css) and `public/`, embedded in the release binary so that
 //! the binary alone is the whole app. Debug builds read the same folder from disk.
 //!
-//! `make build` writes a zopfli-compressed `<file>.gz` beside the wasm, js and css
-//! (scripts/precompress.mjs); a client that accepts gzip gets those bytes with
-//! `Content-Encoding: gzip`, which the router's CompressionLayer leaves alone. Any other file,
-//! or any other client, gets the plain file (compressed on the fly where the layer sees fit).
+//! `make build` writes a Brotli `<file>.br` and a zopfli `<file>.gz` beside the wasm, js and
+//! css (scripts/precompress.mjs); a client that accepts `br` gets the Brotli bytes, else one
+//! that accepts gzip the gzip bytes, with their `Content-Encoding`, which the router's
+//! CompressionLayer leaves alone. Any other file, or any other client, gets the plain file
+//! (compressed on the fly where the layer sees fit).
 
 use axum::http::{HeaderMap, HeaderValue, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
@@ -24,10 +25,15 @@ pub async fn serve(uri: Uri, headers: HeaderMap) -> Response {
     // The original's type, whichever bytes go out.
     let mime = HeaderValue::from_str(file.metadata.mimetype())
         .unwrap_or(HeaderValue::from_static("application/octet-stream"));
-    let gzipped = precompressed(path, &file);
-    let has_variant = gzipped.is_some();
-    let (body, etag, encoding) = match gzipped {
-        Some(gz) if accepts_gzip(&headers) => {
+    let brotli = precompressed(path, &file, "br");
+    let gzipped = precompressed(path, &file, "gz");
+    let has_variant = brotli.is_some() || gzipped.is_some();
+    let (body, etag, encoding) = match (brotli, gzipped) {
+        (Some(br), _) if accepts(&headers, "br") => {
+            let etag = format!("\"{}-br\"", hex(&br.metadata.sha256_hash()[..16]));
+            (br.data, etag, Some(HeaderValue::from_static("br")))
+        }
+        (_, Some(gz)) if accepts(&headers, "gzip") => {
             let etag = format!("\"{}-gz\"", hex(&gz.metadata.sha256_hash()[..16]));
             (gz.data, etag, Some(HeaderValue::from_static("gzip")))
         }
@@ -64,32 +70,36 @@ pub async fn serve(uri: Uri, headers: HeaderMap) -> Response {
     response
 }
 
-/// The `<path>.gz` beside `file`, unless it is older than `file`: cargo-leptos rewrites the
-/// site on every frontend build (`cargo leptos watch` too), and a stale `.gz` must never be
-/// sent in place of the new file.
-fn precompressed(path: &str, file: &EmbeddedFile) -> Option<EmbeddedFile> {
-    if path.ends_with(".gz") {
+/// The `<path>.<extension>` beside `file` (`gz`, `br`), unless it is older than `file`:
+/// cargo-leptos rewrites the site on every frontend build (`cargo leptos watch` too), and a
+/// stale variant must never be sent in place of the new file.
+fn precompressed(path: &str, file: &EmbeddedFile, extension: &str) -> Option<EmbeddedFile> {
+    if path.ends_with(".gz") || path.ends_with(".br") {
         return None;
     }
-    let gz = Site::get(&format!("{path}.gz"))?;
-    match (gz.metadata.last_modified(), file.metadata.last_modified()) {
-        (Some(gz_time), Some(file_time)) if gz_time < file_time => None,
-        _ => Some(gz),
+    let variant = Site::get(&format!("{path}.{extension}"))?;
+    match (
+        variant.metadata.last_modified(),
+        file.metadata.last_modified(),
+    ) {
+        (Some(variant_time), Some(file_time)) if variant_time < file_time => None,
+        _ => Some(variant),
     }
 }
 
-/// Whether `Accept-Encoding` allows gzip: listed (or, failing that, `*`) with a weight above zero.
-fn accepts_gzip(headers: &HeaderMap) -> bool {
-    let mut gzip = None;
+/// Whether `Accept-Encoding` allows `coding`: listed (or, failing that, `*`) with a weight
+/// above zero. `x-gzip` counts as gzip.
+fn accepts(headers: &HeaderMap, coding: &str) -> bool {
+    let mut named = None;
     let mut any = None;
-    for (coding, weight) in super::http::weighted(headers, header::ACCEPT_ENCODING) {
-        if coding == "gzip" || coding == "x-gzip" {
-            gzip = Some(weight);
-        } else if coding == "*" {
+    for (listed, weight) in super::http::weighted(headers, header::ACCEPT_ENCODING) {
+        if listed == coding || (coding == "gzip" && listed == "x-gzip") {
+            named = Some(weight);
+        } else if listed == "*" {
             any = Some(weight);
         }
     }
-    gzip.or(any).is_some_and(|weight| weight > 0.0)
+    named.or(any).is_some_and(|weight| weight > 0.0)
 }
 
 fn hex(bytes: &[u8]) -> String {
@@ -107,6 +117,19 @@ mod tests {
             HeaderValue::from_str(value).unwrap(),
         );
         headers
+    }
+
+    fn accepts_gzip(headers: &HeaderMap) -> bool {
+        accepts(headers, "gzip")
+    }
+
+    #[test]
+    fn brotli_is_chosen_only_when_the_client_lists_it() {
+        assert!(accepts(&accept("gzip, deflate, br, zstd"), "br"));
+        assert!(accepts(&accept("BR;q=0.4"), "br"));
+        assert!(!accepts(&accept("gzip, deflate"), "br"));
+        assert!(!accepts(&accept("br;q=0, gzip"), "br"));
+        assert!(accepts(&accept("x-gzip"), "gzip"));
     }
 
     #[test]
