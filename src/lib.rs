@@ -2,6 +2,10 @@
 //!
 //! Layers point down only: `ui` and `orchestrator` use `protocol`; `server` uses `orchestrator`.
 
+// Leptos views are nested generic types; the release build's layout queries go deeper than
+// rustc's default of 128 (the usual setting for Leptos apps).
+#![recursion_limit = "256"]
+
 pub mod protocol;
 pub mod ui;
 

@@ -1,7 +1,7 @@
 // Standard AG-UI over HTTP + SSE, driven by the official client (@ag-ui/client's HttpAgent)
 // against the real binary. Every stream is kept as it came over the wire, validated event by
 // event with @ag-ui/core's zod schemas and replayed through the client's own verifyEvents.
-import { test, expect } from "@playwright/test";
+import { test, expect } from "../support/fixtures";
 import {
   HttpAgent,
   buildResumeArray,

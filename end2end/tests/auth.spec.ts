@@ -1,10 +1,14 @@
-import { test, expect } from "@playwright/test";
+import { test, expect } from "../support/fixtures";
 import { startServer, type RunningServer } from "../support/binary";
 import { connected } from "../support/ui";
 
 const email = "beheer@nvwa.nl";
 const password = "correct horse battery staple";
 let server: RunningServer;
+
+// Signed out, the page's requests still in flight (the thread list, the socket) are refused:
+// the browser logs those 401s.
+test.use({ allowedConsoleErrors: [/status of 401/] });
 
 test.beforeAll(async () => {
   server = await startServer(["--auth", "users", "--admin-email", email, "--admin-password", password]);

@@ -1,7 +1,8 @@
 // axe finds no serious or critical violation on the main screens, at desktop width and at
 // 390 px, light and dark: the empty screen, a conversation with a tool card open, the thread
 // list, the panel, and the approval dialog.
-import { test, expect, type Page } from "@playwright/test";
+import { type Page } from "@playwright/test";
+import { test, expect } from "../support/fixtures";
 import AxeBuilder from "@axe-core/playwright";
 import { approvalRequest, fakeAgora, runStart } from "../bench/fake-agora";
 import { connected } from "../support/ui";

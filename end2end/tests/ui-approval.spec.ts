@@ -1,7 +1,8 @@
 // The approval dialog: approve and reject by mouse and by keyboard against the real binary
 // (the report needs approval; approved, its PDF downloads), focus kept inside the dialog, and
 // several pending approvals stepped through with a scripted server.
-import { test, expect, type Page } from "@playwright/test";
+import { type Page } from "@playwright/test";
+import { test, expect } from "../support/fixtures";
 import { readFileSync } from "node:fs";
 import { approvalRequest, fakeAgora, runStart } from "../bench/fake-agora";
 import { connected, send } from "../support/ui";

@@ -1,6 +1,7 @@
 // The conversation against the real binary: streamed answers, tool chips and cards, the
 // status line, the composer's keys, and the answer to a regulation question.
-import { test, expect, type Page } from "@playwright/test";
+import { type Page } from "@playwright/test";
+import { test, expect } from "../support/fixtures";
 import { connected, send } from "../support/ui";
 
 const log = (page: Page) => page.getByRole("log");
@@ -41,6 +42,10 @@ test("an answer streams in, then reads as Markdown, with tool chips that open th
   await expect(done.locator("li").first()).toBeVisible();
   await expect(done.locator("strong").first()).toBeVisible();
   await expect(log(page).locator("article[aria-busy=true]")).toHaveCount(0);
+  // Screen readers: the log does not read out every streamed token; the finished answer is
+  // announced once, through the polite live region after it.
+  await expect(log(page)).toHaveAttribute("aria-live", "off");
+  await expect(page.locator("p.sr-only[aria-live=polite]")).toContainText("Trattoria Finta Fiore");
   await expect(page.getByRole("button", { name: "Stop" })).toBeHidden();
   await expect(page.getByRole("status", { name: "Voortgang" })).toHaveText("");
 

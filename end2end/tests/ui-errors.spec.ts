@@ -1,6 +1,6 @@
 // Errors show as errors, never as answers: RUN_ERROR (scripted), a moderation refusal (a
 // server of its own with a forbidden word), and a run stopped with the Stop button.
-import { test, expect } from "@playwright/test";
+import { test, expect } from "../support/fixtures";
 import { fakeAgora, runStart } from "../bench/fake-agora";
 import { startServer } from "../support/binary";
 import { connected, send } from "../support/ui";

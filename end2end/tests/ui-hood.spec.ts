@@ -1,6 +1,6 @@
 // "Onder de motorkap": agents idle, active or executing; tool calls grouped by agent with
 // their details; the raw event log with folded deltas and the verifier's warnings.
-import { test, expect } from "@playwright/test";
+import { test, expect } from "../support/fixtures";
 import { fakeAgora, runStart } from "../bench/fake-agora";
 import { connected, send } from "../support/ui";
 

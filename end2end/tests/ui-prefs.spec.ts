@@ -1,6 +1,6 @@
 // Language and theme: Dutch by default, English switchable and remembered; light, dark or
 // system; the layout from 390 px wide, with the thread list behind a button.
-import { test, expect } from "@playwright/test";
+import { test, expect } from "../support/fixtures";
 import { hydrated } from "../support/ui";
 
 test("English is switchable and remembered; Dutch is the default", async ({ page }) => {

@@ -1,6 +1,6 @@
 // A server of its own is stopped and started again on the same port and data: the page
 // reconnects by itself, sends what was typed meanwhile, and shows every message once.
-import { test, expect } from "@playwright/test";
+import { test, expect } from "../support/fixtures";
 import { startServer, type RunningServer } from "../support/binary";
 import { send } from "../support/ui";
 

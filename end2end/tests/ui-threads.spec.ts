@@ -1,6 +1,7 @@
 // The thread list against the real binary: a new inspection, switching (history over the
 // socket, each message once), renaming in place, deleting after a confirmation.
-import { test, expect, type Page } from "@playwright/test";
+import { type Page } from "@playwright/test";
+import { test, expect } from "../support/fixtures";
 import { connected, send } from "../support/ui";
 
 async function rename(page: Page, from: RegExp, to: string) {

@@ -1,6 +1,6 @@
 // Model output with HTML in it renders as text: no element is created from it and no script
 // runs, while its Markdown still renders. The inspector's own HTML, echoed, is text too.
-import { test, expect } from "@playwright/test";
+import { test, expect } from "../support/fixtures";
 import { fakeAgora, textRun } from "../bench/fake-agora";
 import { connected, send } from "../support/ui";
 

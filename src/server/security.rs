@@ -132,12 +132,23 @@ pub async fn require_sign_in(
     next: Next,
 ) -> Response {
     let is_page = request.method() == Method::GET && request.uri().path() == "/";
-    if !is_page || state.auth.mode == AuthMode::Dev {
+    if !is_page {
         return next.run(request).await;
     }
-    let (parts, body) = request.into_parts();
+    let (mut parts, body) = request.into_parts();
     match state.auth.identify(state.db.as_ref(), &parts).await {
-        Ok(_) => next.run(Request::from_parts(parts, body)).await,
+        Ok(user) => {
+            // The page renders in the user's stored language (`ui::prefs::page_lang`).
+            if let Ok(record) = state.db.user(&user.id).await {
+                parts
+                    .extensions
+                    .insert(crate::ui::i18n::Lang::parse(&record.preferences.language));
+            }
+            next.run(Request::from_parts(parts, body)).await
+        }
+        Err(_) if state.auth.mode == AuthMode::Dev => {
+            next.run(Request::from_parts(parts, body)).await
+        }
         Err(AuthError::Missing | AuthError::Invalid) if state.auth.mode == AuthMode::Users => {
             Redirect::to("/login").into_response()
         }

@@ -94,7 +94,7 @@ impl Directory {
             user: RwSignal::new(None),
         };
         #[cfg(feature = "hydrate")]
-        super::dom::effect(move || {
+        Effect::new(move || {
             leptos::task::spawn_local(async move {
                 if let Ok(body) = super::browser::fetch_text("GET", "/agents", None).await
                     && let Ok(agents) = parse_agents(&body)

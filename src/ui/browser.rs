@@ -1,4 +1,4 @@
-//! Small browser helpers (hydrate only): `localStorage`, the clock and `fetch`.
+//! Small browser helpers (hydrate only): `localStorage` and `fetch`.
 
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
@@ -16,16 +16,6 @@ pub fn storage_set(key: &str, value: &str) {
     if let Some(storage) = storage() {
         let _ = storage.set_item(key, value);
     }
-}
-
-/// Unix milliseconds.
-pub fn now_ms() -> f64 {
-    js_sys::Date::now()
-}
-
-/// An RFC 3339 time as Unix milliseconds (`NaN` when unreadable).
-pub fn parse_time(text: &str) -> f64 {
-    js_sys::Date::parse(text)
 }
 
 /// `fetch` with an optional JSON body; the response text, or the failure as text.

@@ -1,44 +1,134 @@
-//! The signal layer over [`ChatState`]. [`Chat::receive`] folds an event in and passes the
-//! [`Changes`] on:
+//! The signal layer over [`ChatState`]. [`Chat::receive`] folds an event into the pure state
+//! and passes its [`Changes`] on to exactly the signals they name:
 //!
-//! - to the conversation's DOM (`ui::timeline`), which touches exactly the items named: a
-//!   streamed delta is one text node appended to its own message, O(1);
-//! - to a few coarse signals for the rest of the screen: the run (status line, composer,
-//!   agents), the pending approvals (dialog), and version counters for the tool calls and
-//!   the raw event log (the panel, which reads them only while shown).
+//! - the conversation is a keyed list of [`ItemView`]s (`<For>` in `ChatView`): an item that
+//!   arrives is pushed, an item that changes sets its own signal (a message that ended, a chip
+//!   added, a queued message sent), so only that item re-renders;
+//! - a streamed delta touches no signal at all: it goes straight to the streaming message's
+//!   [`Stream`](super::components::assistant_message::Stream), one text node, O(1);
+//! - each tool call is its own signal (chips, cards and the panel read it);
+//! - a few coarse signals for the rest: the run, the pending approvals, the raw log's version.
 //!
-//! The state, the raw log and the DOM live in the browser only, in one `RefCell` rather than
-//! in reactive stores: nothing subscribes to them directly, and every reactive accessor is
-//! generic code in the bundle. On the server the screen is rendered empty and these methods
-//! do nothing.
+//! The pure state and the raw log live in one thread-local `RefCell`, borrowed only here and
+//! never across a signal update (signals are set after the borrow ends).
+
+use std::cell::RefCell;
+use std::collections::HashMap;
 
 use leptos::prelude::*;
 
-use super::state::{ChatState, RunView};
+use super::state::{ChatState, ErrorItem, EventLog, Item, ItemKind, RunView, ToolCall};
 use crate::protocol::{Event, ToolApprovalRequest};
 
-#[cfg(feature = "hydrate")]
-mod core {
-    use std::cell::RefCell;
+/// One item of the conversation as the view reads it: what never changes as plain data, what
+/// does as its own signal.
+#[derive(Clone)]
+pub struct ItemView {
+    /// Unique for the page's lifetime: the `<For>` key.
+    pub key: u64,
+    pub kind: ItemViewKind,
+}
 
-    use super::super::state::{ChatState, EventLog};
-    use super::super::timeline::Timeline;
+#[derive(Clone)]
+pub enum ItemViewKind {
+    User {
+        text: String,
+        /// Waiting for the connection.
+        queued: ArcRwSignal<bool>,
+    },
+    Assistant {
+        /// The agent id (`TEXT_MESSAGE_START.name`).
+        agent: Option<String>,
+        /// The whole text once the message has ended; `None` while it streams.
+        finished: ArcRwSignal<Option<String>>,
+    },
+    /// A row of chips: indexes into [`Chat::calls`].
+    Tools {
+        calls: ArcRwSignal<Vec<usize>>,
+    },
+    Report {
+        url: String,
+        report_id: Option<String>,
+    },
+    Error(ErrorItem),
+}
 
-    #[derive(Default)]
-    pub struct Core {
-        pub state: ChatState,
-        pub log: EventLog,
-        pub timeline: Option<Timeline>,
+impl ItemView {
+    fn new(item: &Item) -> ItemView {
+        let kind = match &item.kind {
+            ItemKind::User { text, queued } => ItemViewKind::User {
+                text: text.clone(),
+                queued: ArcRwSignal::new(*queued),
+            },
+            ItemKind::Assistant {
+                agent,
+                text,
+                streaming,
+                ..
+            } => ItemViewKind::Assistant {
+                agent: agent.clone(),
+                finished: ArcRwSignal::new((!streaming).then(|| text.clone())),
+            },
+            ItemKind::Tools { calls } => ItemViewKind::Tools {
+                calls: ArcRwSignal::new(calls.clone()),
+            },
+            ItemKind::Report { url, report_id, .. } => ItemViewKind::Report {
+                url: url.clone(),
+                report_id: report_id.clone(),
+            },
+            ItemKind::Error(error) => ItemViewKind::Error(error.clone()),
+        };
+        ItemView {
+            key: item.key,
+            kind,
+        }
     }
 
-    thread_local! {
-        static CORE: RefCell<Core> = RefCell::new(Core::default());
+    /// The item changed in the state: set the signal that shows it.
+    fn refresh(&self, item: &Item) {
+        match (&self.kind, &item.kind) {
+            (ItemViewKind::User { queued, .. }, ItemKind::User { queued: now, .. })
+                if queued.get_untracked() != *now =>
+            {
+                queued.set(*now);
+            }
+            (
+                ItemViewKind::Assistant { finished, .. },
+                ItemKind::Assistant {
+                    text,
+                    streaming: false,
+                    ..
+                },
+            ) => {
+                finished.set(Some(text.clone()));
+            }
+            (ItemViewKind::Tools { calls }, ItemKind::Tools { calls: now }) => {
+                calls.set(now.clone());
+            }
+            _ => {}
+        }
     }
+}
 
-    /// The only access; never re-entered (signals set inside only schedule effects).
-    pub fn with<T>(f: impl FnOnce(&mut Core) -> T) -> T {
-        CORE.with_borrow_mut(f)
-    }
+/// The pure state, the raw log and (in the browser) the streams of the messages on screen.
+#[derive(Default)]
+struct Core {
+    state: ChatState,
+    log: EventLog,
+    /// By item key: where the deltas of a streaming message go, while its view is mounted.
+    #[cfg(feature = "hydrate")]
+    streams: HashMap<u64, super::components::assistant_message::Stream>,
+    #[cfg(not(feature = "hydrate"))]
+    streams: HashMap<u64, ()>,
+}
+
+thread_local! {
+    static CORE: RefCell<Core> = RefCell::new(Core::default());
+}
+
+/// The only access; never re-entered (no signal is set inside).
+fn core<T>(f: impl FnOnce(&mut Core) -> T) -> T {
+    CORE.with_borrow_mut(f)
 }
 
 #[derive(Clone, Copy)]
@@ -46,13 +136,40 @@ pub struct Chat {
     pub run: RwSignal<RunView>,
     pub approvals: RwSignal<Vec<ToolApprovalRequest>>,
     pub thread_id: RwSignal<String>,
+    /// The conversation, in order.
+    pub items: RwSignal<Vec<ItemView>>,
+    /// Each tool call, by its index in the state.
+    pub calls: RwSignal<Vec<ArcRwSignal<ToolCall>>>,
     /// Bumped when any tool call changes (the panel's list).
     pub tools_version: RwSignal<u64>,
     /// Bumped when the raw log changes: a line added or a folded delta counted.
     pub log_version: RwSignal<u64>,
     pub warnings: RwSignal<u64>,
-    /// The conversation has no items (the empty-state hint).
-    pub empty: RwSignal<bool>,
+    /// The tool call whose card is open under its chips; one at a time.
+    pub open_card: RwSignal<Option<usize>>,
+    /// The last answer that finished, for screen readers (announced once, not per token).
+    pub announcement: RwSignal<String>,
+}
+
+/// A new conversation: each item with a fresh view, and the tool calls.
+struct Reset {
+    items: Vec<(ItemView, Item)>,
+    calls: Vec<ToolCall>,
+}
+
+/// What one change does to the signals, worked out inside the borrow and applied after it.
+#[derive(Default)]
+struct SignalUpdate {
+    run: Option<RunView>,
+    approvals: Option<Vec<ToolApprovalRequest>>,
+    /// Replace the whole conversation.
+    reset: Option<Reset>,
+    appended: Vec<ItemView>,
+    refreshed: Vec<(ItemView, Item)>,
+    calls: Vec<(usize, ToolCall)>,
+    finished_answer: Option<String>,
+    log: bool,
+    warnings: u64,
 }
 
 impl Chat {
@@ -61,44 +178,37 @@ impl Chat {
             run: RwSignal::new(RunView::default()),
             approvals: RwSignal::new(Vec::new()),
             thread_id: RwSignal::new(String::new()),
+            items: RwSignal::new(Vec::new()),
+            calls: RwSignal::new(Vec::new()),
             tools_version: RwSignal::new(0),
             log_version: RwSignal::new(0),
             warnings: RwSignal::new(0),
-            empty: RwSignal::new(true),
+            open_card: RwSignal::new(None),
+            announcement: RwSignal::new(String::new()),
         }
     }
 
     /// One event from the server: into the state, the screen and the raw log.
     pub fn receive(&self, event: &Event) {
-        #[cfg(feature = "hydrate")]
-        {
-            let update = core::with(|core| {
-                let changes = core.state.apply(event);
-                core.log.push(event);
-                self.render(core, &changes, Some(event))
-            });
-            self.publish(update);
-        }
-        #[cfg(not(feature = "hydrate"))]
-        let _ = event;
+        let update = core(|core| {
+            let changes = core.state.apply(event);
+            core.log.push(event);
+            self.render(core, &changes, Some(event))
+        });
+        self.publish(update);
     }
 
     /// A frame that is not an event: logged with the reader's complaint.
     pub fn receive_unreadable(&self, error: String) {
-        #[cfg(feature = "hydrate")]
-        {
-            let warnings = core::with(|core| {
-                core.log.unreadable(error);
-                core.log.warning_count() as u64
-            });
-            self.publish(Update {
-                warnings,
-                log: true,
-                ..Update::default()
-            });
-        }
-        #[cfg(not(feature = "hydrate"))]
-        let _ = error;
+        let warnings = core(|core| {
+            core.log.unreadable(error);
+            core.log.warning_count() as u64
+        });
+        self.publish(SignalUpdate {
+            warnings,
+            log: true,
+            ..SignalUpdate::default()
+        });
     }
 
     pub fn push_user(&self, text: String, queued: bool) {
@@ -119,18 +229,15 @@ impl Chat {
 
     /// A new connection: the raw log's verifier starts a new stream.
     pub fn connected(&self) {
-        #[cfg(feature = "hydrate")]
-        {
-            let warnings = core::with(|core| {
-                core.log.restart();
-                core.log.warning_count() as u64
-            });
-            self.publish(Update {
-                warnings,
-                log: true,
-                ..Update::default()
-            });
-        }
+        let warnings = core(|core| {
+            core.log.restart();
+            core.log.warning_count() as u64
+        });
+        self.publish(SignalUpdate {
+            warnings,
+            log: true,
+            ..SignalUpdate::default()
+        });
     }
 
     pub fn switch_thread(&self, thread_id: String) {
@@ -144,86 +251,139 @@ impl Chat {
             .map(|run| (run.thread_id, run.run_id))
     }
 
-    /// Reads the state (for the panel and the dialog; not tracked).
-    pub fn with_state<T: Default>(&self, f: impl FnOnce(&ChatState) -> T) -> T {
-        #[cfg(feature = "hydrate")]
-        return core::with(|core| f(&core.state));
-        #[cfg(not(feature = "hydrate"))]
-        {
-            let _ = f;
-            T::default()
-        }
+    /// Reads the state (not tracked).
+    pub fn with_state<T>(&self, f: impl FnOnce(&ChatState) -> T) -> T {
+        core(|core| f(&core.state))
     }
 
     /// Reads the raw log (not tracked; track [`Chat::log_version`]).
-    #[cfg(feature = "hydrate")]
-    pub fn with_log<T>(&self, f: impl FnOnce(&super::state::EventLog) -> T) -> T {
-        core::with(|core| f(&core.log))
+    pub fn with_log<T>(&self, f: impl FnOnce(&EventLog) -> T) -> T {
+        core(|core| f(&core.log))
     }
 
-    /// The conversation's element is in the page: render into it from now on.
-    #[cfg(feature = "hydrate")]
-    pub fn attach(&self, timeline: super::timeline::Timeline) {
-        core::with(|core| core.timeline = Some(timeline));
-        self.redraw();
+    /// The signal of tool call `index`, if it exists.
+    pub fn call(&self, index: usize) -> Option<ArcRwSignal<ToolCall>> {
+        self.calls.with_untracked(|calls| calls.get(index).cloned())
     }
 
-    /// Everything again (language or agent names changed).
+    /// A streaming message's view is on screen: deltas go to `stream` from now on. It is
+    /// given the text so far first, so nothing streamed before it was mounted is lost.
     #[cfg(feature = "hydrate")]
-    pub fn redraw(&self) {
-        self.with_timeline(|timeline, state| timeline.rebuild(state));
-    }
-
-    /// Runs `f` on the conversation's DOM with the state (clicks on chips and cards).
-    #[cfg(feature = "hydrate")]
-    pub fn with_timeline(&self, f: impl FnOnce(&mut super::timeline::Timeline, &ChatState)) {
-        core::with(|core| {
-            if let Some(timeline) = core.timeline.as_mut() {
-                f(timeline, &core.state);
+    pub fn attach_stream(
+        &self,
+        key: u64,
+        mut stream: super::components::assistant_message::Stream,
+    ) {
+        core(|core| {
+            let text = core
+                .state
+                .items
+                .iter()
+                .find(|i| i.key == key)
+                .and_then(|i| match &i.kind {
+                    ItemKind::Assistant {
+                        text, streaming, ..
+                    } => streaming.then_some(text.as_str()),
+                    _ => None,
+                });
+            if let Some(text) = text {
+                stream.push(text);
+                core.streams.insert(key, stream);
             }
         });
     }
 
-    fn act(&self, action: impl FnOnce(&mut ChatState) -> super::state::Changes) {
-        #[cfg(feature = "hydrate")]
-        {
-            let update = core::with(|core| {
-                let changes = action(&mut core.state);
-                self.render(core, &changes, None)
-            });
-            self.publish(update);
-        }
-        #[cfg(not(feature = "hydrate"))]
-        let _ = action;
+    /// The message's view went away (or the message ended).
+    pub fn detach_stream(&self, key: u64) {
+        core(|core| core.streams.remove(&key));
     }
 
-    /// Inside the borrow: the DOM, and what the signals should become.
-    #[cfg(feature = "hydrate")]
+    fn act(&self, action: impl FnOnce(&mut ChatState) -> super::state::Changes) {
+        let update = core(|core| {
+            let changes = action(&mut core.state);
+            self.render(core, &changes, None)
+        });
+        self.publish(update);
+    }
+
+    /// Inside the borrow: the delta into its stream, and what the signals should become.
     fn render(
         &self,
-        core: &mut core::Core,
+        core: &mut Core,
         changes: &super::state::Changes,
         event: Option<&Event>,
-    ) -> Update {
-        if let Some(timeline) = core.timeline.as_mut() {
-            timeline.apply(changes, &core.state, event);
-            super::scroll::follow();
-        }
+    ) -> SignalUpdate {
         let state = &core.state;
-        Update {
+        let mut update = SignalUpdate {
             run: changes.run.then(|| state.run_view()),
             approvals: changes.approvals.then(|| state.approvals.clone()),
-            empty: (changes.reset || changes.appended_from.is_some())
-                .then_some(state.items.is_empty()),
-            tools: changes.reset || !changes.tools.is_empty(),
             log: event.is_some(),
             warnings: core.log.warning_count() as u64,
+            ..SignalUpdate::default()
+        };
+        if changes.reset {
+            core.streams.clear();
+            update.reset = Some(Reset {
+                items: state
+                    .items
+                    .iter()
+                    .map(|item| (ItemView::new(item), item.clone()))
+                    .collect(),
+                calls: state.tool_calls.clone(),
+            });
+            return update;
         }
+        #[cfg(feature = "hydrate")]
+        if let Some(index) = changes.delta {
+            let delta = match event {
+                Some(Event::TextMessageContent(content)) => Some(content.delta.as_str()),
+                Some(Event::TextMessageChunk(chunk)) => chunk.delta.as_deref(),
+                _ => None,
+            };
+            if let (Some(item), Some(delta)) = (state.items.get(index), delta)
+                && let Some(stream) = core.streams.get_mut(&item.key)
+            {
+                stream.push(delta);
+            }
+        }
+        let views = self.items.read_untracked();
+        for &index in &changes.updated {
+            if let (Some(view), Some(item)) = (views.get(index), state.items.get(index)) {
+                if let ItemKind::Assistant {
+                    text,
+                    streaming: false,
+                    ..
+                } = &item.kind
+                {
+                    core.streams.remove(&item.key);
+                    update.finished_answer = Some(text.clone());
+                }
+                update.refreshed.push((view.clone(), item.clone()));
+            }
+        }
+        drop(views);
+        if let Some(from) = changes.appended_from {
+            let known = self.items.with_untracked(Vec::len);
+            update.appended = state.items[from.max(known)..]
+                .iter()
+                .map(ItemView::new)
+                .collect();
+        }
+        update.calls = changes
+            .tools
+            .iter()
+            .filter_map(|&i| Some((i, state.tool_calls.get(i)?.clone())))
+            .collect();
+        update
     }
 
     /// Outside the borrow: the signals, each only when it changed.
-    #[cfg(feature = "hydrate")]
-    fn publish(&self, update: Update) {
+    fn publish(&self, update: SignalUpdate) {
+        // The conversation grew or changed: keep the newest text in view (once per frame).
+        #[cfg(feature = "hydrate")]
+        if update.reset.is_some() || !update.appended.is_empty() || update.log {
+            super::scroll::follow();
+        }
         if let Some(view) = update.run
             && self.run.with_untracked(|run| *run != view)
         {
@@ -236,12 +396,49 @@ impl Chat {
         {
             self.approvals.set(approvals);
         }
-        if let Some(empty) = update.empty
-            && self.empty.get_untracked() != empty
-        {
-            self.empty.set(empty);
+        let tools_changed = update.reset.is_some() || !update.calls.is_empty();
+        if let Some(Reset { items, calls }) = update.reset {
+            self.open_card.set(None);
+            self.calls
+                .set(calls.into_iter().map(ArcRwSignal::new).collect());
+            // An item that stays (a queued message kept over a reload of the history) keeps its
+            // view: the keyed list keeps its component, which reads the old view's signals.
+            let mut old: HashMap<u64, ItemView> = self
+                .items
+                .with_untracked(|items| items.iter().map(|v| (v.key, v.clone())).collect());
+            let items = items
+                .into_iter()
+                .map(|(view, item)| match old.remove(&view.key) {
+                    Some(kept) => {
+                        kept.refresh(&item);
+                        kept
+                    }
+                    None => view,
+                })
+                .collect();
+            self.items.set(items);
         }
-        if update.tools {
+        for (index, call) in update.calls {
+            match self.call(index) {
+                Some(signal) => signal.set(call),
+                None => self.calls.update(|calls| {
+                    // Calls arrive in index order; a gap would be a reducer bug.
+                    if calls.len() == index {
+                        calls.push(ArcRwSignal::new(call));
+                    }
+                }),
+            }
+        }
+        for (view, item) in update.refreshed {
+            view.refresh(&item);
+        }
+        if !update.appended.is_empty() {
+            self.items.update(|items| items.extend(update.appended));
+        }
+        if let Some(answer) = update.finished_answer {
+            self.announcement.set(answer);
+        }
+        if tools_changed {
             self.tools_version
                 .set(self.tools_version.get_untracked() + 1);
         }
@@ -252,18 +449,6 @@ impl Chat {
             self.warnings.set(update.warnings);
         }
     }
-}
-
-/// The signals' new values after one change.
-#[cfg(feature = "hydrate")]
-#[derive(Default)]
-struct Update {
-    run: Option<RunView>,
-    approvals: Option<Vec<ToolApprovalRequest>>,
-    empty: Option<bool>,
-    tools: bool,
-    log: bool,
-    warnings: u64,
 }
 
 impl Default for Chat {

@@ -51,7 +51,7 @@ impl Connection {
             chat,
         };
         #[cfg(feature = "hydrate")]
-        super::dom::effect(move || {
+        Effect::new(move || {
             let thread = super::browser::storage_get(THREAD_KEY)
                 .filter(|id| !id.trim().is_empty())
                 .unwrap_or_else(new_thread_id);

@@ -1,5 +1,5 @@
 //! Every text of the screen in Dutch and English: one `Key`, one `(nl, en)` pair.
-//! Dutch is the default; the header switches the language for this browser.
+//! The page renders in the user's language (`prefs::page_lang`); the header switches it.
 
 use std::fmt;
 
@@ -38,15 +38,6 @@ macro_rules! keys {
         impl Key {
             /// Every key, for the table test.
             pub const ALL: &'static [Key] = &[$(Key::$key,)+];
-
-            /// The key's name, as written in `data-t` attributes.
-            pub fn name(self) -> &'static str {
-                match self { $(Key::$key => stringify!($key),)+ }
-            }
-
-            pub fn from_name(name: &str) -> Option<Key> {
-                Key::ALL.iter().copied().find(|key| key.name() == name)
-            }
 
             pub fn text(self, lang: Lang) -> &'static str {
                 match (self, lang) {
@@ -155,11 +146,6 @@ keys! {
     ApprovalKeys => ("Ctrl/Cmd+Enter keurt goed, Esc wijst af.", "Ctrl/Cmd+Enter approves, Esc rejects."),
 }
 
-/// The Dutch text, as the server renders it (`data-t` switches it in the browser).
-pub fn nl(key: Key) -> &'static str {
-    key.text(Lang::Nl)
-}
-
 /// A translated text with `{}` replaced by `args`, in order.
 pub fn format(key: Key, lang: Lang, args: &[&dyn fmt::Display]) -> String {
     let mut out = String::new();
@@ -224,14 +210,6 @@ mod tests {
                 "{key:?}"
             );
         }
-    }
-
-    #[test]
-    fn names_round_trip() {
-        for key in Key::ALL {
-            assert_eq!(Key::from_name(key.name()), Some(*key));
-        }
-        assert_eq!(Key::from_name("Nope"), None);
     }
 
     #[test]

@@ -1,11 +1,11 @@
-//! The HAI screen: server-rendered, then hydrated in the browser.
+//! The HAI screen: one tree of Leptos components, rendered on the server and hydrated in
+//! the browser (`hydrate()` in lib.rs).
 //!
 //! - `state`: the pure reducer (`ChatState::apply`) and the raw event log; tested natively.
-//! - `chat`: the signal layer over it; `timeline`: the conversation's DOM, where a delta
-//!   touches only its own message.
-//! - `wire`: frames to events and back; `connection`: the WebSocket client (browser only);
-//!   `api`: the REST calls.
-//! - `components`: one component (or browser-side builder) per file; `dom`: their helpers.
+//! - `chat`: the signal layer over it; `connection`: the WebSocket client (browser only);
+//!   `api`: the REST calls; `prefs`: language, theme and panels; `i18n`: every text.
+//! - `components`: one component per file; `markdown` (pure) and `dom` (its renderer's few
+//!   helpers) draw an answer's body, the one imperative part (see `assistant_message`).
 
 pub mod api;
 #[cfg(feature = "hydrate")]
@@ -13,6 +13,7 @@ mod browser;
 pub mod chat;
 mod components;
 pub mod connection;
+pub mod css;
 #[cfg(feature = "hydrate")]
 mod dom;
 pub mod i18n;
@@ -22,8 +23,6 @@ pub mod present;
 #[cfg(feature = "hydrate")]
 mod scroll;
 pub mod state;
-#[cfg(feature = "hydrate")]
-mod timeline;
 pub mod wire;
 
 use leptos::prelude::*;
@@ -35,9 +34,13 @@ use prefs::{Prefs, THEME_SCRIPT};
 
 /// The HTML document around the app, rendered on the server only.
 pub fn shell(options: LeptosOptions) -> impl IntoView {
+    #[cfg(feature = "ssr")]
+    let lang = prefs::page_lang();
+    #[cfg(not(feature = "ssr"))]
+    let lang = i18n::Lang::Nl;
     view! {
         <!DOCTYPE html>
-        <html lang="nl">
+        <html lang=lang.code()>
             <head>
                 <meta charset="utf-8" />
                 <meta name="viewport" content="width=device-width, initial-scale=1" />
@@ -56,54 +59,43 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
     }
 }
 
-/// The screen. The server renders its frame with Leptos components; in the browser the same
-/// component tree runs its state and its bindings: reactive signals fed by the AG-UI events,
-/// each updating its own element of the frame (see `components` for why not `view!` there).
+/// The screen. The frame is `inert` while an approval waits: the dialog has the focus.
 #[component]
 pub fn App() -> impl IntoView {
+    use components::{
+        approval_dialog::ApprovalDialog, chat_view::ChatView, composer::Composer, header::Header,
+        hood_panel::HoodPanel, sidebar::Sidebar, status_line::StatusLine,
+    };
+
     Prefs::provide();
     let chat = Chat::new();
     provide_context(chat);
     Connection::provide(chat);
     Directory::provide();
     Sessions::provide();
+    // Tests and scripts wait for this mark: a click before hydration would be lost.
     #[cfg(feature = "hydrate")]
-    {
-        use components::{
-            approval_dialog, chat_view, composer, header, hood_panel, sidebar, status_line,
-        };
-        header::bind();
-        sidebar::bind();
-        chat_view::bind();
-        status_line::bind();
-        composer::bind();
-        hood_panel::bind();
-        approval_dialog::bind();
-        // Tests and scripts wait for this mark: a click before hydration would be lost.
-        dom::effect(move || {
-            if let Some(root) = document().document_element() {
-                let _ = root.set_attribute("data-hydrated", "true");
-            }
-        });
-    }
-    #[cfg(not(feature = "hydrate"))]
-    {
-        use components::{
-            chat_view::ChatView, composer::Composer, header::Header, sidebar::Sidebar,
-            status_line::StatusLine,
-        };
-        view! {
-            <div id="frame" class="flex h-dvh flex-col">
-                <Header />
-                <div id="workspace" class="relative flex min-h-0 flex-1">
-                    <Sidebar />
-                    <main class="flex min-w-0 flex-1 flex-col">
-                        <ChatView />
-                        <StatusLine />
-                        <Composer />
-                    </main>
-                </div>
-            </div>
+    Effect::new(move || {
+        if let Some(root) = document().document_element() {
+            let _ = root.set_attribute("data-hydrated", "true");
         }
+    });
+    view! {
+        <div
+            class="flex h-dvh flex-col"
+            inert=move || !chat.approvals.with(Vec::is_empty)
+        >
+            <Header />
+            <div class="relative flex min-h-0 flex-1">
+                <Sidebar />
+                <main class="flex min-w-0 flex-1 flex-col">
+                    <ChatView />
+                    <StatusLine />
+                    <Composer />
+                </main>
+                <HoodPanel />
+            </div>
+        </div>
+        <ApprovalDialog />
     }
 }

@@ -1,7 +1,9 @@
 //! Per-browser preferences: language, theme and which panels are open, kept in
-//! `localStorage`. The server renders the defaults (Dutch, system theme, panels closed); the
-//! stored choice applies right after hydration. The theme is also set by a tiny inline script
-//! in `<head>` before the first paint, so a dark page does not flash light.
+//! `localStorage`. The server renders in the page language ([`page_lang`]: the user's stored
+//! preference, then the `hai_lang` cookie the browser keeps in step with its choice, then
+//! `Accept-Language`), so an English inspector never sees Dutch first; the browser starts
+//! from the language the server wrote on `<html lang>`. The theme is set by a tiny inline
+//! script in `<head>` before the first paint, so a dark page does not flash light.
 
 use leptos::prelude::*;
 
@@ -46,6 +48,77 @@ impl Theme {
 pub const LANG_KEY: &str = "hai.lang";
 pub const THEME_KEY: &str = "hai.theme";
 pub const HOOD_KEY: &str = "hai.hood";
+/// The cookie that tells the server the page language (the browser sets it on a switch).
+pub const LANG_COOKIE: &str = "hai_lang";
+
+/// The language to render the page in, on the server: a `Lang` the server put in the
+/// request's extensions (the signed-in user's preference), else the cookie, else the first
+/// of Dutch or English in `Accept-Language`, else Dutch.
+#[cfg(feature = "ssr")]
+pub fn page_lang() -> Lang {
+    use axum::http::header::{ACCEPT_LANGUAGE, COOKIE};
+    let Some(parts) = use_context::<axum::http::request::Parts>() else {
+        return Lang::Nl;
+    };
+    if let Some(lang) = parts.extensions.get::<Lang>() {
+        return *lang;
+    }
+    let header = |name: axum::http::HeaderName, separator: &str| {
+        parts
+            .headers
+            .get_all(name)
+            .iter()
+            .filter_map(|v| v.to_str().ok())
+            .collect::<Vec<_>>()
+            .join(separator)
+    };
+    let cookie = header(COOKIE, ";");
+    if let Some(code) = cookie
+        .split(';')
+        .filter_map(|pair| pair.trim().split_once('='))
+        .find_map(|(name, value)| (name == LANG_COOKIE).then_some(value))
+    {
+        return Lang::parse(code);
+    }
+    accept_language(&header(ACCEPT_LANGUAGE, ","))
+}
+
+/// The first of Dutch or English by preference (`q`) in an `Accept-Language` value.
+pub fn accept_language(value: &str) -> Lang {
+    let mut best: Option<(f32, Lang)> = None;
+    for part in value.split(',') {
+        let mut fields = part.split(';');
+        let tag = fields.next().unwrap_or("").trim().to_ascii_lowercase();
+        let q = fields
+            .find_map(|f| {
+                f.trim()
+                    .strip_prefix("q=")
+                    .and_then(|q| q.parse::<f32>().ok())
+            })
+            .unwrap_or(1.0);
+        let lang = if tag.starts_with("en") {
+            Lang::En
+        } else if tag.starts_with("nl") {
+            Lang::Nl
+        } else {
+            continue;
+        };
+        if best.is_none_or(|(b, _)| q > b) {
+            best = Some((q, lang));
+        }
+    }
+    best.map_or(Lang::Nl, |(_, lang)| lang)
+}
+
+/// The language the server rendered the page in, from `<html lang>`: the browser starts
+/// there so hydration meets the same texts.
+#[cfg(feature = "hydrate")]
+fn rendered_lang() -> Lang {
+    document()
+        .document_element()
+        .and_then(|root| root.get_attribute("lang"))
+        .map_or(Lang::Nl, |code| Lang::parse(&code))
+}
 
 /// Runs before the first paint: the `dark` class from the stored theme or the system.
 pub const THEME_SCRIPT: &str = "try{var t=localStorage.getItem('hai.theme')||'system';\
@@ -64,8 +137,14 @@ pub struct Prefs {
 
 impl Prefs {
     pub fn provide() -> Self {
+        #[cfg(feature = "ssr")]
+        let lang = page_lang();
+        #[cfg(feature = "hydrate")]
+        let lang = rendered_lang();
+        #[cfg(not(any(feature = "ssr", feature = "hydrate")))]
+        let lang = Lang::Nl;
         let prefs = Prefs {
-            lang: RwSignal::new(Lang::Nl),
+            lang: RwSignal::new(lang),
             theme: RwSignal::new(Theme::System),
             hood: RwSignal::new(false),
             sidebar: RwSignal::new(false),
@@ -86,9 +165,10 @@ impl Prefs {
         use super::browser::{storage_get, storage_set};
 
         // Nothing is stored before the stored choices are read.
+        let rendered = rendered_lang();
         let ready = StoredValue::new(false);
         // After hydration, so the first client render matches the server's.
-        super::dom::effect(move || {
+        Effect::new(move || {
             if let Some(lang) = storage_get(LANG_KEY) {
                 self.lang.set(Lang::parse(&lang));
             }
@@ -101,16 +181,16 @@ impl Prefs {
             ready.set_value(true);
         });
         // Each choice is stored when it differs from what is stored: a change by the user.
-        super::dom::effect(move || {
+        Effect::new(move || {
             let lang = self.lang.get();
             if let Some(root) = document().document_element() {
                 let _ = root.set_attribute("lang", lang.code());
             }
-            super::dom::set_lang(lang);
-            translate_page(lang);
-            if ready.get_value()
-                && storage_get(LANG_KEY).unwrap_or_else(|| "nl".into()) != lang.code()
-            {
+            if !ready.get_value() {
+                return;
+            }
+            set_lang_cookie(lang);
+            if storage_get(LANG_KEY).unwrap_or_else(|| rendered.code().into()) != lang.code() {
                 storage_set(LANG_KEY, lang.code());
                 let tag = match lang {
                     Lang::Nl => "nl-NL",
@@ -119,7 +199,7 @@ impl Prefs {
                 save_preferences(serde_json::json!({ "language": tag }));
             }
         });
-        super::dom::effect(move || {
+        Effect::new(move || {
             let theme = self.theme.get();
             let dark = match theme {
                 Theme::Dark => true,
@@ -140,7 +220,7 @@ impl Prefs {
                 save_preferences(serde_json::json!({ "theme": theme.code() }));
             }
         });
-        super::dom::effect(move || {
+        Effect::new(move || {
             let open = if self.hood.get() { "open" } else { "closed" };
             if ready.get_value() && storage_get(HOOD_KEY).unwrap_or_else(|| "closed".into()) != open
             {
@@ -150,41 +230,15 @@ impl Prefs {
     }
 }
 
-/// Rewrites every text the server rendered with a `data-t` key (and the `aria-label`,
-/// `title` and `placeholder` keyed by `data-t-label`, `data-t-title`, `data-t-placeholder`).
-/// One pass over the page per language switch, instead of a reactive binding per text.
+/// Tells the server the language for the next page it renders.
 #[cfg(feature = "hydrate")]
-fn translate_page(lang: Lang) {
+fn set_lang_cookie(lang: Lang) {
     use wasm_bindgen::JsCast;
-    for (marker, target) in [
-        ("data-t", None),
-        ("data-t-label", Some("aria-label")),
-        ("data-t-title", Some("title")),
-        ("data-t-placeholder", Some("placeholder")),
-    ] {
-        let Ok(nodes) = document().query_selector_all(&format!("[{marker}]")) else {
-            continue;
-        };
-        for i in 0..nodes.length() {
-            let Some(element) = nodes
-                .item(i)
-                .and_then(|n| n.dyn_into::<web_sys::Element>().ok())
-            else {
-                continue;
-            };
-            let Some(key) = element
-                .get_attribute(marker)
-                .and_then(|k| Key::from_name(&k))
-            else {
-                continue;
-            };
-            match target {
-                None => element.set_text_content(Some(key.text(lang))),
-                Some(attribute) => {
-                    let _ = element.set_attribute(attribute, key.text(lang));
-                }
-            }
-        }
+    if let Ok(document) = document().dyn_into::<web_sys::HtmlDocument>() {
+        let _ = document.set_cookie(&format!(
+            "{LANG_COOKIE}={}; path=/; max-age=31536000; samesite=strict",
+            lang.code()
+        ));
     }
 }
 
@@ -195,4 +249,27 @@ fn save_preferences(body: serde_json::Value) {
         let _ = super::browser::fetch_text("PUT", "/users/me/preferences", Some(body.to_string()))
             .await;
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn accept_language_picks_dutch_or_english_by_preference() {
+        let table = [
+            ("", Lang::Nl),
+            ("en-GB,en;q=0.9", Lang::En),
+            ("nl-NL,nl;q=0.9,en;q=0.8", Lang::Nl),
+            ("de-DE,de;q=0.9,en;q=0.5,nl;q=0.4", Lang::En),
+            ("fr, nl;q=0.3, en;q=0.7", Lang::En),
+            ("en;q=0.2, nl-BE;q=0.8", Lang::Nl),
+            ("de-DE", Lang::Nl),
+            ("EN-us", Lang::En),
+            ("en;q=zzz", Lang::En),
+        ];
+        for (header, lang) in table {
+            assert_eq!(accept_language(header), lang, "{header}");
+        }
+    }
 }

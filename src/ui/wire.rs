@@ -2,9 +2,11 @@
 //! (and AGORA's custom payloads), and the client's frames back to JSON.
 //!
 //! Why not `serde_json::from_str::<Event>`: serde's derived code for the event catalogue
-//! (`#[serde(flatten)]` on every struct) costs about 80 KB of gzipped wasm, more than half the
-//! page's budget. This reader goes through `serde_json::Value`, which the page needs anyway,
-//! and fills the same structs; `tests` check it agrees with serde on every event type.
+//! (`#[serde(flatten)]` on every struct) is the largest single cost of the bundle. Measured on
+//! 2026-11-24 by building the page both ways (release, wasm-opt -Oz): reading with serde made
+//! the wasm 545 → 728 KB raw, +71 KB gzip, +42 KB Brotli. This reader goes through
+//! `serde_json::Value`, which the page needs anyway, and fills the protocol's own structs, so
+//! the types stay one; `tests` check it agrees with serde on every event type.
 
 use serde_json::{Map, Value, json};
 

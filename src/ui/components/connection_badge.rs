@@ -1,27 +1,30 @@
-use crate::ui::connection::ConnectionStatus;
+use leptos::prelude::*;
+
+use crate::ui::connection::{Connection, ConnectionStatus};
 use crate::ui::i18n::Key;
+use crate::ui::prefs::Prefs;
 
 /// verbonden / verbinden / opnieuw verbinden / fout, with a retry button when not connected.
-#[cfg(not(feature = "hydrate"))]
-#[leptos::component]
-pub fn ConnectionBadge() -> impl leptos::IntoView {
-    use leptos::prelude::*;
-
-    use crate::ui::i18n::nl;
-    let status = ConnectionStatus::Connecting;
+#[component]
+pub fn ConnectionBadge() -> impl IntoView {
+    let prefs = expect_context::<Prefs>();
+    let connection = expect_context::<Connection>();
+    let status = connection.status;
     view! {
         <span class="flex items-center gap-1">
             <span
-                id="connection-status"
                 role="status"
-                aria-label=nl(Key::ConnectionStatus)
-                data-t-label="ConnectionStatus"
-                class=badge_class(status)
+                aria-label=move || prefs.t(Key::ConnectionStatus)
+                class=move || badge_class(status.get())
             >
-                {nl(label(status))}
+                {move || prefs.t(label(status.get()))}
             </span>
-            <button id="connection-retry" type="button" class=retry_class(status) data-t="Retry">
-                {nl(Key::Retry)}
+            <button
+                type="button"
+                class=move || retry_class(status.get())
+                on:click=move |_| connection.retry()
+            >
+                {move || prefs.t(Key::Retry)}
             </button>
         </span>
     }
@@ -57,25 +60,4 @@ fn retry_class(status: ConnectionStatus) -> &'static str {
         }
         ConnectionStatus::Connecting | ConnectionStatus::Connected => "hidden",
     }
-}
-
-#[cfg(feature = "hydrate")]
-pub fn bind() {
-    use leptos::prelude::*;
-
-    use crate::ui::connection::Connection;
-    use crate::ui::dom::{by_id, effect, listen};
-    use crate::ui::prefs::Prefs;
-
-    let prefs = expect_context::<Prefs>();
-    let connection = expect_context::<Connection>();
-    let badge = by_id("connection-status");
-    let retry = by_id("connection-retry");
-    listen(&retry, "click", move |_| connection.retry());
-    effect(move || {
-        let status = connection.status.get();
-        badge.set_class_name(badge_class(status));
-        badge.set_text_content(Some(prefs.t(label(status))));
-        retry.set_class_name(retry_class(status));
-    });
 }

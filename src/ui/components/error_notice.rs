@@ -1,13 +1,14 @@
-//! `RUN_ERROR` and `agora:error`: an error box, never an answer. A moderation refusal says
-//! why; a run the inspector stopped is told without alarm.
+use leptos::prelude::*;
 
-use web_sys::Element;
-
-use crate::ui::dom::{attr, child, child_text, el, t, text};
 use crate::ui::i18n::Key;
+use crate::ui::prefs::Prefs;
 use crate::ui::state::ErrorItem;
 
-pub fn render(error: &ErrorItem) -> Element {
+/// `RUN_ERROR` and `agora:error`: an error box, never an answer. A moderation refusal says
+/// why; a run the inspector stopped is told without alarm.
+#[component]
+pub fn ErrorNotice(error: ErrorItem) -> impl IntoView {
+    let prefs = expect_context::<Prefs>();
     let (title, icon, class) = if error.is_moderation() {
         (
             Key::ModerationTitle,
@@ -27,31 +28,26 @@ pub fn render(error: &ErrorItem) -> Element {
             "border-red-300 bg-red-50 text-red-950 dark:border-red-800 dark:bg-red-950 dark:text-red-50",
         )
     };
-    let notice = el(
-        "div",
-        &format!("rounded-lg border border-l-4 p-3 text-sm {class}"),
-    );
-    attr(&notice, "role", "alert");
-    let heading = child(&notice, "p", "font-semibold");
-    attr(
-        &child_text(&heading, "span", "", icon),
-        "aria-hidden",
-        "true",
-    );
-    text(&heading, t(title));
-    if error.is_moderation() {
-        child_text(&notice, "p", "mt-1", t(Key::ModerationExplain));
-    }
-    child_text(&notice, "p", "mt-1", &error.message);
-    if let Some(code) = &error.code {
-        let line = child(&notice, "p", "mt-1 text-xs");
-        text(&line, t(Key::ErrorCode));
-        text(&line, ": ");
-        child_text(&line, "code", "", code);
-        if let Some(details) = &error.details {
-            text(&line, " · ");
-            text(&line, details);
+    let explain = error
+        .is_moderation()
+        .then(|| view! { <p class="mt-1">{move || prefs.t(Key::ModerationExplain)}</p> });
+    let code = error.code.clone().map(|code| {
+        let details = error.details.clone().map(|d| format!(" · {d}"));
+        view! {
+            <p class="mt-1 text-xs">
+                {move || prefs.t(Key::ErrorCode)} ": " <code>{code}</code> {details}
+            </p>
         }
+    });
+    view! {
+        <div role="alert" class=format!("rounded-lg border border-l-4 p-3 text-sm {class}")>
+            <p class="font-semibold">
+                <span aria-hidden="true">{icon}</span>
+                {move || prefs.t(title)}
+            </p>
+            {explain}
+            <p class="mt-1">{error.message.clone()}</p>
+            {code}
+        </div>
     }
-    notice
 }

@@ -1,48 +1,34 @@
-//! One component per file. The frame of the page (header, thread list, conversation, status
-//! line, composer) is Leptos components rendered on the server; each file also has the
-//! frame's `bind()` for the browser: its listeners, and effects that set exactly the
-//! attributes and texts that follow a signal. The browser does not re-walk the frame with
-//! `view!` code: every `view!` element and reactive closure is its own generic
-//! instantiation, and the frame's hydration code alone was 55 KB of gzipped wasm, a third of
-//! the 150 KB budget (measured). What exists only in the browser (the conversation's items,
-//! the threads, the panel, the dialog) is drawn by the plain builders with `ui::dom`.
+//! One component per file, each rendered on the server and hydrated in the browser.
+//!
+//! The frame: `header` (with `user_badge`, `connection_badge`, `language_switch`,
+//! `theme_switch`), `sidebar` (`thread_item`), `chat_view` (`conversation_item`: `user_bubble`,
+//! `assistant_message`, `tool_row`, `report_card`, `error_notice`), `status_line`, `composer`.
+//! Over it: `hood_panel` (`agent_list`, `tool_log`, `event_log_view`) and `approval_dialog`
+//! (`risk_badge`). Shared: `tool_details`, `close_button`.
 
+pub mod agent_list;
+pub mod approval_dialog;
+pub mod assistant_message;
 pub mod chat_view;
+pub mod close_button;
 pub mod composer;
 pub mod connection_badge;
+pub mod conversation_item;
+pub mod error_notice;
+pub mod event_log_view;
 pub mod header;
+pub mod hood_panel;
 pub mod language_switch;
+#[cfg(feature = "hydrate")]
+pub mod markdown_view;
+pub mod report_card;
+pub mod risk_badge;
 pub mod sidebar;
 pub mod status_line;
 pub mod theme_switch;
-pub mod user_badge;
-
-// Browser only: the panel, the dialog and the builders.
-#[cfg(feature = "hydrate")]
-pub mod agent_list;
-#[cfg(feature = "hydrate")]
-pub mod approval_dialog;
-#[cfg(feature = "hydrate")]
-pub mod assistant_message;
-#[cfg(feature = "hydrate")]
-pub mod error_notice;
-#[cfg(feature = "hydrate")]
-pub mod event_log_view;
-#[cfg(feature = "hydrate")]
-pub mod hood_panel;
-#[cfg(feature = "hydrate")]
-pub mod markdown_view;
-#[cfg(feature = "hydrate")]
-pub mod report_card;
-#[cfg(feature = "hydrate")]
-pub mod risk_badge;
-#[cfg(feature = "hydrate")]
 pub mod thread_item;
-#[cfg(feature = "hydrate")]
-pub mod tool_card;
-#[cfg(feature = "hydrate")]
-pub mod tool_chips;
-#[cfg(feature = "hydrate")]
+pub mod tool_details;
 pub mod tool_log;
-#[cfg(feature = "hydrate")]
+pub mod tool_row;
+pub mod user_badge;
 pub mod user_bubble;

@@ -1,13 +1,14 @@
-//! The risk of a tool call: low green, medium amber, high orange, critical red.
-
-use web_sys::Element;
+use leptos::prelude::*;
 
 use crate::protocol::RiskLevel;
-use crate::ui::dom::{attr, el, t, text};
 use crate::ui::i18n::Key;
+use crate::ui::prefs::Prefs;
 
-pub fn render(level: RiskLevel) -> Element {
-    let (key, code, class) = match level {
+/// The risk of a tool call: low green, medium amber, high orange, critical red.
+#[component]
+pub fn RiskBadge(#[prop(into)] level: Signal<RiskLevel>) -> impl IntoView {
+    let prefs = expect_context::<Prefs>();
+    let style = move || match level.get() {
         RiskLevel::Low => (
             Key::RiskLow,
             "low",
@@ -29,13 +30,19 @@ pub fn render(level: RiskLevel) -> Element {
             "bg-red-700 text-white border-red-800",
         ),
     };
-    let badge = el(
-        "span",
-        &format!("rounded-full border px-2.5 py-0.5 text-xs font-semibold uppercase {class}"),
-    );
-    attr(&badge, "data-risk", code);
-    text(&badge, t(Key::Risk));
-    text(&badge, ": ");
-    text(&badge, t(key));
-    badge
+    view! {
+        <span
+            data-risk=move || style().1
+            class=move || {
+                format!(
+                    "rounded-full border px-2.5 py-0.5 text-xs font-semibold uppercase {}",
+                    style().2,
+                )
+            }
+        >
+            {move || prefs.t(Key::Risk)}
+            ": "
+            {move || prefs.t(style().0)}
+        </span>
+    }
 }

@@ -1,41 +1,20 @@
+use leptos::prelude::*;
+
+use crate::ui::api::Directory;
+use crate::ui::chat::Chat;
+use crate::ui::i18n::{Key, format};
+use crate::ui::prefs::Prefs;
+
 /// What the agents are doing, from the run's steps: routing, thinking, a tool.
-#[cfg(not(feature = "hydrate"))]
-#[leptos::component]
-pub fn StatusLine() -> impl leptos::IntoView {
-    use leptos::prelude::*;
-
-    use crate::ui::i18n::{Key, nl};
-    view! {
-        <div
-            role="status"
-            aria-label=nl(Key::RunStatus)
-            data-t-label="RunStatus"
-            class="mx-auto flex min-h-7 w-full max-w-3xl items-center gap-2 px-4 text-sm text-slate-700 dark:text-slate-300"
-        >
-            <span id="run-spinner" aria-hidden="true" class="hidden"></span>
-            <span id="run-status"></span>
-        </div>
-    }
-}
-
-#[cfg(feature = "hydrate")]
-pub fn bind() {
-    use leptos::prelude::*;
-
-    use crate::ui::api::Directory;
-    use crate::ui::chat::Chat;
-    use crate::ui::dom::{by_id, effect};
-    use crate::ui::i18n::{Key, format};
-    use crate::ui::prefs::Prefs;
-
+#[component]
+pub fn StatusLine() -> impl IntoView {
     let chat = expect_context::<Chat>();
     let prefs = expect_context::<Prefs>();
     let directory = expect_context::<Directory>();
-    let (spinner, status) = (by_id("run-spinner"), by_id("run-status"));
-    effect(move || {
+    let text = move || {
         let run = chat.run.get();
         let lang = prefs.lang.get();
-        let text = if !run.running {
+        if !run.running {
             String::new()
         } else if run.awaiting_approval {
             Key::AwaitingApproval.text(lang).to_owned()
@@ -56,12 +35,25 @@ pub fn bind() {
                 },
                 _ => Key::StepWorking.text(lang).to_owned(),
             }
-        };
-        status.set_text_content(Some(&text));
-        spinner.set_class_name(if run.running {
-            "inline-block size-3 animate-spin rounded-full border-2 border-emerald-700 border-t-transparent"
-        } else {
-            "hidden"
-        });
-    });
+        }
+    };
+    view! {
+        <div
+            role="status"
+            aria-label=move || prefs.t(Key::RunStatus)
+            class="mx-auto flex min-h-7 w-full max-w-3xl items-center gap-2 px-4 text-sm text-slate-700 dark:text-slate-300"
+        >
+            <span
+                aria-hidden="true"
+                class=move || {
+                    if chat.run.with(|run| run.running) {
+                        "inline-block size-3 animate-spin rounded-full border-2 border-emerald-700 border-t-transparent"
+                    } else {
+                        "hidden"
+                    }
+                }
+            ></span>
+            <span>{text}</span>
+        </div>
+    }
 }

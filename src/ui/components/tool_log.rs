@@ -1,81 +1,109 @@
-//! The thread's tool calls under the agent that made them; each opens (a native
-//! `<details>`) to its arguments, status, result and duration.
+use leptos::prelude::*;
 
-use web_sys::Element;
-
-use super::tool_card;
-use crate::ui::dom::{attr, child, child_text, clear, css, t, text};
+use super::tool_details::ToolDetails;
+use crate::ui::api::Directory;
+use crate::ui::chat::Chat;
+use crate::ui::css::MUTED;
 use crate::ui::i18n::Key;
+use crate::ui::prefs::Prefs;
 use crate::ui::present::{duration_text, status_style, tool_label};
 use crate::ui::state::ToolCall;
 
-/// Draws the list; calls whose ids are in `open` stay open.
-pub fn render(
-    parent: &Element,
-    calls: &[ToolCall],
-    agent_name: impl Fn(&str) -> String,
-    open: &[String],
-) {
-    clear(parent);
-    if calls.is_empty() {
-        child_text(parent, "p", css::MUTED, t(Key::NoToolCalls));
-        return;
+/// The thread's tool calls under the agent that made them, agents in the order of their
+/// first call; each opens (a native `<details>`, which stays open as the call updates: the
+/// rows are keyed) to its arguments, status, result and duration.
+#[component]
+pub fn ToolLog() -> impl IntoView {
+    let chat = expect_context::<Chat>();
+    let prefs = expect_context::<Prefs>();
+    // (agent id, indexes of its calls), re-read when a call starts or the thread changes.
+    let groups = Memo::new(move |_| {
+        chat.tools_version.track();
+        chat.with_state(|state| {
+            let mut groups: Vec<(String, Vec<usize>)> = Vec::new();
+            for (index, call) in state.tool_calls.iter().enumerate() {
+                let agent = call.agent.clone().unwrap_or_default();
+                match groups.iter_mut().find(|(a, _)| *a == agent) {
+                    Some((_, calls)) => calls.push(index),
+                    None => groups.push((agent, vec![index])),
+                }
+            }
+            groups
+        })
+    });
+    view! {
+        <Show
+            when=move || chat.calls.with(|calls| !calls.is_empty())
+            fallback=move || view! { <p class=MUTED>{move || prefs.t(Key::NoToolCalls)}</p> }
+        >
+            <For
+                each=move || { groups.with(|g| g.iter().map(|(agent, _)| agent.clone()).collect::<Vec<_>>()) }
+                key=|agent| agent.clone()
+                children=move |agent| {
+                    let calls = {
+                        let agent = agent.clone();
+                        Signal::derive(move || {
+                            groups.with(|g| {
+                                g.iter().find(|(a, _)| *a == agent).map(|(_, c)| c.clone()).unwrap_or_default()
+                            })
+                        })
+                    };
+                    view! { <AgentCalls agent calls /> }
+                }
+            />
+        </Show>
     }
-    // Agents in the order of their first call.
-    let mut agents: Vec<&str> = Vec::new();
-    for call in calls {
-        let agent = call.agent.as_deref().unwrap_or("");
-        if !agents.contains(&agent) {
-            agents.push(agent);
-        }
-    }
-    let lang = crate::ui::dom::lang();
-    for agent in agents {
-        let group = child(parent, "div", "mb-2");
-        let name = if agent.is_empty() {
-            t(Key::Assistant).to_owned()
+}
+
+#[component]
+fn AgentCalls(agent: String, calls: Signal<Vec<usize>>) -> impl IntoView {
+    let chat = expect_context::<Chat>();
+    let prefs = expect_context::<Prefs>();
+    let directory = expect_context::<Directory>();
+    let name = move || {
+        if agent.is_empty() {
+            prefs.t(Key::Assistant).to_owned()
         } else {
-            agent_name(agent)
-        };
-        child_text(
-            &group,
-            "h4",
-            &format!(
-                "text-xs font-semibold tracking-wide uppercase {}",
-                css::MUTED
-            ),
-            &name,
-        );
-        let list = child(&group, "ul", "flex flex-col gap-1");
-        for call in calls
-            .iter()
-            .filter(|c| c.agent.as_deref().unwrap_or("") == agent)
-        {
-            let details = child(
-                &child(&list, "li", ""),
-                "details",
-                "rounded border border-slate-200 px-2 py-1 dark:border-slate-700",
-            );
-            attr(&details, "data-call-id", &call.id);
-            if open.contains(&call.id) {
-                attr(&details, "open", "");
-            }
-            let summary = child(&details, "summary", "cursor-pointer");
-            let (icon, status, _) = status_style(call.status);
-            attr(
-                &child_text(&summary, "span", "", &format!("{icon} ")),
-                "aria-hidden",
-                "true",
-            );
-            text(&summary, &tool_label(call, lang));
-            let meta = child(&summary, "span", &format!("text-xs {}", css::MUTED));
-            text(&meta, " · ");
-            text(&meta, t(status));
-            if let Some(ms) = call.duration_ms() {
-                text(&meta, " · ");
-                text(&meta, &duration_text(ms));
-            }
-            tool_card::details(&child(&details, "div", "mt-1"), call);
+            directory.agent_name(&agent)
         }
+    };
+    view! {
+        <div class="mb-2">
+            <h4 class=format!("text-xs font-semibold tracking-wide uppercase {MUTED}")>{name}</h4>
+            <ul class="flex flex-col gap-1">
+                <For
+                    each=move || calls.get()
+                    key=|index| *index
+                    children=move |index| {
+                        chat.call(index).map(|call| view! { <li><CallDetails call=call.into() /></li> })
+                    }
+                />
+            </ul>
+        </div>
+    }
+}
+
+#[component]
+fn CallDetails(call: Signal<ToolCall>) -> impl IntoView {
+    let prefs = expect_context::<Prefs>();
+    let style = move || status_style(call.with(|c| c.status));
+    view! {
+        <details
+            data-call-id=move || call.with(|c| c.id.clone())
+            class="rounded border border-slate-200 px-2 py-1 dark:border-slate-700"
+        >
+            <summary class="cursor-pointer">
+                <span aria-hidden="true">{move || format!("{} ", style().0)}</span>
+                {move || call.with(|c| tool_label(c, prefs.lang.get()))}
+                <span class=format!("text-xs {MUTED}")>
+                    " · "
+                    {move || prefs.t(style().1)}
+                    {move || call.with(|c| c.duration_ms()).map(|ms| format!(" · {}", duration_text(ms)))}
+                </span>
+            </summary>
+            <div class="mt-1">
+                <ToolDetails call />
+            </div>
+        </details>
     }
 }

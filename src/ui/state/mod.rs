@@ -76,9 +76,10 @@ pub enum ErrorSource {
     Agora,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum ToolStatus {
     /// Arguments are arriving.
+    #[default]
     Streaming,
     /// Arguments complete; waiting for the result.
     Running,
@@ -87,7 +88,7 @@ pub enum ToolStatus {
     Rejected,
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ToolCall {
     pub id: String,
     pub name: String,

@@ -1,0 +1,20 @@
+use leptos::prelude::*;
+
+use crate::ui::css::FOCUS;
+use crate::ui::i18n::Key;
+use crate::ui::prefs::Prefs;
+
+/// "Sluiten": closes a card or a panel.
+#[component]
+pub fn CloseButton(on_click: impl Fn() + 'static) -> impl IntoView {
+    let prefs = expect_context::<Prefs>();
+    view! {
+        <button
+            type="button"
+            class=format!("rounded px-2 py-1 text-xs hover:bg-slate-100 dark:hover:bg-slate-800 {FOCUS}")
+            on:click=move |_| on_click()
+        >
+            {move || prefs.t(Key::Close)}
+        </button>
+    }
+}
