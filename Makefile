@@ -24,12 +24,12 @@ setup-test:
 	@scripts/setup.sh test
 
 # The server embeds the finished site, so the frontend is built first, then the server.
-# The frontend's std is rebuilt for size (Cargo.toml's lib-cargo-args): panics abort at once
-# without messages or source locations, which keeps core::fmt and every panic string out of
-# the bundle. These flags are nightly-only, hence RUSTC_BOOTSTRAP for this step alone; debug
-# builds (cargo leptos watch) keep readable panics.
-# precompress.mjs writes zopfli .gz files beside wasm, js and css, which the server embeds and sends.
-WASM_SIZE_FLAGS := -Zunstable-options -Cpanic=immediate-abort -Zlocation-detail=none -Zfmt-debug=none
+# The frontend's std is rebuilt for size (Cargo.toml's lib-cargo-args): panics carry no message
+# and no source location, which keeps core::fmt and every panic string out of the bundle (a
+# panic still runs the page's hook, which says so on the console: lib.rs). These flags are
+# nightly-only, hence RUSTC_BOOTSTRAP for this step alone; debug builds (cargo leptos watch)
+# keep readable panics.
+WASM_SIZE_FLAGS := -Zunstable-options -Zlocation-detail=none -Zfmt-debug=none
 build:
 	RUSTC_BOOTSTRAP=1 CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS="$(WASM_SIZE_FLAGS)" \
 		cargo leptos build --release --frontend-only

@@ -18,8 +18,17 @@ pub mod server;
 #[cfg(feature = "hydrate")]
 #[wasm_bindgen::prelude::wasm_bindgen]
 pub fn hydrate() {
-    // Release bundles abort on a panic without a message (see the Makefile's build target).
+    // A panic is reported on the console in every build: debug builds with its message and
+    // place; release builds, built without panic messages for size (the Makefile's build
+    // target), with one line that says what happened and what to do.
     #[cfg(debug_assertions)]
     console_error_panic_hook::set_once();
+    #[cfg(not(debug_assertions))]
+    std::panic::set_hook(Box::new(|_| {
+        web_sys::console::error_1(
+            &"AGORA HAI stopped on an internal error (a panic in the page). Reload the page."
+                .into(),
+        );
+    }));
     leptos::mount::hydrate_body(ui::App);
 }

@@ -42,6 +42,23 @@ test("threads: a new inspection, switching, renaming and deleting", async ({ pag
   await expect(names.first()).toContainText("zojuist");
   await page.screenshot({ path: "screenshots/ui-threads.png" });
 
+  // Each thread has its own address: back and forward move between them, a link opens one.
+  expect(page.url()).toMatch(/\/t\/[0-9a-f-]{36}$/);
+  await page.goBack();
+  await expect(threads.locator("[aria-current=true]")).toContainText(a);
+  await expect(log.getByText("Bedrijfsinformatie Specialist")).toBeVisible();
+  await expect(log.getByText("Regelgeving Specialist")).toHaveCount(0);
+  const addressOfA = page.url();
+  await page.goForward();
+  await expect(threads.locator("[aria-current=true]")).toContainText(b);
+  await expect(log.getByText("Regelgeving Specialist")).toBeVisible();
+  const other = await page.context().newPage();
+  await other.goto(addressOfA);
+  await connected(other);
+  await expect(other.getByRole("log").getByText("Bedrijfsinformatie Specialist")).toBeVisible();
+  await expect(other.getByRole("navigation", { name: "Inspecties" }).locator("[aria-current=true]")).toContainText(a);
+  await other.close();
+
   // Switch: the history comes over the socket, each message once, with its tool chips.
   await threads.getByRole("button", { name: new RegExp(`^${a}`) }).click();
   await expect(log.getByText("Bedrijfsinformatie Specialist")).toBeVisible();

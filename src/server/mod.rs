@@ -189,9 +189,18 @@ pub fn router(state: AppState) -> Router {
         .route("/reports/{file}", get(reports::download))
         .merge(rest::routes())
         .merge(auth::routes())
-        .leptos_routes_with_context(&state, routes, security::page_context, move || {
-            shell(options.clone())
+        .leptos_routes_with_context(&state, routes, security::page_context, {
+            let options = options.clone();
+            move || shell(options.clone())
         })
+        // A thread's own address is the same page (the app reads the thread from it).
+        .route(
+            "/t/{thread}",
+            get(leptos_axum::render_app_to_stream_with_context(
+                security::page_context,
+                move || shell(options.clone()),
+            )),
+        )
         .fallback(assets::serve)
         .layer(axum::middleware::from_fn(rest::negotiate_root))
         .layer(axum::middleware::from_fn_with_state(

@@ -131,7 +131,8 @@ pub async fn require_sign_in(
     request: Request,
     next: Next,
 ) -> Response {
-    let is_page = request.method() == Method::GET && request.uri().path() == "/";
+    let path = request.uri().path();
+    let is_page = request.method() == Method::GET && (path == "/" || path.starts_with("/t/"));
     if !is_page {
         return next.run(request).await;
     }

@@ -52,7 +52,14 @@ impl Connection {
         };
         #[cfg(feature = "hydrate")]
         Effect::new(move || {
-            let thread = super::browser::storage_get(THREAD_KEY)
+            // The address first (a link, a reload), then the thread this browser had open.
+            let from_address = window()
+                .location()
+                .pathname()
+                .ok()
+                .and_then(|path| thread_in_path(&path));
+            let thread = from_address
+                .or_else(|| super::browser::storage_get(THREAD_KEY))
                 .filter(|id| !id.trim().is_empty())
                 .unwrap_or_else(new_thread_id);
             super::browser::storage_set(THREAD_KEY, &thread);
@@ -136,6 +143,38 @@ impl Connection {
         #[cfg(not(feature = "hydrate"))]
         let _ = frame;
     }
+}
+
+/// The page's address for a thread.
+pub fn thread_path(thread_id: &str) -> String {
+    format!("/t/{}", super::api::encode(thread_id))
+}
+
+/// The thread an address names (`/t/{threadId}`), if any.
+pub fn thread_in_path(path: &str) -> Option<String> {
+    let segment = path.strip_prefix("/t/")?.trim_end_matches('/');
+    if segment.is_empty() || segment.contains('/') {
+        return None;
+    }
+    let bytes = segment.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = |b: u8| (b as char).to_digit(16);
+        match (bytes[i], bytes.get(i + 1), bytes.get(i + 2)) {
+            (b'%', Some(&h), Some(&l)) if hex(h).is_some() && hex(l).is_some() => {
+                out.push((hex(h)? * 16 + hex(l)?) as u8);
+                i += 3;
+            }
+            (b, _, _) => {
+                out.push(b);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8(out)
+        .ok()
+        .filter(|id| !id.trim().is_empty())
 }
 
 pub fn new_thread_id() -> String {
@@ -329,6 +368,23 @@ mod client {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_thread_is_its_address_and_back() {
+        for id in ["2f1c0c8e-6d7a-4a43-9f0e-1b2a3c4d5e6f", "a b/c", "é", "x%y"] {
+            assert_eq!(
+                thread_in_path(&thread_path(id)).as_deref(),
+                Some(id),
+                "{id}"
+            );
+        }
+        assert_eq!(thread_in_path("/"), None);
+        assert_eq!(thread_in_path("/t/"), None);
+        assert_eq!(thread_in_path("/t/a/b"), None);
+        assert_eq!(thread_in_path("/t/abc/").as_deref(), Some("abc"));
+        assert_eq!(thread_in_path("/t/%ZZ").as_deref(), Some("%ZZ"));
+        assert_eq!(thread_in_path("/x/abc"), None);
+    }
 
     #[test]
     fn backoff_doubles_with_jitter_and_a_cap() {

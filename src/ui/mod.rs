@@ -59,14 +59,16 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
     }
 }
 
-/// The screen. The frame is `inert` while an approval waits: the dialog has the focus.
+/// The app: its state for the page's lifetime, and the screen. The frame is the same at
+/// every address; the address names the open thread (`/t/{threadId}`), so a link opens it,
+/// back and forward move between threads and a reload keeps it.
+///
+/// The address is kept with the History API (in `Screen`), not `leptos_router`: one page
+/// with a thread in its path needs no route table, and the router cost 40 KB of
+/// Brotli-compressed wasm (12 KB for `<Router>` and its hooks, 28 KB more for `<Routes>`,
+/// measured). The server serves `/` and `/t/{id}` with this same app.
 #[component]
 pub fn App() -> impl IntoView {
-    use components::{
-        approval_dialog::ApprovalDialog, chat_view::ChatView, composer::Composer, header::Header,
-        hood_panel::HoodPanel, sidebar::Sidebar, status_line::StatusLine,
-    };
-
     Prefs::provide();
     let chat = Chat::new();
     provide_context(chat);
@@ -80,6 +82,50 @@ pub fn App() -> impl IntoView {
             let _ = root.set_attribute("data-hydrated", "true");
         }
     });
+    view! { <Screen /> }
+}
+
+/// The frame, `inert` while an approval waits (the dialog has the focus), and the dialog.
+#[component]
+fn Screen() -> impl IntoView {
+    use components::{
+        approval_dialog::ApprovalDialog, chat_view::ChatView, composer::Composer, header::Header,
+        hood_panel::HoodPanel, sidebar::Sidebar, status_line::StatusLine,
+    };
+
+    let chat = expect_context::<Chat>();
+    #[cfg(feature = "hydrate")]
+    {
+        let connection = expect_context::<Connection>();
+        let address = || window().location().pathname().unwrap_or_default();
+        // Back and forward: the address names another thread, open it.
+        let _ = window_event_listener(leptos::ev::popstate, move |_| {
+            if let Some(thread) = connection::thread_in_path(&address()) {
+                connection.open_thread(thread);
+            }
+        });
+        // The open thread is the address: another thread is a new history entry; the bare
+        // `/` is replaced by the thread it opened.
+        Effect::new(move || {
+            let thread = chat.thread_id.get();
+            if thread.is_empty() {
+                return;
+            }
+            let path = connection::thread_path(&thread);
+            let current = address();
+            if current == path {
+                return;
+            }
+            if let Ok(history) = window().history() {
+                let none = wasm_bindgen::JsValue::NULL;
+                let _ = if connection::thread_in_path(&current).is_none() {
+                    history.replace_state_with_url(&none, "", Some(&path))
+                } else {
+                    history.push_state_with_url(&none, "", Some(&path))
+                };
+            }
+        });
+    }
     view! {
         <div
             class="flex h-dvh flex-col"
