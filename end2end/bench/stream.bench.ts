@@ -58,7 +58,8 @@ test(`a ${TOKENS}-token answer streamed at full speed renders completely`, async
     // The view followed the answer to its end.
     await expect
       .poll(() => page.evaluate(() => {
-        const el = document.getElementById("chat-scroll")!;
+        // The conversation's scrolling region: the element the log sits in.
+        const el = document.querySelector("[role=log]")!.parentElement!;
         return el.scrollHeight - el.scrollTop - el.clientHeight;
       }))
       .toBeLessThan(80);

@@ -15,6 +15,21 @@ pub const SPOKEN_TEXT_CONTENT: &str = "agora:spoken_text_content";
 pub const SPOKEN_TEXT_END: &str = "agora:spoken_text_end";
 pub const SPOKEN_TEXT_ERROR: &str = "agora:spoken_text_error";
 pub const CANCEL_RUN: &str = "agora:cancel_run";
+/// Client→server: a thread's stored messages, answered with one `MESSAGES_SNAPSHOT`.
+pub const HISTORY_REQUEST: &str = "agora:history_request";
+
+/// Why the server closed a `/ws` socket (the close frame's code), after the original HAI's
+/// 4001 for a refused key. Server and browser read them from here.
+pub mod close {
+    /// Not signed in, or no longer: a disabled account, a sign-out, a password change.
+    pub const UNAUTHORIZED: u16 = 4001;
+    /// Nothing came from the client for too long.
+    pub const IDLE: u16 = 4002;
+    /// The client did not read what was sent to it.
+    pub const TOO_SLOW: u16 = 4008;
+    /// The user has too many sockets open.
+    pub const TOO_MANY_SOCKETS: u16 = 4029;
+}
 
 /// A typed `agora:*` custom event; the payload is the `CUSTOM` event's `value`.
 #[derive(Debug, Clone, PartialEq)]

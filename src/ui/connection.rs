@@ -31,9 +31,6 @@ pub fn backoff_ms(attempt: u32, random: f64) -> u32 {
     (base / 2.0 + random.clamp(0.0, 1.0) * base / 2.0) as u32
 }
 
-/// The server's close code for a connection without a valid sign-in.
-pub const CLOSE_UNAUTHORIZED: u16 = 4001;
-
 /// `localStorage` key of the open thread.
 pub const THREAD_KEY: &str = "hai.threadId";
 
@@ -190,8 +187,9 @@ mod client {
     use wasm_bindgen::closure::Closure;
     use web_sys::{CloseEvent, MessageEvent, WebSocket};
 
-    use super::{CLOSE_UNAUTHORIZED, Connection, ConnectionStatus, FAILED_AFTER, backoff_ms};
+    use super::{Connection, ConnectionStatus, FAILED_AFTER, backoff_ms};
     use crate::protocol::Event;
+    use crate::protocol::agora::close::UNAUTHORIZED as CLOSE_UNAUTHORIZED;
     use crate::ui::wire::history_request;
 
     thread_local! {

@@ -243,7 +243,10 @@ pub fn cancel_run(thread_id: &str, run_id: &str) -> String {
 
 /// Asks for a thread's stored messages; the answer is one `MESSAGES_SNAPSHOT`.
 pub fn history_request(thread_id: &str) -> String {
-    custom("agora:history_request", json!({ "threadId": thread_id }))
+    custom(
+        crate::protocol::agora::HISTORY_REQUEST,
+        json!({ "threadId": thread_id }),
+    )
 }
 
 fn custom(name: &str, value: Value) -> String {
