@@ -16,7 +16,7 @@ async function serious(page: Page, screen: string) {
 }
 
 for (const [width, height] of [
-  [1280, 800],
+  [1440, 900],
   [390, 844],
 ]) {
   for (const scheme of ["light", "dark"] as const) {
