@@ -160,6 +160,14 @@ impl Prefs {
         key.text(self.lang.get())
     }
 
+    /// The text for `key` as a signal that follows the language, for a view. Every fixed text
+    /// of the screen is this one type, so the code that renders and updates a text node or an
+    /// attribute exists once in the bundle instead of once per closure.
+    pub fn text(&self, key: Key) -> Signal<&'static str> {
+        let lang = self.lang;
+        Signal::derive(move || key.text(lang.get()))
+    }
+
     #[cfg(feature = "hydrate")]
     fn load_and_apply(self) {
         use super::browser::{storage_get, storage_set};

@@ -107,7 +107,7 @@ fn Dialog() -> impl IntoView {
                         disabled=move || at() == 0
                         on:click=move |_| index.update(|i| *i = i.saturating_sub(1))
                     >
-                        {move || prefs.t(Key::Previous)}
+                        {prefs.text(Key::Previous)}
                     </button>
                     <span data-testid="approval-position" aria-live="polite">
                         <span aria-hidden="true">{move || format!("{} / {}", at() + 1, count())}</span>
@@ -121,7 +121,7 @@ fn Dialog() -> impl IntoView {
                         disabled=move || { at() + 1 >= count() }
                         on:click=move |_| index.update(|i| *i += 1)
                     >
-                        {move || prefs.t(Key::Next)}
+                        {prefs.text(Key::Next)}
                     </button>
                 </div>
             }
@@ -172,7 +172,7 @@ fn Dialog() -> impl IntoView {
             >
                 <div class="flex flex-wrap items-center justify-between gap-2">
                     <h2 id="approval-title" class="text-lg font-semibold">
-                        {move || prefs.t(Key::ApprovalTitle)}
+                        {prefs.text(Key::ApprovalTitle)}
                     </h2>
                     <RiskBadge level=risk />
                 </div>
@@ -201,7 +201,7 @@ fn Dialog() -> impl IntoView {
                     </dd>
                 </dl>
                 <label for="approval-feedback" class="mt-3 block text-sm font-medium">
-                    {move || prefs.t(Key::Feedback)}
+                    {prefs.text(Key::Feedback)}
                 </label>
                 <textarea
                     id="approval-feedback"
@@ -211,21 +211,21 @@ fn Dialog() -> impl IntoView {
                     prop:value=move || feedback.get()
                     on:input=move |ev| feedback.set(event_target_value(&ev))
                 ></textarea>
-                <p class=format!("mt-1 text-xs {MUTED}")>{move || prefs.t(Key::ApprovalKeys)}</p>
+                <p class=format!("mt-1 text-xs {MUTED}")>{prefs.text(Key::ApprovalKeys)}</p>
                 <div class="mt-4 flex flex-wrap justify-end gap-2">
                     <button
                         type="button"
                         class="rounded-lg border border-red-700 px-4 py-2 font-medium text-red-800 hover:bg-red-50 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-red-700 dark:border-red-400 dark:text-red-200 dark:hover:bg-red-950"
                         on:click=move |_| decide(false)
                     >
-                        {move || prefs.t(Key::Reject)}
+                        {prefs.text(Key::Reject)}
                     </button>
                     <button
                         type="button"
                         class=format!("rounded-lg bg-emerald-800 px-4 py-2 font-medium text-white hover:bg-emerald-900 {FOCUS}")
                         on:click=move |_| decide(true)
                     >
-                        {move || prefs.t(Key::Approve)}
+                        {prefs.text(Key::Approve)}
                     </button>
                 </div>
             </div>

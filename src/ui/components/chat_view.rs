@@ -25,7 +25,7 @@ pub fn ChatView() -> impl IntoView {
     });
     view! {
         <section aria-labelledby="chat-title" class="flex min-h-0 flex-1 flex-col">
-            <h2 id="chat-title" class="sr-only">{move || prefs.t(Key::Conversation)}</h2>
+            <h2 id="chat-title" class="sr-only">{prefs.text(Key::Conversation)}</h2>
             <div
                 node_ref=scroller
                 tabindex="0"
@@ -37,8 +37,8 @@ pub fn ChatView() -> impl IntoView {
                 }
             >
                 <div class=move || if chat.items.with(Vec::is_empty) { EMPTY_HINT } else { "hidden" }>
-                    <p class="font-medium">{move || prefs.t(Key::EmptyTitle)}</p>
-                    <p class="mt-1 text-sm">{move || prefs.t(Key::EmptyHint)}</p>
+                    <p class="font-medium">{prefs.text(Key::EmptyTitle)}</p>
+                    <p class="mt-1 text-sm">{prefs.text(Key::EmptyHint)}</p>
                 </div>
                 <div
                     role="log"

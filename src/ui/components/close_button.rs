@@ -14,7 +14,7 @@ pub fn CloseButton(on_click: impl Fn() + 'static) -> impl IntoView {
             class=format!("rounded px-2 py-1 text-xs hover:bg-slate-100 dark:hover:bg-slate-800 {FOCUS}")
             on:click=move |_| on_click()
         >
-            {move || prefs.t(Key::Close)}
+            {prefs.text(Key::Close)}
         </button>
     }
 }

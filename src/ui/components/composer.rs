@@ -31,11 +31,11 @@ pub fn Composer() -> impl IntoView {
                 submit();
             }
         >
-            <label for="composer" class="sr-only">{move || prefs.t(Key::Message)}</label>
+            <label for="composer" class="sr-only">{prefs.text(Key::Message)}</label>
             <textarea
                 id="composer"
                 rows="2"
-                placeholder=move || prefs.t(Key::Placeholder)
+                placeholder=prefs.text(Key::Placeholder)
                 class="min-h-12 flex-1 resize-none rounded-lg border border-slate-300 bg-white p-2 placeholder:text-slate-600 focus:outline-2 focus:outline-emerald-700 dark:border-slate-600 dark:bg-slate-900 dark:placeholder:text-slate-400"
                 prop:value=move || text.get()
                 on:input=move |ev| text.set(event_target_value(&ev))
@@ -57,14 +57,14 @@ pub fn Composer() -> impl IntoView {
                 }
                 on:click=move |_| connection.stop()
             >
-                {move || prefs.t(Key::Stop)}
+                {prefs.text(Key::Stop)}
             </button>
             <button
                 type="submit"
                 class="rounded-lg bg-emerald-800 px-4 py-2 font-medium text-white hover:bg-emerald-900 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-emerald-600 disabled:cursor-not-allowed disabled:bg-slate-500"
                 disabled=move || text.with(|t| t.trim().is_empty()) || running()
             >
-                {move || prefs.t(Key::Send)}
+                {prefs.text(Key::Send)}
             </button>
         </form>
     }

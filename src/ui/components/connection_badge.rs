@@ -14,7 +14,7 @@ pub fn ConnectionBadge() -> impl IntoView {
         <span class="flex items-center gap-1">
             <span
                 role="status"
-                aria-label=move || prefs.t(Key::ConnectionStatus)
+                aria-label=prefs.text(Key::ConnectionStatus)
                 class=move || badge_class(status.get())
             >
                 {move || prefs.t(label(status.get()))}
@@ -24,7 +24,7 @@ pub fn ConnectionBadge() -> impl IntoView {
                 class=move || retry_class(status.get())
                 on:click=move |_| connection.retry()
             >
-                {move || prefs.t(Key::Retry)}
+                {prefs.text(Key::Retry)}
             </button>
         </span>
     }

@@ -30,12 +30,12 @@ pub fn ErrorNotice(error: ErrorItem) -> impl IntoView {
     };
     let explain = error
         .is_moderation()
-        .then(|| view! { <p class="mt-1">{move || prefs.t(Key::ModerationExplain)}</p> });
+        .then(|| view! { <p class="mt-1">{prefs.text(Key::ModerationExplain)}</p> });
     let code = error.code.clone().map(|code| {
         let details = error.details.clone().map(|d| format!(" · {d}"));
         view! {
             <p class="mt-1 text-xs">
-                {move || prefs.t(Key::ErrorCode)} ": " <code>{code}</code> {details}
+                {prefs.text(Key::ErrorCode)} ": " <code>{code}</code> {details}
             </p>
         }
     });

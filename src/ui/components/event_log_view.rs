@@ -75,7 +75,7 @@ pub fn EventLog() -> impl IntoView {
     view! {
         <section aria-labelledby="log-title">
             <h3 class="mb-1 font-semibold">
-                <span id="log-title">{move || prefs.t(Key::EventLog)}</span>
+                <span id="log-title">{prefs.text(Key::EventLog)}</span>
                 <span class=move || {
                     if warnings() == 0 {
                         "hidden"

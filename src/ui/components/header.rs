@@ -21,7 +21,7 @@ pub fn Header() -> impl IntoView {
                 class=format!("{TOGGLE} md:hidden")
                 aria-controls="threads"
                 aria-expanded=move || prefs.sidebar.get().to_string()
-                aria-label=move || prefs.t(Key::ShowThreads)
+                aria-label=prefs.text(Key::ShowThreads)
                 on:click=move |_| prefs.sidebar.update(|open| *open = !*open)
             >
                 <span aria-hidden="true">"☰"</span>
@@ -43,14 +43,14 @@ pub fn Header() -> impl IntoView {
                     on:click=move |_| prefs.hood.update(|open| *open = !*open)
                 >
                     <span aria-hidden="true">"⚙"</span>
-                    <span class="sr-only lg:not-sr-only lg:ml-1">{move || prefs.t(Key::HoodTitle)}</span>
+                    <span class="sr-only lg:not-sr-only lg:ml-1">{prefs.text(Key::HoodTitle)}</span>
                 </button>
                 // A plain form: signing out works without the wasm and ends the server session.
                 <form method="post" action="/logout">
                     <button type="submit" class=format!("{TOGGLE} text-sm {FOCUS}")>
                         // An arrow on narrow screens, the word from `sm` up; the name is the word.
                         <span aria-hidden="true" class="sm:hidden">"↪"</span>
-                        <span class="sr-only sm:not-sr-only">{move || prefs.t(Key::SignOut)}</span>
+                        <span class="sr-only sm:not-sr-only">{prefs.text(Key::SignOut)}</span>
                     </button>
                 </form>
             </div>

@@ -24,19 +24,19 @@ pub fn HoodPanel() -> impl IntoView {
             >
                 <div class="flex items-center justify-between">
                     <h2 id="hood-title" class="text-base font-semibold">
-                        {move || prefs.t(Key::HoodTitle)}
+                        {prefs.text(Key::HoodTitle)}
                     </h2>
                     <CloseButton on_click=move || prefs.hood.set(false) />
                 </div>
                 <section aria-labelledby="agents-title">
                     <h3 class="mb-1 font-semibold">
-                        <span id="agents-title">{move || prefs.t(Key::Agents)}</span>
+                        <span id="agents-title">{prefs.text(Key::Agents)}</span>
                     </h3>
                     <AgentList />
                 </section>
                 <section aria-labelledby="tools-title">
                     <h3 class="mb-1 font-semibold">
-                        <span id="tools-title">{move || prefs.t(Key::ToolCalls)}</span>
+                        <span id="tools-title">{prefs.text(Key::ToolCalls)}</span>
                     </h3>
                     <ToolLog />
                 </section>

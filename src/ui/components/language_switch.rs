@@ -26,7 +26,7 @@ pub fn LanguageSwitch() -> impl IntoView {
     view! {
         <div
             role="group"
-            aria-label=move || prefs.t(Key::Language)
+            aria-label=prefs.text(Key::Language)
             class="flex overflow-hidden rounded-md border border-slate-300 dark:border-slate-600"
         >
             {choice(Lang::Nl, "Nederlands", "NL")}

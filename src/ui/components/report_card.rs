@@ -20,7 +20,7 @@ pub fn ReportCard(url: String, report_id: Option<String>) -> impl IntoView {
                 "PDF"
             </span>
             <div class="min-w-0 flex-1">
-                <p class="font-semibold">{move || prefs.t(Key::ReportReady)}</p>
+                <p class="font-semibold">{prefs.text(Key::ReportReady)}</p>
                 {id_line}
             </div>
             <a
@@ -28,7 +28,7 @@ pub fn ReportCard(url: String, report_id: Option<String>) -> impl IntoView {
                 download=""
                 class="rounded-lg bg-emerald-800 px-3 py-2 text-sm font-medium text-white hover:bg-emerald-900 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-emerald-600"
             >
-                {move || prefs.t(Key::DownloadPdf)}
+                {prefs.text(Key::DownloadPdf)}
                 {id_spoken}
             </a>
         </div>

@@ -40,7 +40,7 @@ pub fn RiskBadge(#[prop(into)] level: Signal<RiskLevel>) -> impl IntoView {
                 )
             }
         >
-            {move || prefs.t(Key::Risk)}
+            {prefs.text(Key::Risk)}
             ": "
             {move || prefs.t(style().0)}
         </span>

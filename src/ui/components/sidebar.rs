@@ -53,14 +53,14 @@ pub fn Sidebar() -> impl IntoView {
                     }
                 >
                     <span aria-hidden="true">"+ "</span>
-                    {move || prefs.t(Key::NewInspection)}
+                    {prefs.text(Key::NewInspection)}
                 </button>
             </div>
             <h2
                 id="threads-title"
                 class="px-4 pb-1 text-xs font-semibold tracking-wide text-slate-600 uppercase dark:text-slate-300"
             >
-                {move || prefs.t(Key::Threads)}
+                {prefs.text(Key::Threads)}
             </h2>
             <ul class="min-h-0 flex-1 overflow-y-auto px-2 pb-3">
                 // Keyed by what a row shows, so a renamed or moved thread is drawn anew.
@@ -83,7 +83,7 @@ pub fn Sidebar() -> impl IntoView {
                 } else {
                     "hidden"
                 }
-            }>{move || prefs.t(Key::NoThreads)}</p>
+            }>{prefs.text(Key::NoThreads)}</p>
         </nav>
     }
 }

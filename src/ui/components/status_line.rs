@@ -40,7 +40,7 @@ pub fn StatusLine() -> impl IntoView {
     view! {
         <div
             role="status"
-            aria-label=move || prefs.t(Key::RunStatus)
+            aria-label=prefs.text(Key::RunStatus)
             class="mx-auto flex min-h-7 w-full max-w-3xl items-center gap-2 px-4 text-sm text-slate-700 dark:text-slate-300"
         >
             <span

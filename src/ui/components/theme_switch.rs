@@ -15,7 +15,7 @@ pub fn ThemeSwitch() -> impl IntoView {
         }
     };
     view! {
-        <label class="sr-only" for="theme-select">{move || prefs.t(Key::Theme)}</label>
+        <label class="sr-only" for="theme-select">{prefs.text(Key::Theme)}</label>
         <select
             id="theme-select"
             class="rounded-md border border-slate-300 bg-white px-1 py-1 text-xs focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-emerald-600 dark:border-slate-600 dark:bg-slate-900"

@@ -189,7 +189,7 @@ pub fn ThreadItem(session: Session) -> impl IntoView {
                     node_ref=rename
                     class=icon_button.clone()
                     aria-label=move || format!("{}: {}", prefs.t(Key::Rename), title_text())
-                    title=move || prefs.t(Key::Rename)
+                    title=prefs.text(Key::Rename)
                     on:click=move |_| start(Mode::Rename, Focus::Input)
                 >
                     "✎"
@@ -199,7 +199,7 @@ pub fn ThreadItem(session: Session) -> impl IntoView {
                     node_ref=delete
                     class=icon_button
                     aria-label=move || format!("{}: {}", prefs.t(Key::Delete), title_text())
-                    title=move || prefs.t(Key::Delete)
+                    title=prefs.text(Key::Delete)
                     on:click=move |_| start(Mode::ConfirmDelete, Focus::Confirm)
                 >
                     "✕"
@@ -219,7 +219,7 @@ pub fn ThreadItem(session: Session) -> impl IntoView {
                 }
             >
                 <label class="text-xs font-medium" for="rename-thread">
-                    {move || prefs.t(Key::RenameThread)}
+                    {prefs.text(Key::RenameThread)}
                 </label>
                 <input
                     id="rename-thread"
@@ -234,10 +234,10 @@ pub fn ThreadItem(session: Session) -> impl IntoView {
                         class=format!("{SMALL} hover:bg-slate-200 dark:hover:bg-slate-700 {FOCUS}")
                         on:click=move |_| cancel()
                     >
-                        {move || prefs.t(Key::Cancel)}
+                        {prefs.text(Key::Cancel)}
                     </button>
                     <button type="submit" class=format!("{SMALL} bg-emerald-800 text-white {FOCUS}")>
-                        {move || prefs.t(Key::Save)}
+                        {prefs.text(Key::Save)}
                     </button>
                 </div>
             </form>
@@ -248,13 +248,13 @@ pub fn ThreadItem(session: Session) -> impl IntoView {
         view! {
             <div
                 role="group"
-                aria-label=move || prefs.t(Key::Delete)
+                aria-label=prefs.text(Key::Delete)
                 class="rounded-lg border border-red-300 bg-red-50 p-2 text-sm dark:border-red-800 dark:bg-red-950"
             >
                 <p class="mb-2">
                     <span class="font-medium">{title_text}</span>
                     " — "
-                    {move || prefs.t(Key::ConfirmDelete)}
+                    {prefs.text(Key::ConfirmDelete)}
                 </p>
                 <div class="flex justify-end gap-1">
                     <button
@@ -262,7 +262,7 @@ pub fn ThreadItem(session: Session) -> impl IntoView {
                         class=format!("{SMALL} hover:bg-red-100 dark:hover:bg-red-900 {FOCUS}")
                         on:click=move |_| cancel()
                     >
-                        {move || prefs.t(Key::Cancel)}
+                        {prefs.text(Key::Cancel)}
                     </button>
                     <button
                         type="button"
@@ -270,7 +270,7 @@ pub fn ThreadItem(session: Session) -> impl IntoView {
                         class=format!("{SMALL} bg-red-700 font-medium text-white {FOCUS}")
                         on:click=move |_| confirm_delete()
                     >
-                        {move || prefs.t(Key::ConfirmDeleteYes)}
+                        {prefs.text(Key::ConfirmDeleteYes)}
                     </button>
                 </div>
             </div>

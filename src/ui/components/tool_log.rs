@@ -34,7 +34,7 @@ pub fn ToolLog() -> impl IntoView {
     view! {
         <Show
             when=move || chat.calls.with(|calls| !calls.is_empty())
-            fallback=move || view! { <p class=MUTED>{move || prefs.t(Key::NoToolCalls)}</p> }
+            fallback=move || view! { <p class=MUTED>{prefs.text(Key::NoToolCalls)}</p> }
         >
             <For
                 each=move || { groups.with(|g| g.iter().map(|(agent, _)| agent.clone()).collect::<Vec<_>>()) }

@@ -39,7 +39,7 @@ pub fn ToolRow(calls: ArcRwSignal<Vec<usize>>) -> impl IntoView {
     };
     view! {
         <div class="flex flex-col gap-2">
-            <ul class="flex flex-wrap gap-2" aria-label=move || prefs.t(Key::ToolCalls)>
+            <ul class="flex flex-wrap gap-2" aria-label=prefs.text(Key::ToolCalls)>
                 <For
                     each=move || calls.get()
                     key=|index| *index

@@ -35,7 +35,7 @@ pub fn UserBadge() -> impl IntoView {
                 {initials}
             </span>
             <span class="sr-only sm:not-sr-only">
-                <span class="sr-only">{move || prefs.t(Key::CurrentUser)}</span>
+                <span class="sr-only">{prefs.text(Key::CurrentUser)}</span>
                 " "
                 <span>{name}</span>
             </span>

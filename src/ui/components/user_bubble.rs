@@ -9,10 +9,10 @@ pub fn UserBubble(text: String, queued: ArcRwSignal<bool>) -> impl IntoView {
     let prefs = expect_context::<Prefs>();
     view! {
         <article class="ml-auto max-w-[85%] rounded-2xl rounded-br-sm bg-emerald-800 px-4 py-2 text-white shadow-sm">
-            <h3 class="sr-only">{move || prefs.t(Key::You)}</h3>
+            <h3 class="sr-only">{prefs.text(Key::You)}</h3>
             <p class="break-words whitespace-pre-wrap">{text}</p>
             <Show when=move || queued.get()>
-                <p class="mt-1 text-xs text-emerald-50">"◔ " {move || prefs.t(Key::Queued)}</p>
+                <p class="mt-1 text-xs text-emerald-50">"◔ " {prefs.text(Key::Queued)}</p>
             </Show>
         </article>
     }
