@@ -627,7 +627,7 @@ impl Run {
         let (display_name, description) = match (&tool, name.as_str()) {
             (Some(tool), _) => (tool.display_name(), tool.description()),
             (None, HANDOFF_TOOL) => (
-                "Overdragen aan specialist",
+                crate::protocol::tools::dutch_name(HANDOFF_TOOL),
                 "Geeft het gesprek door aan de juiste specialist.",
             ),
             (None, _) => ("Onbekende tool", "Deze tool bestaat niet."),

@@ -7,11 +7,13 @@
 //! - AGORA's `agora:*` custom events: [`AgoraEvent`], converted from and to [`Custom`].
 //! - Order rules: [`Verifier`] (incremental) and [`verify`], in two [`Dialect`]s.
 //! - Shared state: [`apply_patch`] for `STATE_DELTA`.
+//! - Tool names for people: [`tools::display_names`].
 
 pub mod agora;
 mod events;
 mod input;
 mod state;
+pub mod tools;
 mod verify;
 
 pub use agora::{

@@ -176,19 +176,10 @@ pub fn relative_time(lang: Lang, then_ms: f64, now_ms: f64) -> String {
     }
 }
 
-/// The display name of a known tool, for tool calls loaded from history (which carry only
-/// the tool's id) and for approval requests.
+/// The display name of a known tool in `lang`, for tool calls loaded from history (which carry
+/// only the tool's id) and for approval requests (`protocol::tools`, the server's own table).
 pub fn tool_display_name(tool: &str, lang: Lang) -> Option<&'static str> {
-    let (nl, en) = match tool {
-        "handoff_to_agent" => ("Overdragen aan specialist", "Hand over to a specialist"),
-        "check_company_exists" => ("Bedrijf controleren", "Check company"),
-        "get_company_info" => ("Bedrijfsgegevens ophalen", "Get company data"),
-        "get_inspection_history" => ("Inspectiegeschiedenis ophalen", "Get inspection history"),
-        "search_regulations" => ("Regelgeving zoeken", "Search regulations"),
-        "lookup_regulation_articles" => ("Wetsartikelen opzoeken", "Look up articles"),
-        "generate_final_report" => ("Inspectierapport genereren", "Generate inspection report"),
-        _ => return None,
-    };
+    let (nl, en) = crate::protocol::tools::display_names(tool)?;
     Some(match lang {
         Lang::Nl => nl,
         Lang::En => en,

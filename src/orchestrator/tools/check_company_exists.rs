@@ -40,10 +40,6 @@ impl Tool for CheckCompanyExists {
         CHECK_COMPANY_EXISTS
     }
 
-    fn display_name(&self) -> &'static str {
-        "Bedrijf controleren"
-    }
-
     fn description(&self) -> &'static str {
         "Looks a company up in the company register of this deployment (the embedded one is a \
          fictional demo register), by 8-digit KVK number or by name, trade name or part of one, \

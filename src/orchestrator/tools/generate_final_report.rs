@@ -62,10 +62,6 @@ impl Tool for GenerateFinalReport {
         GENERATE_FINAL_REPORT
     }
 
-    fn display_name(&self) -> &'static str {
-        "Inspectierapport genereren"
-    }
-
     fn description(&self) -> &'static str {
         "Generates the final inspection report (PDF and JSON) for a company: company data, \
          inspector, each finding with its severity and the regulation articles that apply, and \

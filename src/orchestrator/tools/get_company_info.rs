@@ -30,10 +30,6 @@ impl Tool for GetCompanyInfo {
         GET_COMPANY_INFO
     }
 
-    fn display_name(&self) -> &'static str {
-        "Bedrijfsgegevens ophalen"
-    }
-
     fn description(&self) -> &'static str {
         "Gets a company's register data by KVK number: name, trade names, legal form, sector, \
          activity, address, contact, employees, risk class and a summary of its last inspection."

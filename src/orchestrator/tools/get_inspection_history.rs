@@ -35,10 +35,6 @@ impl Tool for GetInspectionHistory {
         GET_INSPECTION_HISTORY
     }
 
-    fn display_name(&self) -> &'static str {
-        "Inspectiegeschiedenis ophalen"
-    }
-
     fn description(&self) -> &'static str {
         "Gets the earlier NVWA inspections of a company by KVK number, newest first: date, \
          inspector, type, outcome, score, findings (category, description, severity, regulation \

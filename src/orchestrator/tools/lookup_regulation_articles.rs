@@ -34,10 +34,6 @@ impl Tool for LookupRegulationArticles {
         LOOKUP_REGULATION_ARTICLES
     }
 
-    fn display_name(&self) -> &'static str {
-        "Wetsartikelen opzoeken"
-    }
-
     fn description(&self) -> &'static str {
         "Looks up the full text entries of regulation articles by id (ids as returned by \
          search_regulations, e.g. \"852-2004-bijlage-ii-hfst-ix-3\"): source, article, title, \

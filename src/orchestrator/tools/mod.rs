@@ -70,8 +70,11 @@ pub enum ToolError {
 pub trait Tool: Send + Sync {
     /// As the model calls it, e.g. `search_regulations`.
     fn name(&self) -> &'static str;
-    /// Dutch, for people: sent as `toolDisplayName` on TOOL_CALL_START.
-    fn display_name(&self) -> &'static str;
+    /// Dutch, for people: sent as `toolDisplayName` on TOOL_CALL_START. From the one table
+    /// the browser reads too (`protocol::tools`).
+    fn display_name(&self) -> &'static str {
+        crate::protocol::tools::dutch_name(self.name())
+    }
     /// For the model and for `toolDescription`.
     fn description(&self) -> &'static str;
     /// JSON Schema of the arguments object.

@@ -43,10 +43,6 @@ impl Tool for RecordFinding {
         RECORD_FINDING
     }
 
-    fn display_name(&self) -> &'static str {
-        "Bevinding vastleggen"
-    }
-
     fn description(&self) -> &'static str {
         "Records one finding of the current inspection in the inspector's own words, with a \
          category, a severity (licht, matig, ernstig) and the ids of the articles that apply. \

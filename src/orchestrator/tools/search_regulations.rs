@@ -36,10 +36,6 @@ impl Tool for SearchRegulations {
         SEARCH_REGULATIONS
     }
 
-    fn display_name(&self) -> &'static str {
-        "Regelgeving zoeken"
-    }
-
     fn description(&self) -> &'static str {
         "Full-text search (BM25, Dutch and English) over Dutch and EU food-safety law: \
          Regulations (EC) 852/2004, 853/2004, 178/2002, 2073/2005, (EU) 1169/2011, the \
