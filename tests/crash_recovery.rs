@@ -111,7 +111,24 @@ async fn a_killed_server_keeps_what_was_shown_and_marks_the_run_interrupted() {
         );
     }
 
+    // A client that was following the run comes back with the last number it saw: the
+    // server says plainly that the run was interrupted instead of leaving it waiting.
+    let last_seq = shown.last().unwrap()["seq"]
+        .as_u64()
+        .expect("events are numbered");
     let mut socket = server.socket().await;
+    socket.send(&serde_json::json!({ "type": "CUSTOM", "name": "agora:resume", "value": { "threadId": thread, "afterSeq": last_seq } })).await;
+    let resumed = socket.next().await;
+    assert_eq!(resumed["name"], "agora:resumed", "{resumed}");
+    assert_eq!(resumed["value"]["mode"], "snapshot");
+    assert_eq!(resumed["value"]["reason"], "unknown");
+    assert_eq!(resumed["value"]["running"], false);
+    assert_eq!(resumed["value"]["lastRun"]["status"], "interrupted");
+    assert_eq!(socket.next().await["type"], "MESSAGES_SNAPSHOT");
+    let state = socket.next().await;
+    assert_eq!(state["type"], "STATE_SNAPSHOT");
+    assert_eq!(state["snapshot"]["status"], "interrupted");
+
     socket.send(&serde_json::json!({ "type": "CUSTOM", "name": "agora:history_request", "value": { "threadId": thread } })).await;
     let snapshot = socket.next().await;
     assert_eq!(snapshot["type"], "MESSAGES_SNAPSHOT");

@@ -34,6 +34,8 @@ enum Frame {
 #[derive(Default)]
 struct Parser {
     buffer: Vec<u8>,
+    /// The `id:` of every event, in order.
+    ids: Vec<u64>,
 }
 
 impl Parser {
@@ -48,6 +50,8 @@ impl Parser {
             for line in text.split('\n') {
                 if let Some(rest) = line.strip_prefix("data: ") {
                     data.push(rest);
+                } else if let Some(rest) = line.strip_prefix("id: ") {
+                    self.ids.push(rest.parse().expect("an id is a number"));
                 } else if let Some(rest) = line.strip_prefix(':') {
                     comment = Some(rest.trim().to_owned());
                 } else {
@@ -373,6 +377,27 @@ fn question(thread: &str, run: &str) -> Value {
     })
 }
 
+/// Reattaches to a run's stream, from `last_event_id` when given.
+async fn reattach(base: &str, run_id: &str, last_event_id: Option<&str>) -> reqwest::Response {
+    let mut request = reqwest::Client::new()
+        .get(format!("{base}/agui/runs/{run_id}/events"))
+        .header("accept", "text/event-stream");
+    if let Some(id) = last_event_id {
+        request = request.header("last-event-id", id);
+    }
+    request.send().await.unwrap()
+}
+
+fn stream_of(response: reqwest::Response) -> SseStream {
+    assert_eq!(response.status(), 200);
+    SseStream {
+        response,
+        parser: Parser::default(),
+        reads: Vec::new(),
+        pending: Default::default(),
+    }
+}
+
 /// The run's stored status once it is no longer running (waits up to 10 s).
 async fn final_status(state: &AppState, thread: &str, run_id: &str) -> RunStatus {
     for _ in 0..200 {
@@ -430,15 +455,17 @@ async fn each_event_is_one_data_frame_whatever_the_reads() {
     assert_eq!(events[0]["threadId"], thread.as_str());
     assert!(text(&events).contains("Finta Fiore"));
 
-    // The bytes are nothing but `data: <json>\n\n` frames, each JSON on one line.
+    // The bytes are nothing but `data: <json>\nid: <n>\n\n` frames, each JSON on one line.
     let wire: Vec<u8> = stream.reads.concat();
     let body = std::str::from_utf8(&wire).unwrap();
     assert!(body.ends_with("\n\n"));
     let frames: Vec<&str> = body.trim_end_matches("\n\n").split("\n\n").collect();
     assert_eq!(frames.len(), events.len());
     for (frame, event) in frames.iter().zip(&events) {
-        let json = frame.strip_prefix("data: ").expect("a data frame");
+        let (json, id) = frame.split_once("\nid: ").expect("a data frame with an id");
+        let json = json.strip_prefix("data: ").expect("a data frame");
         assert!(!json.contains('\n'));
+        assert!(id.parse::<u64>().is_ok(), "{id}");
         assert_eq!(&serde_json::from_str::<Value>(json).unwrap(), event);
     }
     // Split anywhere (one byte, seven bytes, uneven pieces), the frames are the same.
@@ -508,25 +535,86 @@ async fn keep_alive_comments_flow_while_the_model_is_slow() {
 }
 
 #[tokio::test]
-async fn closing_the_connection_cancels_the_run() {
+async fn closing_the_connection_leaves_the_run_going_and_a_new_run_stops_it() {
     let server = waiting_server(None).await;
     let thread = id();
     let mut stream = post_run(&server.base, &question(&thread, "run-abort")).await;
     stream
         .until(|e| e["type"] == "STEP_STARTED" && e["stepName"] == "thinking")
         .await;
+    drop(stream);
+    tokio::time::sleep(Duration::from_millis(300)).await;
     assert_eq!(
         final_status_now(&server.state, &thread, "run-abort").await,
-        RunStatus::Running
+        RunStatus::Running,
+        "a dropped stream does not stop the run"
     );
-    drop(stream);
+    // A new message on the thread still does.
+    let mut next = post_run(&server.base, &question(&thread, "run-after")).await;
+    assert_eq!(next.next_event().await.unwrap()["type"], "RUN_STARTED");
     assert_eq!(
         final_status(&server.state, &thread, "run-abort").await,
         RunStatus::Cancelled
     );
-    // The thread is free again.
-    let mut next = post_run(&server.base, &question(&thread, "run-after")).await;
-    assert_eq!(next.next_event().await.unwrap()["type"], "RUN_STARTED");
+}
+
+#[tokio::test]
+async fn last_event_id_reattaches_to_exactly_the_rest_of_the_run() {
+    let server = TestServer::start().await;
+    let thread = id();
+    let input = json!({
+        "threadId": thread,
+        "runId": "run-reattach",
+        "messages": [{ "id": id(), "role": "user", "content": "Start inspectie bij Trattoria Finta Fiore" }],
+        "tools": [],
+        "context": [],
+    });
+    let base = server.url("");
+    let base = base.trim_end_matches('/');
+    // The whole run as one stream, for comparison, from the journal (no Last-Event-ID).
+    let mut first = post_run(base, &input).await;
+    let mut seen = Vec::new();
+    for _ in 0..6 {
+        seen.push(first.next_event().await.unwrap());
+    }
+    let last_id = *first.parser.ids.last().unwrap();
+    assert_eq!(first.parser.ids.len(), 6, "every event has an id");
+    assert!(first.parser.ids.windows(2).all(|w| w[1] == w[0] + 1));
+    drop(first);
+
+    let mut rest = stream_of(reattach(base, "run-reattach", Some(&last_id.to_string())).await);
+    let missed = rest.all().await;
+    assert_eq!(
+        rest.parser.ids.first(),
+        Some(&(last_id + 1)),
+        "no gap, no duplicate"
+    );
+    assert!(rest.parser.ids.windows(2).all(|w| w[1] == w[0] + 1));
+    let mut whole = seen.clone();
+    whole.extend(missed);
+    assert_standard(&whole);
+    assert_eq!(whole.last().unwrap()["type"], "RUN_FINISHED");
+
+    let mut again = stream_of(reattach(base, "run-reattach", None).await);
+    assert_eq!(
+        again.all().await,
+        whole,
+        "without an id: the run from its start"
+    );
+
+    // An id the server never sent is a clear 400; someone else's or no run is 404.
+    let bad = reattach(base, "run-reattach", Some("yesterday")).await;
+    assert_eq!(bad.status(), 400);
+    let body: Value = bad.json().await.unwrap();
+    assert!(body.to_string().contains("Last-Event-ID"), "{body}");
+    assert_eq!(reattach(base, "run-nope", None).await.status(), 404);
+    let caps: Value = reqwest::get(server.url("/agui/capabilities"))
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(caps["transport"]["resumable"], true);
 }
 
 async fn final_status_now(state: &AppState, thread: &str, run_id: &str) -> RunStatus {

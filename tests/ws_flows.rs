@@ -242,8 +242,12 @@ async fn unknown_duplicate_and_foreign_approvals_are_refused() {
 
     let (_, request) = up_to_the_report_approval(&mut socket, &thread).await;
     let approval_id = request["approvalId"].as_str().unwrap();
+    // Another user (dev mode lets a client name one) on another socket may not answer.
     let mut intruder = server.socket().await;
-    intruder.answer_approval(approval_id, true, None).await;
+    let value = json!({ "approvalId": approval_id, "approved": true, "userId": "mallory" });
+    intruder
+        .send(&json!({ "type": "CUSTOM", "name": "agora:tool_approval_response", "value": value }))
+        .await;
     assert_eq!(intruder.error_code().await, "foreign_approval");
 
     socket.answer_approval(approval_id, false, None).await;

@@ -65,7 +65,7 @@ pub enum Refusal {
     Unknown,
     #[error("this approval was already answered")]
     Duplicate,
-    #[error("this approval belongs to another run or connection")]
+    #[error("this approval belongs to another user's run")]
     Foreign,
 }
 
@@ -80,9 +80,12 @@ impl Refusal {
 }
 
 struct Pending {
-    /// Only the connection the request went to may answer it.
+    /// The connection that started the run: its answer is the owner's whoever it names
+    /// (dev mode lets a client name the user per run, and the contract's response names
+    /// nobody).
     connection_id: u64,
-    /// Only the run's owner may answer it.
+    /// The run's owner answers it, from any of their connections: a run outlives the socket
+    /// that started it, and its approval waits for the client that comes back.
     user_id: String,
     reply: oneshot::Sender<Decision>,
 }
@@ -165,7 +168,7 @@ impl Approvals {
                 Refusal::Unknown
             });
         };
-        if pending.connection_id != connection_id || pending.user_id != user_id {
+        if pending.connection_id != connection_id && pending.user_id != user_id {
             return Err(Refusal::Foreign);
         }
         let pending = inner.pending.remove(approval_id).expect("checked above");
@@ -173,7 +176,7 @@ impl Approvals {
         let decision = Decision {
             approved,
             feedback,
-            decided_by: user_id.to_owned(),
+            decided_by: pending.user_id.clone(),
         };
         // The run may have been cancelled meanwhile; then nobody waits and that is fine.
         let _ = pending.reply.send(decision);
@@ -255,7 +258,7 @@ mod tests {
     }
 
     #[test]
-    fn only_the_owner_on_its_connection_answers_once() {
+    fn the_owner_from_any_connection_or_the_starting_one_answers_once() {
         let approvals = Approvals::default();
         let mut receiver = approvals.register("appr-1", 7, "alice");
         assert_eq!(
@@ -263,15 +266,12 @@ mod tests {
             Err(Refusal::Unknown)
         );
         assert_eq!(
-            approvals.resolve("appr-1", 8, "alice", true, None),
+            approvals.resolve("appr-1", 8, "bob", true, None),
             Err(Refusal::Foreign)
         );
+        // Alice came back on another socket.
         assert_eq!(
-            approvals.resolve("appr-1", 7, "bob", true, None),
-            Err(Refusal::Foreign)
-        );
-        assert_eq!(
-            approvals.resolve("appr-1", 7, "alice", false, Some("nee".into())),
+            approvals.resolve("appr-1", 9, "alice", false, Some("nee".into())),
             Ok(())
         );
         assert_eq!(
@@ -280,6 +280,11 @@ mod tests {
         );
         let decision = receiver.try_recv().expect("decision delivered");
         assert!(!decision.approved);
+        assert_eq!(decision.decided_by, "alice");
+        // On the starting socket, whoever the client names, it is the owner's answer.
+        let mut receiver = approvals.register("appr-2", 7, "alice");
+        assert_eq!(approvals.resolve("appr-2", 7, "dev", true, None), Ok(()));
+        assert_eq!(receiver.try_recv().unwrap().decided_by, "alice");
         assert_eq!(decision.feedback.as_deref(), Some("nee"));
     }
 }

@@ -7,6 +7,7 @@
 pub mod agents;
 pub mod approval;
 pub mod inspection;
+pub mod journal;
 pub mod knowledge;
 pub mod llm;
 pub mod outbox;
@@ -20,7 +21,7 @@ pub use outbox::Outbox;
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 use tokio::task::JoinHandle;
@@ -31,6 +32,7 @@ use crate::protocol::{
     UserMessage,
 };
 use approval::Approvals;
+use journal::{JournalSettings, Journals, LiveRun, SnapshotReason, StoredThread};
 use llm::LlmProvider;
 use run::{Mode, Resumed, Run, Standard};
 use store::{InterruptRecord, InterruptResolution, RunStatus, Store, StoreError};
@@ -50,6 +52,12 @@ pub struct OrchestratorConfig {
     /// The model time one run may use in all (its requests together; waiting for a human's
     /// approval does not count), so a slow or looping model cannot hold a run for ever.
     pub model_time_limit: Duration,
+    /// Runs of one user that may go on with nobody following them (their sockets closed);
+    /// past it the oldest such run is cancelled, so a client that keeps dropping cannot pile
+    /// up work.
+    pub max_detached_runs: usize,
+    /// What each thread keeps of its events for clients that come back.
+    pub journal: JournalSettings,
 }
 
 impl OrchestratorConfig {
@@ -60,6 +68,8 @@ impl OrchestratorConfig {
             moderation_terms: Vec::new(),
             reports_dir,
             model_time_limit: Duration::from_secs(900),
+            max_detached_runs: 3,
+            journal: JournalSettings::default(),
         }
     }
 }
@@ -125,8 +135,9 @@ struct Start {
 /// The run a thread has going, so a new input or a cancel can stop it.
 struct ActiveRun {
     run_id: String,
-    connection_id: u64,
     user_id: String,
+    /// When it started: of a user's detached runs past the limit, the oldest are cancelled.
+    started: Instant,
     cancel: CancellationToken,
     /// Cancelled once the run has ended and is stored.
     done: CancellationToken,
@@ -140,6 +151,9 @@ pub struct Orchestrator {
     provider: Arc<dyn LlmProvider>,
     toolbox: Toolbox,
     pub approvals: Approvals,
+    /// Each thread's numbered events and who follows them: runs publish here, not to a
+    /// connection, so a run outlives the socket that started it.
+    pub journals: Journals,
     /// Keyed by thread id: at most one run per thread.
     active: Mutex<HashMap<String, ActiveRun>>,
 }
@@ -152,6 +166,7 @@ impl Orchestrator {
         toolbox: Toolbox,
     ) -> Arc<Self> {
         Arc::new(Self {
+            journals: Journals::new(config.journal),
             config,
             store,
             provider,
@@ -204,7 +219,12 @@ impl Orchestrator {
             return Err(StartError::InvalidId { field: "runId" });
         }
         let start = match dialect {
-            Dialect::Agora => self.prepare_agora(input, user_id).await?,
+            Dialect::Agora => match self.prepare_agora(input, user_id).await? {
+                Some(start) => start,
+                // A message the thread has already (a client resending what it queued
+                // offline): it was taken once, and its run is followed by resuming.
+                None => return Ok(String::new()),
+            },
             Dialect::Standard => match self.prepare_standard(input, user_id).await? {
                 Prepared::Run(start) => *start,
                 Prepared::Acknowledge(ack) => return Ok(ack.send(&events)),
@@ -218,10 +238,18 @@ impl Orchestrator {
         self: &Arc<Self>,
         input: RunAgentInput,
         user_id: &str,
-    ) -> Result<Start, StartError> {
+    ) -> Result<Option<Start>, StartError> {
         let Some(text) = input.messages.iter().rev().find_map(user_text) else {
             return Err(StartError::NoUserMessage);
         };
+        // The client's id for its message makes a resend harmless: kept when it is safe.
+        let client_id = input
+            .messages
+            .iter()
+            .rev()
+            .find(|m| matches!(m, Message::User(_)))
+            .and_then(message_id)
+            .filter(|id| valid_id(id));
         if let Some(term) = self.violated_term(&text) {
             return Err(StartError::Moderation { term });
         }
@@ -233,6 +261,11 @@ impl Orchestrator {
         }
         if let Some(run_id) = &input.run_id {
             self.check_new_run_id(run_id).await?;
+        }
+        if let Some(id) = &client_id
+            && self.holds_message(&input.thread_id, id).await?
+        {
+            return Ok(None);
         }
         self.stop_thread(&input.thread_id).await;
         match self
@@ -255,7 +288,7 @@ impl Orchestrator {
             .await
             .map_err(StartError::Store)?;
         let user_message = Message::User(UserMessage {
-            id: Some(format!("msg_{}", uuid::Uuid::new_v4().simple())),
+            id: Some(client_id.unwrap_or_else(|| format!("msg_{}", uuid::Uuid::new_v4().simple()))),
             content: UserContent::Text(text),
             name: None,
             encrypted_value: None,
@@ -266,13 +299,24 @@ impl Orchestrator {
             .await
             .map_err(StartError::Store)?;
         messages.push(user_message);
-        Ok(Start {
+        Ok(Some(Start {
             run_id: input.run_id.unwrap_or_else(new_run_id),
             thread_id: input.thread_id,
             messages,
             agent: agents::GENERAL_AGENT,
             mode: Mode::Agora,
-        })
+        }))
+    }
+
+    /// Whether the thread has a message with this id already.
+    async fn holds_message(&self, thread_id: &str, id: &str) -> Result<bool, StartError> {
+        match self.store.messages(thread_id).await {
+            Ok(messages) => Ok(messages
+                .iter()
+                .any(|m| message_id(m).as_deref() == Some(id))),
+            Err(StoreError::NotFound(_)) => Ok(false),
+            Err(e) => Err(StartError::Store(e)),
+        }
     }
 
     /// Standard: the client sends the whole conversation each time, so the stored thread says
@@ -498,13 +542,25 @@ impl Orchestrator {
         };
         let cancel = CancellationToken::new();
         let done = CancellationToken::new();
+        // The starter follows the thread (a socket) or only this run (an HTTP stream).
+        let journal = self.journals.begin_run(
+            &thread_id,
+            LiveRun {
+                run_id: run_id.as_str().into(),
+                user_id: user_id.to_owned(),
+                dialect,
+                first_seq: 0,
+                messages_before: messages.len(),
+            },
+            Some((connection_id, events, dialect == Dialect::Standard)),
+        );
         let run = Run {
             orchestrator: self.clone(),
             thread_id: thread_id.clone(),
             run_id: run_id.clone(),
             user_id: user_id.to_owned(),
             connection_id,
-            events,
+            journal: journal.clone(),
             cancel: cancel.clone(),
             messages,
             agent,
@@ -524,6 +580,7 @@ impl Orchestrator {
         let mut active = self.active.lock().unwrap_or_else(|p| p.into_inner());
         let task = tokio::spawn(async move {
             let status = run.execute().await;
+            journal.end_run(&finished_run, status.wire_name());
             let mut active = this.active.lock().unwrap_or_else(|p| p.into_inner());
             if active
                 .get(&finished_thread)
@@ -538,7 +595,7 @@ impl Orchestrator {
             thread_id,
             ActiveRun {
                 run_id: run_id.clone(),
-                connection_id,
+                started: Instant::now(),
                 user_id: user_id.to_owned(),
                 cancel,
                 done,
@@ -565,18 +622,23 @@ impl Orchestrator {
         Some(thread_id)
     }
 
-    /// Stops a run this connection started: by run id, by thread, or (neither given) all of them.
+    /// Stops runs of `user_id` (a run belongs to its user, not to the socket that started
+    /// it): by run id, by thread, or (neither given) every run this connection follows.
     /// Returns how many runs were asked to stop.
     pub fn cancel(
         &self,
+        user_id: &str,
         connection_id: u64,
         run_id: Option<&str>,
         thread_id: Option<&str>,
     ) -> usize {
+        let followed = (run_id.is_none() && thread_id.is_none())
+            .then(|| self.journals.followed_threads(connection_id));
         let active = self.active.lock().unwrap_or_else(|p| p.into_inner());
         let mut stopped = 0;
         for (thread, run) in active.iter() {
-            let matches = run.connection_id == connection_id
+            let matches = run.user_id == user_id
+                && followed.as_ref().is_none_or(|f| f.contains(thread))
                 && run_id.is_none_or(|id| id == run.run_id)
                 && thread_id.is_none_or(|id| id == thread);
             if matches {
@@ -599,9 +661,104 @@ impl Orchestrator {
         stopped
     }
 
-    /// Called when a connection closes: its runs have nobody left to stream to or approve.
+    /// Called when a connection closes: it follows nothing any more. Its runs go on (up to
+    /// their next approval, which waits for a client that comes back), but a user keeps at
+    /// most [`OrchestratorConfig::max_detached_runs`] runs nobody follows: the oldest of the
+    /// rest are cancelled.
     pub fn disconnect(&self, connection_id: u64) {
-        self.cancel(connection_id, None, None);
+        self.journals.leave(connection_id);
+        let active = self.active.lock().unwrap_or_else(|p| p.into_inner());
+        let mut detached: HashMap<&str, Vec<&ActiveRun>> = HashMap::new();
+        for (thread, run) in active.iter() {
+            if !self.journals.attended(thread) {
+                detached.entry(&run.user_id).or_default().push(run);
+            }
+        }
+        for (user, mut runs) in detached {
+            if runs.len() <= self.config.max_detached_runs {
+                continue;
+            }
+            runs.sort_by_key(|run| std::cmp::Reverse(run.started));
+            for run in &runs[self.config.max_detached_runs..] {
+                tracing::info!(user, run_id = %run.run_id, "too many detached runs; the oldest is cancelled");
+                run.cancel.cancel();
+            }
+        }
+    }
+
+    /// A client of `user_id` comes back to a thread (`agora:resume`): it is sent exactly the
+    /// events after `after_seq` when the journal still has them, else a snapshot of the stored
+    /// thread and the live run from its start; then it follows the thread.
+    pub async fn resume(
+        &self,
+        thread_id: &str,
+        after_seq: Option<u64>,
+        connection_id: u64,
+        events: &Outbox,
+    ) -> Result<Resumption, StoreError> {
+        let journal = self.journals.journal(thread_id);
+        let reason = match after_seq {
+            None => SnapshotReason::Requested,
+            Some(after) => match journal.replay(connection_id, events, after) {
+                Ok(sent) => {
+                    self.journals.followed_by(&journal, connection_id);
+                    return Ok(Resumption {
+                        snapshot: false,
+                        queued: sent.is_ok(),
+                    });
+                }
+                Err(reason) => reason,
+            },
+        };
+        // Read, then send under the journal's lock; read again if a run began in between.
+        for _ in 0..3 {
+            let stored = self.stored_thread(thread_id).await?;
+            if let Ok(sent) = journal.snapshot(connection_id, events, reason, stored) {
+                self.journals.followed_by(&journal, connection_id);
+                return Ok(Resumption {
+                    snapshot: true,
+                    queued: sent.is_ok(),
+                });
+            }
+        }
+        Err(StoreError::Conflict(
+            "the thread kept changing while it was read".to_owned(),
+        ))
+    }
+
+    /// What a snapshot of the thread shows when the journal knows nothing of it (after a
+    /// restart): the stored messages, the state the last run left and how that run ended.
+    async fn stored_thread(&self, thread_id: &str) -> Result<StoredThread, StoreError> {
+        let messages = match self.store.messages(thread_id).await {
+            Ok(messages) => messages,
+            Err(StoreError::NotFound(_)) => Vec::new(),
+            Err(e) => return Err(e),
+        };
+        let last_run = match self.store.runs(thread_id).await {
+            Ok(runs) => runs.into_iter().max_by_key(|r| r.started_at),
+            Err(StoreError::NotFound(_)) => None,
+            Err(e) => return Err(e),
+        };
+        let status = last_run
+            .as_ref()
+            .map_or("idle", |run| run.status.wire_name());
+        // The shared state says `completed` where the store says `finished`.
+        let state_status = match status {
+            "finished" => "completed",
+            other => other,
+        };
+        let state = json!({
+            "threadId": thread_id,
+            "runId": last_run.as_ref().map(|r| r.id.clone()),
+            "currentAgent": last_agent(&messages),
+            "status": state_status,
+            "inspection": inspection::InspectionState::from_messages(&messages),
+        });
+        Ok(StoredThread {
+            last_run: last_run.map(|r| (r.id, status.to_owned())),
+            messages,
+            state,
+        })
     }
 
     /// A run id the client chose must be new: reusing one (another user's running run's, say)
@@ -667,6 +824,15 @@ impl Orchestrator {
             .find(|term| !term.is_empty() && lower.contains(&term.to_lowercase()))
             .cloned()
     }
+}
+
+/// How [`Orchestrator::resume`] answered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Resumption {
+    /// A snapshot was sent (a reload, a gap, an unknown number), not only a replay.
+    pub snapshot: bool,
+    /// Everything was queued; false when the client's queue closed meanwhile.
+    pub queued: bool,
 }
 
 /// What [`Orchestrator::prepare_standard`] decided.

@@ -40,6 +40,8 @@ pub struct Frame {
     pub json: String,
     /// Set on a history snapshot: the socket may ask for the next one once this is written.
     pub history: bool,
+    /// The event's number in its thread's journal, for the SSE `id:` line.
+    pub seq: Option<u64>,
 }
 
 struct Shared {
@@ -98,6 +100,18 @@ impl Outbox {
                 return Ok(());
             }
         };
+        self.push_json(json, history, None)
+    }
+
+    /// Queues an event serialised already (a journal's numbered event).
+    pub fn send_json(&self, json: String, seq: Option<u64>) -> Result<(), Closed> {
+        if self.shared.overflowed.is_cancelled() || self.frames.is_closed() {
+            return Err(Closed);
+        }
+        self.push_json(json, false, seq)
+    }
+
+    fn push_json(&self, json: String, history: bool, seq: Option<u64>) -> Result<(), Closed> {
         let size = json.len();
         let before = self.shared.queued.fetch_add(size, Ordering::AcqRel);
         // An event larger than the whole limit (a long thread's history) is still admitted
@@ -109,7 +123,7 @@ impl Outbox {
             return Err(Closed);
         }
         self.frames
-            .send(Frame { json, history })
+            .send(Frame { json, history, seq })
             .map_err(|_| Closed)
     }
 
@@ -128,6 +142,15 @@ impl OutboxReceiver {
     /// The next frame, or None when every sender is gone.
     pub async fn recv(&mut self) -> Option<Frame> {
         std::future::poll_fn(|cx| self.poll_recv(cx)).await
+    }
+
+    /// The next frame if one is queued (tests).
+    pub fn try_recv(&mut self) -> Result<Frame, mpsc::error::TryRecvError> {
+        let frame = self.frames.try_recv()?;
+        self.shared
+            .queued
+            .fetch_sub(frame.json.len(), Ordering::AcqRel);
+        Ok(frame)
     }
 
     pub fn poll_recv(&mut self, cx: &mut Context<'_>) -> Poll<Option<Frame>> {

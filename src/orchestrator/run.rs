@@ -48,9 +48,6 @@ pub(super) enum RunFailure {
     Store(#[from] StoreError),
     #[error("the agents went round in circles: no answer after {0} turns")]
     TooManyTurns(usize),
-    /// The client is gone; nobody will read the rest.
-    #[error("connection closed")]
-    Disconnected,
 }
 
 impl RunFailure {
@@ -60,7 +57,6 @@ impl RunFailure {
             RunFailure::Model(e) => e.code(),
             RunFailure::Store(_) => "storage_error",
             RunFailure::TooManyTurns(_) => "too_many_turns",
-            RunFailure::Disconnected => "disconnected",
         }
     }
 
@@ -74,7 +70,6 @@ impl RunFailure {
             RunFailure::TooManyTurns(n) => {
                 format!("Geen antwoord na {n} stappen; probeer het anders te vragen.")
             }
-            RunFailure::Disconnected => "De verbinding is verbroken.".to_owned(),
         }
     }
 }
@@ -162,11 +157,12 @@ pub(super) struct Run {
     pub thread_id: String,
     pub run_id: String,
     pub user_id: String,
-    /// The connection whose approvals this run accepts.
+    /// The connection that started the run: in dev mode its answer to an approval is the
+    /// run owner's, whoever the client named.
     pub connection_id: u64,
-    /// The connection's outbound queue, bounded in bytes; a client that stops reading
-    /// ends its own runs, nobody else's.
-    pub events: super::Outbox,
+    /// The thread's journal: events are numbered there and go to whoever follows the thread,
+    /// so the run goes on when its socket closes.
+    pub journal: Arc<super::journal::Journal>,
     pub cancel: CancellationToken,
     /// The thread so far, as the model sees it.
     pub messages: Vec<Message>,
@@ -224,13 +220,9 @@ impl Run {
             }
         };
         let cancel = self.cancel.clone();
-        let outcome = match tokio::select! {
+        let outcome = tokio::select! {
             result = self.work() => result,
             () = cancel.cancelled() => Err(RunFailure::Cancelled),
-        } {
-            // The transport closed the queue because the client left, and said so by cancelling.
-            Err(RunFailure::Disconnected) if cancel.is_cancelled() => Err(RunFailure::Cancelled),
-            other => other,
         };
         let pending_approval = self.pending_approval.take();
         if let Some(approval_id) = &pending_approval {
@@ -238,10 +230,9 @@ impl Run {
         }
         let (status, error) = match outcome {
             Ok(()) => {
-                if self.finish_ok().await.is_err() {
-                    // The client left before it saw the interrupts: nobody can answer them.
-                    self.withdraw_interrupts().await;
-                }
+                // Interrupts stay open when nobody follows: a client that comes back reads
+                // them (resume, or the thread's stored interrupts) and answers.
+                let _ = self.finish_ok().await;
                 (RunStatus::Finished, None)
             }
             Err(failure) => {
@@ -250,7 +241,7 @@ impl Run {
                 } else {
                     RunStatus::Error
                 };
-                if !matches!(failure, RunFailure::Cancelled | RunFailure::Disconnected) {
+                if !matches!(failure, RunFailure::Cancelled) {
                     tracing::warn!(run_id = %self.run_id, code = failure.code(), error = %failure, "run failed");
                 }
                 let closed = self
@@ -728,7 +719,7 @@ impl Run {
     ) -> Vec<(String, String, String)> {
         let store = self.orchestrator.store.clone();
         let why = match failure {
-            RunFailure::Cancelled | RunFailure::Disconnected => "cancelled",
+            RunFailure::Cancelled => "cancelled",
             _ => "failed",
         };
         if let Some(approval_id) = pending_approval {
@@ -1182,9 +1173,10 @@ impl Run {
                 tracing::error!(run_id = %self.run_id, %violation, "BUG: event stream breaks its dialect");
             }
         }
-        self.events
-            .send(&event)
-            .map_err(|_| RunFailure::Disconnected)
+        let max_bytes = self.orchestrator.config.journal.max_bytes_per_thread;
+        self.journal
+            .publish(&self.run_id, self.dialect(), &event, max_bytes);
+        Ok(())
     }
 }
 

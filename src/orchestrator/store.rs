@@ -28,6 +28,19 @@ pub enum RunStatus {
     Interrupted,
 }
 
+impl RunStatus {
+    /// The name the store and the wire use.
+    pub fn wire_name(&self) -> &'static str {
+        match self {
+            RunStatus::Running => "running",
+            RunStatus::Finished => "finished",
+            RunStatus::Error => "error",
+            RunStatus::Cancelled => "cancelled",
+            RunStatus::Interrupted => "interrupted",
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ThreadRecord {
     pub id: String,

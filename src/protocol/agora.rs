@@ -17,6 +17,13 @@ pub const SPOKEN_TEXT_ERROR: &str = "agora:spoken_text_error";
 pub const CANCEL_RUN: &str = "agora:cancel_run";
 /// Client→server: a thread's stored messages, answered with one `MESSAGES_SNAPSHOT`.
 pub const HISTORY_REQUEST: &str = "agora:history_request";
+/// Client→server: `{threadId, afterSeq?}`, follow a thread again after a lost connection or a
+/// reload; answered with [`RESUMED`], what was missed, then the live stream.
+pub const RESUME: &str = "agora:resume";
+/// Server→client: `{threadId, mode: replay|snapshot, reason?, afterSeq?, lastSeq, running,
+/// runId?, lastRun?}`, sent first in answer to [`RESUME`]: what follows it and up to which
+/// number (`lastSeq`) the client is catching up.
+pub const RESUMED: &str = "agora:resumed";
 
 /// Why the server closed a `/ws` socket (the close frame's code), after the original HAI's
 /// 4001 for a refused key. Server and browser read them from here.

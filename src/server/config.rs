@@ -91,6 +91,20 @@ pub struct Config {
     #[arg(long, env = "AGORA_APPROVAL_TIMEOUT_SECS", default_value_t = 600)]
     pub approval_timeout_secs: u64,
 
+    /// Runs of one user that may go on while no client follows them (their sockets closed, a
+    /// tablet in a dead zone); past it the oldest such run is cancelled.
+    #[arg(long, env = "AGORA_MAX_DETACHED_RUNS", default_value_t = 3)]
+    pub max_detached_runs: usize,
+
+    /// Bytes of events each thread keeps for clients that come back (`agora:resume`,
+    /// `Last-Event-ID`); a client that missed more gets a snapshot.
+    #[arg(long, env = "AGORA_RESUME_BUFFER_BYTES", default_value_t = 1 << 20)]
+    pub resume_buffer_bytes: usize,
+
+    /// Seconds a thread's events are kept after its last run ended and its last client left.
+    #[arg(long, env = "AGORA_RESUME_WINDOW_SECS", default_value_t = 900)]
+    pub resume_window_secs: u64,
+
     /// Who may sign in: `users` (accounts and a sign-in page), `api-key`, `proxy` (SSO reverse
     /// proxy) or `dev` (no sign-in; never in production).
     #[arg(long, env = "AGORA_AUTH", value_enum, default_value = "users")]
@@ -204,6 +218,9 @@ impl Config {
             llm_run_timeout_secs: 900,
             max_turns: 8,
             approval_timeout_secs: 600,
+            max_detached_runs: 3,
+            resume_buffer_bytes: 1 << 20,
+            resume_window_secs: 900,
             moderation_terms: Vec::new(),
             auth: crate::server::auth::AuthMode::Dev,
             api_keys: None,

@@ -113,6 +113,11 @@ fn build_orchestrator(
     settings.approval_timeout = Duration::from_secs(config.approval_timeout_secs);
     settings.model_time_limit = Duration::from_secs(config.llm_run_timeout_secs);
     settings.max_turns = config.max_turns as usize;
+    settings.max_detached_runs = config.max_detached_runs;
+    settings.journal = crate::orchestrator::journal::JournalSettings {
+        max_bytes_per_thread: config.resume_buffer_bytes,
+        retain: Duration::from_secs(config.resume_window_secs),
+    };
     settings.moderation_terms = config
         .moderation_terms
         .iter()

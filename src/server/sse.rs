@@ -7,8 +7,12 @@
 //! - Input the orchestrator refuses (moderation, a pending interrupt, a bad `resume`) is a
 //!   stream with one `RUN_ERROR`; a body that is not a `RunAgentInput` is 422 `{"detail"}`, and
 //!   a user over the run limit shared with `/ws` gets 429.
-//! - Closing the connection cancels the run, which is stored as cancelled;
-//!   `POST /agui/runs/{runId}/cancel` does the same from elsewhere.
+//! - Each event has an SSE `id:`, its number in the thread's journal. Closing the connection
+//!   does not stop the run: it goes on (to its end or its interrupt), and
+//!   `GET /agui/runs/{runId}/events` with `Last-Event-ID` reattaches, sending exactly the
+//!   events after that id, then the rest live. When the journal no longer has them, the
+//!   stream is a snapshot: RUN_STARTED, MESSAGES_SNAPSHOT and how the run ended.
+//! - `POST /agui/runs/{runId}/cancel` stops a run from anywhere.
 //! - While nothing happens (a slow model, a long tool) a `: keep-alive` comment goes out every
 //!   [`Settings::keep_alive`], so proxies do not time the stream out.
 
@@ -20,7 +24,7 @@ use std::time::Duration;
 
 use axum::body::Bytes;
 use axum::extract::{Path, State};
-use axum::http::{HeaderName, HeaderValue, StatusCode};
+use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode};
 use axum::response::sse::{self, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
@@ -35,7 +39,7 @@ use super::store::UserRole;
 use crate::orchestrator::Orchestrator;
 use crate::orchestrator::agents::AGENTS;
 use crate::orchestrator::outbox::{Outbox, OutboxReceiver};
-use crate::orchestrator::store::StoreError;
+use crate::orchestrator::store::{RunStatus, StoreError};
 use crate::protocol::{Dialect, Event, RunAgentInput};
 
 /// `/ws` numbers its sockets from 1; HTTP streams count down from the top so that a cancel by
@@ -68,6 +72,7 @@ pub fn routes_with(settings: Settings) -> Router<AppState> {
         .route("/agui", post(run))
         .route("/agui/capabilities", get(capabilities))
         .route("/agui/runs/{run_id}/cancel", post(cancel))
+        .route("/agui/runs/{run_id}/events", get(reattach))
         .layer(Extension(settings))
 }
 
@@ -112,8 +117,18 @@ async fn run(
         let refusal = Event::run_error(e.to_string(), e.code()).with_timestamp(now_millis());
         let _ = events.send(&refusal);
     }
-    // From here on the stream ends when the run drops its sender.
+    // From here on the stream ends when the run's journal lets go of the queue at its end.
     drop(events);
+    Ok(stream_response(&state, settings, queue, connection_id))
+}
+
+/// The SSE response reading `queue`; leaving it (the client closed) only unsubscribes.
+fn stream_response(
+    state: &AppState,
+    settings: Settings,
+    queue: OutboxReceiver,
+    connection_id: u64,
+) -> Response {
     let stream = EventStream {
         queue,
         _guard: Disconnect {
@@ -128,7 +143,81 @@ async fn run(
         HeaderName::from_static("x-accel-buffering"),
         HeaderValue::from_static("no"),
     )];
-    Ok((headers, Sse::new(stream).keep_alive(keep_alive)).into_response())
+    (headers, Sse::new(stream).keep_alive(keep_alive)).into_response()
+}
+
+/// `GET /agui/runs/{runId}/events`: a client that lost the stream of a run reattaches. With
+/// `Last-Event-ID` it gets the events after that id; without, the run's events from its start.
+/// Someone else's run is 404, like one that does not exist.
+async fn reattach(
+    State(state): State<AppState>,
+    Extension(settings): Extension<Settings>,
+    user: CurrentUser,
+    Path(run_id): Path<String>,
+    headers: HeaderMap,
+) -> Result<Response, AppError> {
+    let not_found = || AppError::NotFound(format!("Run {run_id} not found"));
+    let after_seq = match headers.get("last-event-id") {
+        None => None,
+        Some(value) => Some(
+            value
+                .to_str()
+                .ok()
+                .and_then(|v| v.trim().parse::<u64>().ok())
+                .ok_or_else(|| {
+                    AppError::BadRequest("Last-Event-ID is not an id this server sent".to_owned())
+                })?,
+        ),
+    };
+    let run = match state.db.run(&run_id).await {
+        Ok(run) => run,
+        Err(StoreError::NotFound(_)) => return Err(not_found()),
+        Err(e) => return Err(e.into()),
+    };
+    let thread = match state.db.thread(&run.thread_id).await {
+        Ok(thread) if thread.owner == user.id => thread,
+        Ok(_) | Err(StoreError::NotFound(_)) => return Err(not_found()),
+        Err(e) => return Err(e.into()),
+    };
+    let connection_id = NEXT_CONNECTION.fetch_sub(1, Ordering::Relaxed);
+    let queue_bytes = usize::try_from(state.config.socket_queue_bytes).unwrap_or(usize::MAX);
+    let (events, queue) = Outbox::channel(queue_bytes);
+    let kept = state.orchestrator.journals.reattach(
+        &thread.id,
+        &run_id,
+        after_seq,
+        connection_id,
+        &events,
+    );
+    if kept.is_none() {
+        // The journal no longer has what the client missed: the thread as stored, and how
+        // the run ended.
+        let messages = match state.db.messages(&thread.id).await {
+            Ok(messages) => messages,
+            Err(StoreError::NotFound(_)) => Vec::new(),
+            Err(e) => return Err(e.into()),
+        };
+        let now = now_millis();
+        let snapshot = Event::MessagesSnapshot(crate::protocol::MessagesSnapshot {
+            messages,
+            ..Default::default()
+        });
+        let end = match run.status {
+            RunStatus::Finished => Event::run_finished(&thread.id, &run_id),
+            other => Event::run_error(
+                format!(
+                    "De run is niet meer te volgen: hij is {}.",
+                    other.wire_name()
+                ),
+                other.wire_name(),
+            ),
+        };
+        for event in [Event::run_started(&thread.id, &run_id), snapshot, end] {
+            let _ = events.send(&event.with_timestamp(now));
+        }
+    }
+    drop(events);
+    Ok(stream_response(&state, settings, queue, connection_id))
 }
 
 /// The run's events as SSE frames. Dropped when the response ends or the client goes away.
@@ -150,13 +239,19 @@ impl Stream for EventStream {
             return Poll::Ready(None);
         }
         let frame = std::task::ready!(self.queue.poll_recv(cx));
-        Poll::Ready(frame.map(|frame| Ok(sse::Event::default().data(frame.json))))
+        Poll::Ready(frame.map(|frame| {
+            let event = sse::Event::default().data(frame.json);
+            Ok(match frame.seq {
+                Some(seq) => event.id(seq.to_string()),
+                None => event,
+            })
+        }))
     }
 }
 
-/// Cancels the connection's run when the stream is dropped: if the client closed the
-/// connection first, the run stops and is stored as cancelled; after a finished run it does
-/// nothing.
+/// Unsubscribes the stream when it is dropped. The run goes on: its client may reattach
+/// (`GET /agui/runs/{runId}/events`); only past the user's limit of runs nobody follows is
+/// the oldest cancelled.
 struct Disconnect {
     orchestrator: Arc<Orchestrator>,
     connection_id: u64,
@@ -244,7 +339,9 @@ async fn capabilities(State(state): State<AppState>) -> Json<Value> {
             "websocket": false,
             "httpBinary": false,
             "pushNotifications": false,
-            "resumable": false,
+            // Every event has an SSE id; `GET /agui/runs/{runId}/events` with
+            // `Last-Event-ID` reattaches to a run.
+            "resumable": true,
         },
         "tools": {
             "supported": true,
@@ -290,6 +387,7 @@ async fn capabilities(State(state): State<AppState>) -> Json<Value> {
                 "approvalTimeoutSeconds": config.approval_timeout.as_secs(),
                 "interruptReasons": ["tool_call"],
                 "cancelEndpoint": "/agui/runs/{runId}/cancel",
+                "reattachEndpoint": "/agui/runs/{runId}/events",
             },
         },
     }))

@@ -5,7 +5,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use serde_json::{Value, json};
 
-use super::{HISTORY_REQUEST, MAX_FRAME_BYTES};
+use super::{HISTORY_REQUEST, MAX_FRAME_BYTES, RESUME};
 use crate::orchestrator::Outbox;
 use crate::protocol::{AgoraError, AgoraEvent, ClientMessage, Event, MessagesSnapshot};
 use crate::server::AppState;
@@ -106,7 +106,10 @@ impl Connection<'_> {
                         }
                     }
                     Some(Ok(AgoraEvent::CancelRun(cancel))) => {
+                        let user =
+                            self.run_user(custom.value.get("userId").and_then(Value::as_str));
                         let stopped = self.state.orchestrator.cancel(
+                            &user,
                             self.id,
                             cancel.run_id.as_deref(),
                             cancel.thread_id.as_deref(),
@@ -139,6 +142,18 @@ impl Connection<'_> {
                             self.history_pending.store(false, Ordering::Release);
                         }
                     }
+                    None if custom.name == RESUME => {
+                        if self.history_pending.swap(true, Ordering::AcqRel) {
+                            return self.refuse(
+                                "history_in_progress",
+                                "De vorige geschiedenis wordt nog verstuurd.",
+                                None,
+                            );
+                        }
+                        if !self.resume(&custom.value).await {
+                            self.history_pending.store(false, Ordering::Release);
+                        }
+                    }
                     None => {
                         self.refuse(
                             "unknown_event",
@@ -158,6 +173,64 @@ impl Connection<'_> {
                 named.to_owned()
             }
             _ => self.user.id.clone(),
+        }
+    }
+
+    /// `agora:resume {threadId, afterSeq?}`: the socket follows the thread again and gets
+    /// what it missed (see `Orchestrator::resume`); false when it refused instead or sent no
+    /// snapshot (then no history is pending).
+    async fn resume(&self, value: &Value) -> bool {
+        let Some(thread_id) = value.get("threadId").and_then(Value::as_str) else {
+            self.refuse("invalid_message", "threadId ontbreekt.", None);
+            return false;
+        };
+        if !crate::orchestrator::valid_id(thread_id) {
+            self.refuse(
+                "invalid_id",
+                "threadId mag alleen letters, cijfers en _ . : - bevatten (hoogstens 128 tekens).",
+                None,
+            );
+            return false;
+        }
+        let after_seq = match value.get("afterSeq") {
+            None | Some(Value::Null) => None,
+            Some(seq) => match seq.as_u64() {
+                Some(seq) => Some(seq),
+                None => {
+                    self.refuse(
+                        "invalid_message",
+                        "afterSeq is een geheel getal vanaf 0.",
+                        None,
+                    );
+                    return false;
+                }
+            },
+        };
+        // Someone else's thread looks exactly like one that does not exist.
+        match self.state.db.thread(thread_id).await {
+            Ok(thread) if thread.owner != self.user.id && self.state.auth.mode != AuthMode::Dev => {
+                self.refuse("thread_not_found", "Dit gesprek bestaat niet.", None);
+                return false;
+            }
+            _ => {}
+        }
+        let resumed = self
+            .state
+            .orchestrator
+            .resume(thread_id, after_seq, self.id, &self.events)
+            .await;
+        match resumed {
+            // A replay sends no snapshot: nothing keeps the history slot.
+            Ok(resumption) => resumption.snapshot && resumption.queued,
+            Err(e) => {
+                tracing::error!(error = %e, "resume failed");
+                self.refuse(
+                    "storage_error",
+                    "De geschiedenis kon niet worden gelezen.",
+                    None,
+                );
+                false
+            }
         }
     }
 
@@ -207,7 +280,7 @@ impl Connection<'_> {
     }
 }
 
-/// A message a read-only account may send: asking for a thread's history.
+/// A message a read-only account may send: asking for a thread's history, or following it.
 fn reads_only(message: &ClientMessage) -> bool {
-    matches!(message, ClientMessage::Custom(custom) if custom.name == HISTORY_REQUEST)
+    matches!(message, ClientMessage::Custom(custom) if custom.name == HISTORY_REQUEST || custom.name == RESUME)
 }

@@ -51,12 +51,12 @@ const WRITE_BUFFER_BYTES: usize = 8 << 10;
 const PING_EVERY: Duration = Duration::from_secs(20);
 /// The most a close handshake may take; a client that does not answer is simply dropped.
 const CLOSE_TIMEOUT: Duration = Duration::from_secs(1);
-pub use crate::protocol::agora::HISTORY_REQUEST;
 /// The close codes (`protocol::agora::close`), under the names the server uses.
 pub use crate::protocol::agora::close::{
     IDLE as CLOSE_IDLE, TOO_MANY_SOCKETS as CLOSE_TOO_MANY_SOCKETS, TOO_SLOW as CLOSE_TOO_SLOW,
     UNAUTHORIZED as CLOSE_UNAUTHORIZED,
 };
+pub use crate::protocol::agora::{HISTORY_REQUEST, RESUME};
 
 static NEXT_CONNECTION: AtomicU64 = AtomicU64::new(1);
 
