@@ -403,6 +403,14 @@ macro_rules! events {
                 }
             }
 
+            /// The fields every event may carry; `None` for an [`Event::Unknown`].
+            pub fn base(&self) -> Option<&EventBase> {
+                match self {
+                    $(Event::$variant(event) => Some(&event.base),)+
+                    Event::Unknown(_) => None,
+                }
+            }
+
             fn base_mut(&mut self) -> Option<&mut EventBase> {
                 match self {
                     $(Event::$variant(event) => Some(&mut event.base),)+
@@ -595,6 +603,12 @@ impl Event {
             value,
             ..Default::default()
         })
+    }
+
+    /// The event's number in its thread (`seq`, AGORA's `/ws`), which a client sends back in
+    /// `agora:resume` after a lost connection.
+    pub fn seq(&self) -> Option<u64> {
+        self.base()?.extra.get("seq")?.as_u64()
     }
 
     /// Sets `timestamp` (Unix milliseconds). The crate has no clock: it also runs in the browser.

@@ -18,6 +18,12 @@ pub fn storage_set(key: &str, value: &str) {
     }
 }
 
+pub fn storage_remove(key: &str) {
+    if let Some(storage) = storage() {
+        let _ = storage.remove_item(key);
+    }
+}
+
 /// `fetch` with an optional JSON body; the response text, or the failure as text.
 pub async fn fetch_text(method: &str, url: &str, body: Option<String>) -> Result<String, String> {
     let init = RequestInit::new();

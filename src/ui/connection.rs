@@ -2,10 +2,15 @@
 //! every method is a no-op).
 //!
 //! - The thread id lives in `localStorage`, so a reload shows the same inspection.
-//! - A closed socket reconnects with exponential backoff and jitter ([`backoff_ms`]).
-//! - Messages typed while offline are queued and sent once the connection is back.
-//! - After every (re)connect the thread's history is asked for (`agora:history_request`) and
-//!   replaces the timeline, so nothing shows twice; the queue is sent after that answer.
+//! - A closed socket reconnects with exponential backoff and jitter ([`backoff_ms`]); when
+//!   the browser says it is offline the socket is closed at once (a dead network can leave it
+//!   open and silent) and a connection is tried again when it is back online.
+//! - The server's runs go on without the socket. After every (re)connect the page resumes
+//!   the thread (`agora:resume`) from the number of the last event it showed: it gets exactly
+//!   what it missed, or (a reload, a long absence) the thread's snapshot and the live run from
+//!   its start, and an approval that waits shows again.
+//! - Messages typed while offline are queued in `localStorage` (see `offline`) and sent once
+//!   the resume is answered, each with its own id, so a resend is taken once.
 
 use leptos::prelude::*;
 
@@ -16,6 +21,8 @@ pub enum ConnectionStatus {
     Connecting,
     Connected,
     Reconnecting,
+    /// The browser says there is no network: nothing is tried until it is back.
+    Offline,
     Failed,
 }
 
@@ -39,13 +46,17 @@ pub struct Connection {
     /// Drives the header badge.
     pub status: RwSignal<ConnectionStatus>,
     chat: Chat,
+    /// The signed-in user, once `/users/me` answered: the offline queue and drafts are kept
+    /// per user.
+    pub user: RwSignal<Option<String>>,
 }
 
 impl Connection {
-    pub fn provide(chat: Chat) -> Self {
+    pub fn provide(chat: Chat, user: RwSignal<Option<String>>) -> Self {
         let connection = Self {
             status: RwSignal::new(ConnectionStatus::Connecting),
             chat,
+            user,
         };
         #[cfg(feature = "hydrate")]
         Effect::new(move || {
@@ -61,35 +72,60 @@ impl Connection {
                 .unwrap_or_else(new_thread_id);
             super::browser::storage_set(THREAD_KEY, &thread);
             chat.switch_thread(thread);
-            connection.open();
+            if window().navigator().on_line() {
+                connection.open();
+            } else {
+                connection.status.set(ConnectionStatus::Offline);
+            }
             // Back online (laptop lid, train tunnel): try at once instead of waiting.
             let online = window_event_listener_untyped("online", move |_| connection.retry());
             std::mem::forget(online);
+            let offline =
+                window_event_listener_untyped("offline", move |_| connection.went_offline());
+            std::mem::forget(offline);
+        });
+        // Once the user is known, what was queued before a reload is shown and sent again.
+        #[cfg(feature = "hydrate")]
+        Effect::new(move || {
+            if let Some(user) = user.get() {
+                connection.restore_queue(&user);
+            }
         });
         provide_context(connection);
         connection
     }
 
-    /// Sends what the inspector typed, or queues it while there is no connection.
+    /// Sends what the inspector typed, or queues it (kept over a reload) while there is no
+    /// connection.
     pub fn send_text(&self, text: String) {
-        let thread = self.chat.thread_id.get_untracked();
-        let frame = super::wire::run_input(&thread, &text);
+        let message = super::offline::Queued {
+            id: format!("msg_{}", uuid::Uuid::new_v4().simple()),
+            thread_id: self.chat.thread_id.get_untracked(),
+            text,
+        };
         #[cfg(feature = "hydrate")]
         {
-            let sent = self.ready() && self.send(&frame);
-            self.chat.push_user(text, !sent);
+            let sent = self.ready() && self.send(&message.frame());
+            self.chat.push_user(message.text.clone(), !sent);
             if !sent {
-                client::inner(|inner| inner.queue.push(frame));
+                client::inner(|inner| inner.queue.push(message));
+                self.persist_queue();
             }
         }
         #[cfg(not(feature = "hydrate"))]
-        let _ = (frame, text);
+        let _ = message;
     }
 
-    /// The inspector's decision on a tool call.
+    /// The inspector's decision on a tool call. Without a connection the dialog stays: the
+    /// run waits at the server, and the decision can be given once the page is back.
     pub fn answer_approval(&self, approval_id: &str, approved: bool, feedback: Option<String>) {
         let frame = super::wire::approval_response(approval_id, approved, feedback.as_deref());
-        self.send_frame(&frame);
+        #[cfg(feature = "hydrate")]
+        if !self.send(&frame) {
+            return;
+        }
+        #[cfg(not(feature = "hydrate"))]
+        let _ = frame;
         self.chat.answer_approval(approval_id);
     }
 
@@ -111,8 +147,11 @@ impl Connection {
         super::browser::storage_set(THREAD_KEY, &thread_id);
         self.chat.switch_thread(thread_id);
         #[cfg(feature = "hydrate")]
-        if self.status.get_untracked() == ConnectionStatus::Connected {
-            self.request_history();
+        {
+            self.show_queued();
+            if self.status.get_untracked() == ConnectionStatus::Connected {
+                self.resume();
+            }
         }
     }
 
@@ -123,7 +162,9 @@ impl Connection {
     /// Connects now instead of waiting for the next attempt.
     pub fn retry(&self) {
         #[cfg(feature = "hydrate")]
-        if self.status.get_untracked() != ConnectionStatus::Connected {
+        if self.status.get_untracked() != ConnectionStatus::Connected
+            && window().navigator().on_line()
+        {
             client::inner(|inner| {
                 if let Some(timer) = inner.timer.take() {
                     timer.clear();
@@ -190,7 +231,8 @@ mod client {
     use super::{Connection, ConnectionStatus, FAILED_AFTER, backoff_ms};
     use crate::protocol::Event;
     use crate::protocol::agora::close::UNAUTHORIZED as CLOSE_UNAUTHORIZED;
-    use crate::ui::wire::history_request;
+    use crate::protocol::agora::{ERROR, RESUMED};
+    use crate::ui::offline::{self, Queued};
 
     thread_local! {
         static INNER: std::cell::RefCell<Inner> = std::cell::RefCell::new(Inner::default());
@@ -207,9 +249,10 @@ mod client {
         /// The closures the socket calls, kept as long as it lives.
         handlers: Option<Handlers>,
         attempt: u32,
-        /// Run inputs typed while offline, in order.
-        pub queue: Vec<String>,
-        /// Sent `agora:history_request`, not yet answered: new messages wait in the queue.
+        /// Messages typed while offline, in order (every thread's), mirrored in storage.
+        pub queue: Vec<Queued>,
+        /// Sent `agora:resume`, its snapshot not yet here: new messages wait in the queue, so
+        /// the snapshot cannot replace them on screen before they are part of the thread.
         awaiting_history: bool,
         pub timer: Option<TimeoutHandle>,
     }
@@ -236,15 +279,18 @@ mod client {
             })
         }
 
-        pub(super) fn request_history(&self) {
+        /// Follows the shown thread again: from the last event shown, or (nothing shown
+        /// yet) its snapshot.
+        pub(super) fn resume(&self) {
             let thread = self.chat.thread_id.get_untracked();
+            let after = self.chat.with_state(|state| state.seq);
             inner(|i| i.awaiting_history = true);
-            if !self.send(&history_request(&thread)) {
+            if !self.send(&crate::ui::wire::resume(&thread, after)) {
                 inner(|i| i.awaiting_history = false);
             }
         }
 
-        /// The history arrived (or was refused): now the queued messages go.
+        /// The resume was answered (or refused): now the queued messages go.
         fn flush(&self) {
             let queue = inner(|inner| {
                 inner.awaiting_history = false;
@@ -253,18 +299,89 @@ mod client {
             if queue.is_empty() {
                 return;
             }
-            for (i, frame) in queue.iter().enumerate() {
-                if !self.send(frame) {
+            for (i, message) in queue.iter().enumerate() {
+                if !self.send(&message.frame()) {
                     // The socket went away again: keep the rest for the next connection.
                     let mut rest = queue[i..].to_vec();
                     inner(|inner| {
                         rest.append(&mut inner.queue);
                         inner.queue = rest;
                     });
+                    self.persist_queue();
                     return;
                 }
             }
+            self.persist_queue();
             self.chat.mark_sent();
+        }
+
+        /// Mirrors the queue into storage, under the signed-in user.
+        pub(super) fn persist_queue(&self) {
+            if let Some(user) = self.user.get_untracked() {
+                inner(|inner| offline::save_queue(&user, &inner.queue));
+            }
+        }
+
+        /// After a reload: the user's stored queue joins the one in memory (each message once,
+        /// by id); those of the shown thread show as waiting; they go once connected.
+        pub(super) fn restore_queue(&self, user: &str) {
+            let stored = offline::load_queue(user);
+            let added = inner(|inner| {
+                let mut added = false;
+                for message in stored {
+                    if !inner.queue.iter().any(|q| q.id == message.id) {
+                        inner.queue.push(message);
+                        added = true;
+                    }
+                }
+                added
+            });
+            if !added {
+                return;
+            }
+            self.show_queued();
+            if self.ready() {
+                self.flush();
+            }
+        }
+
+        /// Shows the shown thread's waiting messages (after a reload or a thread switch).
+        pub(super) fn show_queued(&self) {
+            let thread = self.chat.thread_id.get_untracked();
+            let texts: Vec<String> = inner(|inner| {
+                inner
+                    .queue
+                    .iter()
+                    .filter(|q| q.thread_id == thread)
+                    .map(|q| q.text.clone())
+                    .collect()
+            });
+            let shown: Vec<String> = self.chat.with_state(|state| state.queued_texts());
+            for text in texts {
+                if !shown.contains(&text) {
+                    self.chat.push_user(text, true);
+                }
+            }
+        }
+
+        /// The browser lost the network: a socket on a dead network can stay open and silent
+        /// for minutes, so it is closed now and the page waits for `online`.
+        pub(super) fn went_offline(self) {
+            inner(|inner| {
+                if let Some(timer) = inner.timer.take() {
+                    timer.clear();
+                }
+                if let Some(old) = inner.socket.take() {
+                    old.set_onopen(None);
+                    old.set_onmessage(None);
+                    old.set_onclose(None);
+                    let _ = old.close();
+                }
+                inner.handlers = None;
+                inner.awaiting_history = false;
+            });
+            self.chat.disconnected();
+            self.status.set(ConnectionStatus::Offline);
         }
 
         pub(super) fn open(self) {
@@ -294,20 +411,28 @@ mod client {
                 inner(|inner| inner.attempt = 0);
                 self.status.set(ConnectionStatus::Connected);
                 self.chat.connected();
-                self.request_history();
+                self.resume();
                 if !inner(|i| i.awaiting_history) {
                     self.flush();
                 }
             });
-            let on_message = Closure::<dyn FnMut(MessageEvent)>::new(
-                move |message: MessageEvent| {
+            let on_message =
+                Closure::<dyn FnMut(MessageEvent)>::new(move |message: MessageEvent| {
                     let Some(text) = message.data().as_string() else {
                         return;
                     };
                     match crate::ui::wire::decode_event(&text) {
                         Ok(event) => {
-                            let history_answer = matches!(event, Event::MessagesSnapshot(_))
-                                || matches!(&event, Event::Custom(c) if c.name == crate::protocol::agora::ERROR);
+                            // The resume is answered: by its snapshot, by a replay (its marker
+                            // says so; no snapshot follows), or refused.
+                            let history_answer = match &event {
+                                Event::MessagesSnapshot(_) => true,
+                                Event::Custom(c) if c.name == ERROR => true,
+                                Event::Custom(c) if c.name == RESUMED => {
+                                    c.value["mode"] == "replay"
+                                }
+                                _ => false,
+                            };
                             self.chat.receive(&event);
                             if history_answer && inner(|i| i.awaiting_history) {
                                 self.flush();
@@ -315,8 +440,7 @@ mod client {
                         }
                         Err(error) => self.chat.receive_unreadable(error),
                     }
-                },
-            );
+                });
             let on_close = Closure::<dyn FnMut(CloseEvent)>::new(move |close: CloseEvent| {
                 self.chat.disconnected();
                 if close.code() == CLOSE_UNAUTHORIZED {
@@ -340,6 +464,11 @@ mod client {
         }
 
         fn schedule_reconnect(self) {
+            if !window().navigator().on_line() {
+                // Nothing to try until the browser is back online (`online` retries).
+                self.status.set(ConnectionStatus::Offline);
+                return;
+            }
             let attempt = inner(|inner| {
                 inner.attempt += 1;
                 inner.awaiting_history = false;

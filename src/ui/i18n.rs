@@ -55,6 +55,8 @@ keys! {
     Connecting => ("verbinden", "connecting"),
     Reconnecting => ("opnieuw verbinden", "reconnecting"),
     Failed => ("fout", "error"),
+    Offline => ("offline", "offline"),
+    CatchingUp => ("bijwerken", "catching up"),
     Retry => ("Opnieuw proberen", "Try again"),
     Language => ("Taal", "Language"),
     Theme => ("Thema", "Theme"),

@@ -18,6 +18,7 @@ pub mod css;
 mod dom;
 pub mod i18n;
 pub mod markdown;
+pub mod offline;
 pub mod prefs;
 pub mod present;
 #[cfg(feature = "hydrate")]
@@ -72,8 +73,8 @@ pub fn App() -> impl IntoView {
     Prefs::provide();
     let chat = Chat::new();
     provide_context(chat);
-    Connection::provide(chat);
-    Directory::provide();
+    let directory = Directory::provide();
+    Connection::provide(chat, directory.user);
     Sessions::provide();
     // Tests and scripts wait for this mark: a click before hydration would be lost.
     #[cfg(feature = "hydrate")]

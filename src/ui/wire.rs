@@ -217,13 +217,25 @@ fn approval_request(o: &Obj) -> Result<ToolApprovalRequest, String> {
 }
 
 /// `RunAgentInput` for one user message (AGORA's form: the server keeps the history).
-pub fn run_input(thread_id: &str, text: &str) -> String {
+/// A run for the inspector's message; `message_id` makes a resend harmless (the server takes
+/// a message once per id).
+pub fn run_input(thread_id: &str, message_id: &str, text: &str) -> String {
     json!({
         "threadId": thread_id,
-        "messages": [{ "role": "user", "content": text }],
+        "messages": [{ "id": message_id, "role": "user", "content": text }],
         "context": {},
     })
     .to_string()
+}
+
+/// Follows a thread again (`agora:resume`): what came after `after_seq`, or with `None` the
+/// thread as it stands and its live run.
+pub fn resume(thread_id: &str, after_seq: Option<u64>) -> String {
+    let mut value = json!({ "threadId": thread_id });
+    if let Some(seq) = after_seq {
+        value["afterSeq"] = Value::from(seq);
+    }
+    custom(crate::protocol::agora::RESUME, value)
 }
 
 pub fn approval_response(approval_id: &str, approved: bool, feedback: Option<&str>) -> String {
@@ -680,7 +692,7 @@ mod tests {
     #[test]
     fn client_frames_parse_as_the_server_reads_them() {
         use crate::protocol::ClientMessage;
-        let input: ClientMessage = serde_json::from_str(&run_input("t-1", "Hallo")).unwrap();
+        let input: ClientMessage = serde_json::from_str(&run_input("t-1", "m-1", "Hallo")).unwrap();
         let ClientMessage::RunAgentInput(input) = input else {
             panic!()
         };

@@ -6,7 +6,8 @@ use crate::ui::i18n::Key;
 use crate::ui::prefs::Prefs;
 
 /// Enter sends, Shift+Enter makes a new line. While a run is active sending waits and a Stop
-/// button cancels the run.
+/// button cancels the run. What is typed and not sent is kept per user and thread over a
+/// reload (`offline`).
 #[component]
 pub fn Composer() -> impl IntoView {
     let chat = expect_context::<Chat>();
@@ -14,6 +15,22 @@ pub fn Composer() -> impl IntoView {
     let connection = expect_context::<Connection>();
     let text = RwSignal::new(String::new());
     let running = move || chat.run.with(|run| run.running);
+    // The draft of the shown thread, once the user is known.
+    #[cfg(feature = "hydrate")]
+    Effect::new(move || {
+        let thread = chat.thread_id.get();
+        if let Some(user) = connection.user.get() {
+            text.set(crate::ui::offline::load_draft(&user, &thread));
+        }
+    });
+    let keep_draft = move |draft: &str| {
+        #[cfg(feature = "hydrate")]
+        if let Some(user) = connection.user.get_untracked() {
+            crate::ui::offline::save_draft(&user, &chat.thread_id.get_untracked(), draft);
+        }
+        #[cfg(not(feature = "hydrate"))]
+        let _ = draft;
+    };
     let submit = move || {
         let message = text.get_untracked();
         if !message.trim().is_empty() && !chat.run.with_untracked(|run| run.running) {
@@ -21,6 +38,7 @@ pub fn Composer() -> impl IntoView {
             #[cfg(feature = "hydrate")]
             crate::ui::scroll::to_bottom();
             text.set(String::new());
+            keep_draft("");
         }
     };
     view! {
@@ -38,7 +56,11 @@ pub fn Composer() -> impl IntoView {
                 placeholder=prefs.text(Key::Placeholder)
                 class="min-h-12 flex-1 resize-none rounded-lg border border-slate-300 bg-white p-2 placeholder:text-slate-600 focus:outline-2 focus:outline-emerald-700 dark:border-slate-600 dark:bg-slate-900 dark:placeholder:text-slate-400"
                 prop:value=move || text.get()
-                on:input=move |ev| text.set(event_target_value(&ev))
+                on:input=move |ev| {
+                    let draft = event_target_value(&ev);
+                    keep_draft(&draft);
+                    text.set(draft);
+                }
                 on:keydown=move |ev| {
                     if ev.key() == "Enter" && !ev.shift_key() && !ev.is_composing() {
                         ev.prevent_default();

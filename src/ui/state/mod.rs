@@ -128,6 +128,8 @@ pub struct RunView {
     /// Display name (else name) of the tool call that runs now.
     pub tool: Option<String>,
     pub awaiting_approval: bool,
+    /// After a reconnect, until what was missed has been shown.
+    pub catching_up: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -200,6 +202,11 @@ pub struct ChatState {
     pub current_agent: Option<String>,
     /// Approval requests waiting for the inspector, oldest first.
     pub approvals: Vec<ToolApprovalRequest>,
+    /// The number of the last event of this thread shown: after a lost connection the page
+    /// asks for what came after it (`agora:resume`).
+    pub seq: Option<u64>,
+    /// While the page catches up after a reconnect: the number it catches up to.
+    pub catching_up: Option<u64>,
     messages: HashMap<String, usize>,
     calls: HashMap<String, usize>,
     next_key: u64,
@@ -282,6 +289,7 @@ impl ChatState {
             agent: self.current_agent.clone(),
             tool,
             awaiting_approval: !self.approvals.is_empty(),
+            catching_up: self.catching_up.is_some(),
         }
     }
 
@@ -488,6 +496,7 @@ impl ChatState {
                 Scope::Always => {}
             }
         }
+        self.count(event, &mut changes);
         match event {
             Event::RunStarted(run) => {
                 self.run = Some(RunInfo {
@@ -636,6 +645,9 @@ impl ChatState {
                 }
             }
             Event::MessagesSnapshot(snapshot) => self.load(&snapshot.messages, &mut changes),
+            Event::Custom(custom) if custom.name == crate::protocol::agora::RESUMED => {
+                self.resumed(&custom.value, &mut changes);
+            }
             Event::Custom(custom) => match crate::ui::wire::agora_event(custom) {
                 Some(Ok(AgoraEvent::ToolApprovalRequest(request))) => {
                     if !self
@@ -678,6 +690,66 @@ impl ChatState {
             | Event::Unknown(_) => {}
         }
         changes
+    }
+
+    /// Keeps the number of an event of the shown thread, and ends catching up once it
+    /// reaches where the server said the catch-up ends.
+    fn count(&mut self, event: &Event, changes: &mut Changes) {
+        let Some(seq) = event.seq() else {
+            return;
+        };
+        let thread = match event {
+            Event::RunStarted(run) => Some(run.thread_id.as_str()),
+            Event::RunFinished(run) => Some(run.thread_id.as_str()),
+            _ => None,
+        };
+        if thread.is_some_and(|t| t != self.thread_id) || self.foreign_run() {
+            return;
+        }
+        self.seq = Some(self.seq.map_or(seq, |s| s.max(seq)));
+        if self.catching_up.is_some_and(|until| seq >= until) {
+            self.catching_up = None;
+            changes.run = true;
+        }
+    }
+
+    /// `agora:resumed`: what the server sends first after a resume. A replay brings the
+    /// missed events, the run's end among them. A snapshot without a live run brings nothing
+    /// more: whatever was open ends here, and a run a restart cut off says so.
+    fn resumed(&mut self, value: &Value, changes: &mut Changes) {
+        if value["threadId"].as_str() != Some(self.thread_id.as_str()) {
+            return;
+        }
+        let running = value["running"].as_bool().unwrap_or(false);
+        let last_seq = value["lastSeq"].as_u64();
+        let snapshot = value["mode"] == "snapshot";
+        if snapshot {
+            // A snapshot follows: numbering starts again from what it replays.
+            self.seq = None;
+        }
+        changes.run = true;
+        if running || !snapshot {
+            self.catching_up = last_seq.filter(|&last| self.seq.is_none_or(|seen| seen < last));
+            return;
+        }
+        self.catching_up = None;
+        if self.run.is_some() {
+            self.run = None;
+            self.step = None;
+            self.end_all_messages(changes);
+            self.approvals.clear();
+            changes.approvals = true;
+        }
+        if value["lastRun"]["status"] == "interrupted" && value["mode"] == "snapshot" {
+            let item = ErrorItem {
+                source: ErrorSource::RunError,
+                code: Some("interrupted".to_owned()),
+                message: "De run is onderbroken: de server is herstart. Stel de vraag opnieuw."
+                    .to_owned(),
+                details: None,
+            };
+            self.error(item, changes);
+        }
     }
 
     /// Replaces the timeline with a thread's stored messages (`MESSAGES_SNAPSHOT`). Messages
@@ -777,6 +849,17 @@ impl ChatState {
         changes
     }
 
+    /// The texts of the messages shown as waiting for the connection.
+    pub fn queued_texts(&self) -> Vec<String> {
+        self.items
+            .iter()
+            .filter_map(|item| match &item.kind {
+                ItemKind::User { text, queued: true } => Some(text.clone()),
+                _ => None,
+            })
+            .collect()
+    }
+
     /// The queued messages went out.
     pub fn mark_sent(&mut self) -> Changes {
         let mut changes = Changes::default();
@@ -813,6 +896,8 @@ impl ChatState {
         self.approvals.clear();
         self.step = None;
         self.shared = Value::Null;
+        self.seq = None;
+        self.catching_up = None;
         Changes {
             reset: true,
             run: true,
@@ -821,18 +906,14 @@ impl ChatState {
         }
     }
 
-    /// The socket closed: no run continues on a new connection, approvals were tied to it.
+    /// The socket closed. The run goes on at the server, and its approval waits: both stay
+    /// as they are until the page resumes and hears how they went on.
     pub fn disconnected(&mut self) -> Changes {
-        let mut changes = Changes {
+        self.catching_up = None;
+        Changes {
             run: true,
-            approvals: !self.approvals.is_empty(),
             ..Changes::default()
-        };
-        self.run = None;
-        self.step = None;
-        self.approvals.clear();
-        self.end_all_messages(&mut changes);
-        changes
+        }
     }
 }
 

@@ -585,11 +585,77 @@ fn local_actions() {
     state.apply(&ev(
         json!({"type": "TEXT_MESSAGE_START", "messageId": "m", "role": "assistant"}),
     ));
+    // A lost connection changes nothing: the run goes on at the server.
     let changes = state.disconnected();
+    assert!(changes.updated.is_empty());
+    assert!(state.running());
+    assert_eq!(state.approvals.len(), 1);
+    // A replay brings what was missed: the run is not ended before it is heard.
+    let thread = state.thread_id.clone();
+    state.apply(&ev(
+        json!({"type": "CUSTOM", "name": "agora:resumed", "value": {
+        "threadId": thread, "mode": "replay", "afterSeq": 7, "lastSeq": 9, "running": false}}),
+    ));
+    assert!(state.running());
+    assert_eq!(state.catching_up, Some(9));
+    // A snapshot says the run ended meanwhile: the open message ends, the approval goes.
+    let changes = state.apply(&ev(
+        json!({"type": "CUSTOM", "name": "agora:resumed", "value": {
+        "threadId": thread, "mode": "snapshot", "reason": "gap", "lastSeq": 9, "running": false}}),
+    ));
     assert!(changes.run && changes.approvals);
     assert_eq!(changes.updated, vec![1]);
     assert!(!state.running());
     assert!(state.approvals.is_empty());
+}
+
+#[test]
+fn numbers_are_kept_for_the_shown_thread_and_catching_up_ends_at_the_last() {
+    let mut state = ChatState::new("t1");
+    let resumed = |running: bool, last: u64| {
+        ev(json!({"type": "CUSTOM", "name": "agora:resumed", "value": {
+            "threadId": "t1", "mode": "replay", "afterSeq": 10, "lastSeq": last, "running": running}}))
+    };
+    state.apply(&ev(
+        json!({"type": "RUN_STARTED", "threadId": "t1", "runId": "r1", "seq": 10}),
+    ));
+    assert_eq!(state.seq, Some(10));
+    state.apply(&resumed(true, 12));
+    assert_eq!(state.catching_up, Some(12));
+    state.apply(&ev(
+        json!({"type": "STEP_STARTED", "stepName": "thinking", "seq": 11}),
+    ));
+    assert_eq!(state.catching_up, Some(12));
+    let changes = state.apply(&ev(
+        json!({"type": "STEP_FINISHED", "stepName": "thinking", "seq": 12}),
+    ));
+    assert!(changes.run);
+    assert_eq!((state.seq, state.catching_up), (Some(12), None));
+    // Another thread's run leaves the number alone.
+    state.apply(&ev(
+        json!({"type": "RUN_FINISHED", "threadId": "t1", "runId": "r1", "seq": 13}),
+    ));
+    state.apply(&ev(
+        json!({"type": "RUN_STARTED", "threadId": "t2", "runId": "r2", "seq": 900}),
+    ));
+    state.apply(&ev(
+        json!({"type": "STEP_STARTED", "stepName": "x", "seq": 901}),
+    ));
+    assert_eq!(state.seq, Some(13));
+    // A restart cut the run off: the page says so instead of waiting.
+    let mut state = ChatState::new("t1");
+    state.apply(&ev(
+        json!({"type": "RUN_STARTED", "threadId": "t1", "runId": "r1", "seq": 1}),
+    ));
+    state.apply(&ev(
+        json!({"type": "CUSTOM", "name": "agora:resumed", "value": {
+        "threadId": "t1", "mode": "snapshot", "reason": "unknown", "lastSeq": 5, "running": false,
+        "lastRun": {"runId": "r1", "status": "interrupted"}}}),
+    ));
+    assert!(!state.running());
+    assert!(
+        matches!(&state.items.last().unwrap().kind, ItemKind::Error(e) if e.code.as_deref() == Some("interrupted"))
+    );
 }
 
 /// Replays an example as a client: server events are applied, the client's own messages

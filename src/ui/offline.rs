@@ -1,0 +1,121 @@
+//! What the inspector typed survives a dead zone and a reload: messages not yet sent and
+//! unsent drafts live in `localStorage`, per user (and per thread for drafts). Signing out
+//! clears them with the rest of the site's data (`Clear-Site-Data`).
+//!
+//! Each queued message has the id the page gave it; the server stores a message once per id,
+//! so a message sent just before the connection dropped and sent again is taken once.
+
+use serde_json::{Value, json};
+
+/// A message typed while there was no connection.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Queued {
+    /// The message's id, the same on every attempt.
+    pub id: String,
+    pub thread_id: String,
+    pub text: String,
+}
+
+impl Queued {
+    /// The `RunAgentInput` frame that sends it.
+    pub fn frame(&self) -> String {
+        super::wire::run_input(&self.thread_id, &self.id, &self.text)
+    }
+}
+
+#[cfg(feature = "hydrate")]
+fn queue_key(user: &str) -> String {
+    format!("hai.queue.{user}")
+}
+
+#[cfg(feature = "hydrate")]
+fn draft_key(user: &str, thread_id: &str) -> String {
+    format!("hai.draft.{user}.{thread_id}")
+}
+
+/// The queue as stored: a JSON array of `{id, threadId, text}`.
+pub fn encode(queue: &[Queued]) -> String {
+    Value::Array(
+        queue
+            .iter()
+            .map(|q| json!({ "id": q.id, "threadId": q.thread_id, "text": q.text }))
+            .collect(),
+    )
+    .to_string()
+}
+
+/// Reads what [`encode`] wrote; anything else (an older format, a hand edit) is skipped.
+pub fn decode(stored: &str) -> Vec<Queued> {
+    let Ok(Value::Array(entries)) = serde_json::from_str(stored) else {
+        return Vec::new();
+    };
+    entries
+        .iter()
+        .filter_map(|entry| {
+            Some(Queued {
+                id: entry["id"].as_str()?.to_owned(),
+                thread_id: entry["threadId"].as_str()?.to_owned(),
+                text: entry["text"].as_str()?.to_owned(),
+            })
+        })
+        .collect()
+}
+
+#[cfg(feature = "hydrate")]
+pub fn load_queue(user: &str) -> Vec<Queued> {
+    super::browser::storage_get(&queue_key(user))
+        .map(|stored| decode(&stored))
+        .unwrap_or_default()
+}
+
+#[cfg(feature = "hydrate")]
+pub fn save_queue(user: &str, queue: &[Queued]) {
+    let key = queue_key(user);
+    if queue.is_empty() {
+        super::browser::storage_remove(&key);
+    } else {
+        super::browser::storage_set(&key, &encode(queue));
+    }
+}
+
+#[cfg(feature = "hydrate")]
+pub fn load_draft(user: &str, thread_id: &str) -> String {
+    super::browser::storage_get(&draft_key(user, thread_id)).unwrap_or_default()
+}
+
+#[cfg(feature = "hydrate")]
+pub fn save_draft(user: &str, thread_id: &str, text: &str) {
+    let key = draft_key(user, thread_id);
+    if text.is_empty() {
+        super::browser::storage_remove(&key);
+    } else {
+        super::browser::storage_set(&key, text);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_queue_round_trips_and_junk_is_skipped() {
+        let queue = vec![
+            Queued {
+                id: "m1".into(),
+                thread_id: "t1".into(),
+                text: "Bevinding: \"koelcel\" op 9 °C\nregel 2".into(),
+            },
+            Queued {
+                id: "m2".into(),
+                thread_id: "t2".into(),
+                text: String::new(),
+            },
+        ];
+        assert_eq!(decode(&encode(&queue)), queue);
+        assert!(decode("not json").is_empty());
+        assert_eq!(
+            decode(r#"[{"id": 1}, {"id": "a", "threadId": "t", "text": "x"}]"#).len(),
+            1
+        );
+    }
+}
