@@ -11,6 +11,10 @@
 //! - `runs:CxR`: C connections, each making R runs of the scripted inspection (start, a finding,
 //!   the report with its approval answered), every stream checked by the protocol verifier;
 //!   reports runs/s, run latency p50/p99, time to first text, server CPU per run.
+//! - `detached:N`: N users each take an inspection to its report's approval and drop their
+//!   socket there (issue 16): reports server memory per detached run, then N new sockets
+//!   resume (`agora:resume`) from just before the report run and from nothing (a reload),
+//!   timing each until the approval request is back, and the server CPU per resume.
 //!
 //! Figures are printed, never asserted: the machine is shared and timing tests lie.
 
@@ -354,6 +358,120 @@ async fn runs_stage(binary: &PathBuf, connections: usize, runs_each: usize) {
     );
 }
 
+/// Reads until `stop`, answering nothing; returns the frames' values and their bytes.
+async fn read_until(ws: &mut Ws, stop: impl Fn(&Value) -> bool) -> (Vec<Value>, usize) {
+    let mut values = Vec::new();
+    let mut bytes = 0;
+    loop {
+        let frame = tokio::time::timeout(Duration::from_secs(120), ws.next())
+            .await
+            .expect("no event within 120 s")
+            .expect("socket closed")
+            .expect("socket error");
+        let Frame::Text(text) = frame else { continue };
+        bytes += text.len();
+        let value: Value = serde_json::from_str(&text).unwrap();
+        let done = stop(&value);
+        values.push(value);
+        if done {
+            return (values, bytes);
+        }
+    }
+}
+
+fn is_approval_request(value: &Value) -> bool {
+    value["type"] == "CUSTOM" && value["name"] == "agora:tool_approval_request"
+}
+
+async fn detached_stage(binary: &PathBuf, n: usize) {
+    let server = Arc::new(Server::start(binary).await);
+    let mut warm = server.socket("warm".into()).await;
+    for step in 0..3 {
+        run(&mut warm, "warm", script(step)).await;
+    }
+    drop(warm);
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let rss_before = server.rss_kib();
+    // Each user: the inspection and a finding, then the report up to its approval; then the
+    // socket is dropped. What is left is a run waiting at its approval, with nobody following.
+    let tasks = (0..n).map(|c| {
+        let server = server.clone();
+        tokio::spawn(async move {
+            let user = format!("tablet-{c}");
+            let mut ws = server.socket(user.clone()).await;
+            let thread = uuid::Uuid::new_v4().to_string();
+            run(&mut ws, &thread, script(0)).await;
+            run(&mut ws, &thread, script(1)).await;
+            let input = json!({ "threadId": thread, "messages": [{ "role": "user", "content": script(2) }], "context": {} });
+            ws.send(Frame::Text(input.to_string().into())).await.unwrap();
+            let (events, bytes) = read_until(&mut ws, is_approval_request).await;
+            let before_report = events[0]["seq"].as_u64().unwrap() - 1;
+            drop(ws);
+            (user, thread, before_report, bytes)
+        })
+    });
+    let threads: Vec<(String, String, u64, usize)> = futures::future::join_all(tasks)
+        .await
+        .into_iter()
+        .map(|t| t.unwrap())
+        .collect();
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    let rss_after = server.rss_kib();
+    let report_bytes: usize = threads.iter().map(|t| t.3).sum();
+    println!("detached: {n} runs waiting at their approval, their sockets closed");
+    println!(
+        "  server memory +{} KiB: {:.1} KiB a detached run (the report run's events up to its approval: {:.1} KiB of JSON a run)",
+        rss_after.saturating_sub(rss_before),
+        rss_after.saturating_sub(rss_before) as f64 / n as f64,
+        report_bytes as f64 / n as f64 / 1024.0
+    );
+    for (label, from_start) in [("replay", true), ("snapshot (reload)", false)] {
+        let cpu_before = server.cpu();
+        let start = Instant::now();
+        let tasks = threads
+            .iter()
+            .cloned()
+            .map(|(user, thread, before_report, _)| {
+                let server = server.clone();
+                tokio::spawn(async move {
+                    let mut ws = server.socket(user).await;
+                    let began = Instant::now();
+                    let mut value = json!({ "threadId": thread });
+                    if from_start {
+                        value["afterSeq"] = json!(before_report);
+                    }
+                    let resume =
+                        json!({ "type": "CUSTOM", "name": "agora:resume", "value": value });
+                    ws.send(Frame::Text(resume.to_string().into()))
+                        .await
+                        .unwrap();
+                    let (events, bytes) = read_until(&mut ws, is_approval_request).await;
+                    (began.elapsed(), events.len(), bytes)
+                })
+            });
+        let results: Vec<(Duration, usize, usize)> = futures::future::join_all(tasks)
+            .await
+            .into_iter()
+            .map(|t| t.unwrap())
+            .collect();
+        let wall = start.elapsed();
+        let cpu = server.cpu() - cpu_before;
+        let mut latencies: Vec<Duration> = results.iter().map(|r| r.0).collect();
+        latencies.sort();
+        let events: usize = results.iter().map(|r| r.1).sum();
+        let bytes: usize = results.iter().map(|r| r.2).sum();
+        println!(
+            "  resume, {label}: {n} in {:.2} s, until the approval request is back p50 {}, p99 {}; {:.1} events, {:.1} KiB a resume; server CPU {:.2} ms a resume (socket open included)",
+            wall.as_secs_f64(),
+            ms(percentile(&latencies, 0.5)),
+            ms(percentile(&latencies, 0.99)),
+            events as f64 / n as f64,
+            bytes as f64 / n as f64 / 1024.0,
+            cpu.as_secs_f64() * 1000.0 / n as f64
+        );
+    }
+}
+
 fn raise_descriptor_limit() {
     let mut limit = libc::rlimit {
         rlim_cur: 0,
@@ -398,6 +516,7 @@ async fn main() {
             "runs:1x200",
             "runs:50x20",
             "runs:200x5",
+            "detached:200",
         ]
         .map(str::to_owned)
         .to_vec();
@@ -413,7 +532,8 @@ async fn main() {
         match parts[0] {
             "idle" => idle_stage(&binary, number(1), number(2)).await,
             "runs" => runs_stage(&binary, number(1), number(2)).await,
-            other => panic!("unknown stage {other}: idle:N:S or runs:CxR"),
+            "detached" => detached_stage(&binary, number(1)).await,
+            other => panic!("unknown stage {other}: idle:N:S, runs:CxR or detached:N"),
         }
     }
 }

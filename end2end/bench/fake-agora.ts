@@ -17,7 +17,8 @@ export interface FakeAgora {
 
 /**
  * Routes the page's `/ws` to a fake server. `onRun(text, threadId)` returns the events that
- * answer a user message; the history request is answered with `history` (default: none).
+ * answer a user message; the history request and a resume are answered with `history`
+ * (default: none).
  */
 export async function fakeAgora(
   page: Page,
@@ -36,6 +37,13 @@ export async function fakeAgora(
       received.push(frame);
       if (frame.type === "CUSTOM" && frame.name === "agora:history_request") {
         send([{ type: "MESSAGES_SNAPSHOT", messages: history }]);
+      } else if (frame.type === "CUSTOM" && frame.name === "agora:resume") {
+        // As the real server answers a page that has nothing yet: the thread as stored.
+        const threadId = frame.value.threadId;
+        send([
+          { type: "CUSTOM", name: "agora:resumed", value: { threadId, mode: "snapshot", reason: "requested", lastSeq: 0, running: false } },
+          { type: "MESSAGES_SNAPSHOT", messages: history },
+        ]);
       } else if (!frame.type && Array.isArray(frame.messages)) {
         send(onRun(frame.messages[frame.messages.length - 1].content, frame.threadId));
       }

@@ -227,19 +227,6 @@ impl Chat {
         self.act(ChatState::disconnected);
     }
 
-    /// A new connection: the raw log's verifier starts a new stream.
-    pub fn connected(&self) {
-        let warnings = core(|core| {
-            core.log.restart();
-            core.log.warning_count() as u64
-        });
-        self.publish(SignalUpdate {
-            warnings,
-            log: true,
-            ..SignalUpdate::default()
-        });
-    }
-
     pub fn switch_thread(&self, thread_id: String) {
         self.thread_id.set(thread_id.clone());
         self.act(move |state| state.switch_thread(thread_id));

@@ -410,7 +410,6 @@ mod client {
             let on_open = Closure::<dyn FnMut()>::new(move || {
                 inner(|inner| inner.attempt = 0);
                 self.status.set(ConnectionStatus::Connected);
-                self.chat.connected();
                 self.resume();
                 if !inner(|i| i.awaiting_history) {
                     self.flush();

@@ -39,6 +39,8 @@ pub struct EventLog {
     next_seq: u64,
     /// Warnings in `entries`, kept so reading it is O(1).
     warnings: usize,
+    /// A resume answered with a snapshot: its STATE_SNAPSHOT comes outside any run.
+    snapshot_state_due: bool,
 }
 
 impl Default for EventLog {
@@ -48,16 +50,29 @@ impl Default for EventLog {
             entries: VecDeque::new(),
             next_seq: 0,
             warnings: 0,
+            snapshot_state_due: false,
         }
     }
 }
 
 impl EventLog {
     pub fn push(&mut self, event: &Event) -> LogChange {
-        // The answer to `agora:history_request` comes outside any run; the verifier checks
-        // run streams only.
+        // The answers to `agora:history_request` and `agora:resume` come outside any run; the
+        // verifier checks run streams only. A resume's replay continues the stream the
+        // verifier knows; a snapshot starts a new one (the live run is replayed from its start).
         let warnings: Vec<String> = match event {
             Event::MessagesSnapshot(_) => Vec::new(),
+            Event::Custom(custom) if custom.name == crate::protocol::agora::RESUMED => {
+                if custom.value["mode"] == "snapshot" {
+                    self.verifier = Verifier::new(Dialect::Agora);
+                    self.snapshot_state_due = true;
+                }
+                Vec::new()
+            }
+            Event::StateSnapshot(_) if self.snapshot_state_due => {
+                self.snapshot_state_due = false;
+                Vec::new()
+            }
             _ => self
                 .verifier
                 .push(event)

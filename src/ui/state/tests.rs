@@ -832,7 +832,26 @@ fn event_log_folds_deltas_and_shows_verifier_warnings() {
     // The history answer is outside runs and not a violation.
     log.push(&ev(json!({"type": "MESSAGES_SNAPSHOT", "messages": []})));
     assert_eq!(log.warning_count(), 1);
-    // The connection dropped inside the run.
+    // The connection dropped inside the run; the resume replays the rest: one stream.
+    log.push(&ev(
+        json!({"type": "CUSTOM", "name": "agora:resumed", "value": {"mode": "replay"}}),
+    ));
+    log.push(&ev(json!({"type": "STATE_SNAPSHOT", "snapshot": {}})));
+    log.push(&ev(
+        json!({"type": "RUN_FINISHED", "threadId": "t", "runId": "r"}),
+    ));
+    assert_eq!(log.warning_count(), 1);
+    // A snapshot starts a new stream, its state outside any run.
+    log.push(&ev(
+        json!({"type": "CUSTOM", "name": "agora:resumed", "value": {"mode": "snapshot"}}),
+    ));
+    log.push(&ev(json!({"type": "MESSAGES_SNAPSHOT", "messages": []})));
+    log.push(&ev(json!({"type": "STATE_SNAPSHOT", "snapshot": {}})));
+    log.push(&ev(
+        json!({"type": "RUN_STARTED", "threadId": "t", "runId": "r2"}),
+    ));
+    assert_eq!(log.warning_count(), 1);
+    // The connection dropped inside the run, and the page went on without resuming.
     assert_eq!(log.restart(), LogChange::Appended);
     assert_eq!(log.warning_count(), 2);
 }
