@@ -32,6 +32,9 @@ pub struct JournalSettings {
     pub max_bytes_per_thread: usize,
     /// How long a thread's events are kept after its last run ended and nobody follows it.
     pub retain: Duration,
+    /// Bytes all journals together may keep: past it, the threads quiet the longest are
+    /// forgotten first (never one with a live run or a follower).
+    pub max_bytes_total: usize,
 }
 
 impl Default for JournalSettings {
@@ -39,6 +42,7 @@ impl Default for JournalSettings {
         Self {
             max_bytes_per_thread: 1 << 20,
             retain: Duration::from_secs(15 * 60),
+            max_bytes_total: 64 << 20,
         }
     }
 }
@@ -246,9 +250,10 @@ impl Journals {
         (bytes, threads.len())
     }
 
-    /// Forgets journals nobody needs: no run, no subscriber, quiet for longer than `retain`.
+    /// Forgets journals nobody needs: no run, no subscriber, quiet for longer than `retain`;
+    /// then, past the total byte limit, the quiet ones, longest quiet first.
     fn sweep(&self) {
-        const EVERY: Duration = Duration::from_secs(5);
+        const EVERY: Duration = Duration::from_secs(1);
         let now = Instant::now();
         {
             let mut last = lock(&self.last_sweep);
@@ -258,12 +263,33 @@ impl Journals {
             *last = now;
         }
         let retain = self.settings.retain;
-        lock(&self.threads).retain(|_, journal| {
+        let mut threads = lock(&self.threads);
+        threads.retain(|_, journal| {
             let inner = journal.lock();
             inner.live.is_some()
                 || !inner.subscribers.is_empty()
                 || now.duration_since(inner.quiet_since) < retain
         });
+        let mut total: usize = threads.values().map(|j| j.lock().bytes).sum();
+        if total <= self.settings.max_bytes_total {
+            return;
+        }
+        let mut quiet: Vec<(Instant, String, usize)> = threads
+            .iter()
+            .filter_map(|(id, journal)| {
+                let inner = journal.lock();
+                (inner.live.is_none() && inner.subscribers.is_empty())
+                    .then(|| (inner.quiet_since, id.clone(), inner.bytes))
+            })
+            .collect();
+        quiet.sort();
+        for (_, id, bytes) in quiet {
+            if total <= self.settings.max_bytes_total {
+                break;
+            }
+            threads.remove(&id);
+            total -= bytes;
+        }
     }
 }
 
@@ -734,6 +760,36 @@ mod tests {
         );
         let last = journal.lock().next_seq - 1;
         assert!(journal.replay(1, &outbox, last).is_ok());
+    }
+
+    #[test]
+    fn past_the_total_limit_the_longest_quiet_threads_are_forgotten_first() {
+        let journals = Journals::new(JournalSettings {
+            max_bytes_total: 3_000,
+            ..JournalSettings::default()
+        });
+        for thread in ["t1", "t2", "t3", "live"] {
+            let journal = journals.journal(thread);
+            run(&journal, &journals, "r");
+            journal.publish(
+                "r",
+                Dialect::Agora,
+                &Event::run_error("x".repeat(900), "x"),
+                MAX,
+            );
+            if thread != "live" {
+                journal.end_run("r", "finished");
+            }
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        *lock(&journals.last_sweep) = Instant::now() - Duration::from_secs(60);
+        journals.sweep();
+        assert!(
+            journals.existing("t1").is_none(),
+            "the longest quiet goes first"
+        );
+        assert!(journals.existing("t3").is_some() && journals.existing("live").is_some());
+        assert!(journals.footprint().0 <= 3_000);
     }
 
     #[test]

@@ -117,6 +117,7 @@ fn build_orchestrator(
     settings.journal = crate::orchestrator::journal::JournalSettings {
         max_bytes_per_thread: config.resume_buffer_bytes,
         retain: Duration::from_secs(config.resume_window_secs),
+        ..Default::default()
     };
     settings.moderation_terms = config
         .moderation_terms

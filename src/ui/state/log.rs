@@ -60,8 +60,13 @@ impl EventLog {
         // The answers to `agora:history_request` and `agora:resume` come outside any run; the
         // verifier checks run streams only. A resume's replay continues the stream the
         // verifier knows; a snapshot starts a new one (the live run is replayed from its start).
+        // Only the STATE_SNAPSHOT right after the resume's MESSAGES_SNAPSHOT is outside a run.
+        let snapshot_state = std::mem::take(&mut self.snapshot_state_due);
         let warnings: Vec<String> = match event {
-            Event::MessagesSnapshot(_) => Vec::new(),
+            Event::MessagesSnapshot(_) => {
+                self.snapshot_state_due = snapshot_state;
+                Vec::new()
+            }
             Event::Custom(custom) if custom.name == crate::protocol::agora::RESUMED => {
                 if custom.value["mode"] == "snapshot" {
                     self.verifier = Verifier::new(Dialect::Agora);
@@ -69,10 +74,7 @@ impl EventLog {
                 }
                 Vec::new()
             }
-            Event::StateSnapshot(_) if self.snapshot_state_due => {
-                self.snapshot_state_due = false;
-                Vec::new()
-            }
+            Event::StateSnapshot(_) if snapshot_state => Vec::new(),
             _ => self
                 .verifier
                 .push(event)

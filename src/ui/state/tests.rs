@@ -851,9 +851,29 @@ fn event_log_folds_deltas_and_shows_verifier_warnings() {
         json!({"type": "RUN_STARTED", "threadId": "t", "runId": "r2"}),
     ));
     assert_eq!(log.warning_count(), 1);
+    // A server that sends no state with its snapshot: the run's own first STATE_SNAPSHOT is
+    // checked as usual.
+    log.push(&ev(json!({"type": "STATE_SNAPSHOT", "snapshot": {}})));
+    log.push(&ev(json!({"type": "STATE_SNAPSHOT", "snapshot": {}})));
+    log.push(&ev(
+        json!({"type": "RUN_FINISHED", "threadId": "t", "runId": "r2"}),
+    ));
+    log.push(&ev(
+        json!({"type": "CUSTOM", "name": "agora:resumed", "value": {"mode": "snapshot"}}),
+    ));
+    log.push(&ev(json!({"type": "MESSAGES_SNAPSHOT", "messages": []})));
+    log.push(&ev(
+        json!({"type": "RUN_STARTED", "threadId": "t", "runId": "r3"}),
+    ));
+    log.push(&ev(json!({"type": "STEP_STARTED", "stepName": "thinking"})));
+    assert_eq!(
+        log.warning_count(),
+        2,
+        "STEP_STARTED before the first STATE_SNAPSHOT"
+    );
     // The connection dropped inside the run, and the page went on without resuming.
     assert_eq!(log.restart(), LogChange::Appended);
-    assert_eq!(log.warning_count(), 2);
+    assert_eq!(log.warning_count(), 3);
 }
 
 #[test]
