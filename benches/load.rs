@@ -121,6 +121,8 @@ struct RunTiming {
     total: Duration,
     first_text: Option<Duration>,
     events: usize,
+    /// Bytes of the events' JSON as received.
+    bytes: usize,
 }
 
 /// Sends `text` on `thread` and reads to RUN_FINISHED, approving any approval request; the
@@ -132,6 +134,7 @@ async fn run(ws: &mut Ws, thread: &str, text: &str) -> RunTiming {
         .await
         .unwrap();
     let mut first_text = None;
+    let mut bytes = 0;
     let mut events: Vec<Event> = Vec::new();
     loop {
         let frame = tokio::time::timeout(Duration::from_secs(120), ws.next())
@@ -140,6 +143,7 @@ async fn run(ws: &mut Ws, thread: &str, text: &str) -> RunTiming {
             .expect("socket closed")
             .expect("socket error");
         let Frame::Text(text) = frame else { continue };
+        bytes += text.len();
         let value: Value = serde_json::from_str(&text).unwrap();
         let kind = value["type"].as_str().unwrap_or_default().to_owned();
         if kind == "TEXT_MESSAGE_CONTENT" && first_text.is_none() {
@@ -166,6 +170,7 @@ async fn run(ws: &mut Ws, thread: &str, text: &str) -> RunTiming {
         total: start.elapsed(),
         first_text,
         events: events.len(),
+        bytes,
     }
 }
 
@@ -400,14 +405,14 @@ async fn detached_stage(binary: &PathBuf, n: usize) {
             let user = format!("tablet-{c}");
             let mut ws = server.socket(user.clone()).await;
             let thread = uuid::Uuid::new_v4().to_string();
-            run(&mut ws, &thread, script(0)).await;
-            run(&mut ws, &thread, script(1)).await;
+            let earlier = run(&mut ws, &thread, script(0)).await.bytes
+                + run(&mut ws, &thread, script(1)).await.bytes;
             let input = json!({ "threadId": thread, "messages": [{ "role": "user", "content": script(2) }], "context": {} });
             ws.send(Frame::Text(input.to_string().into())).await.unwrap();
             let (events, bytes) = read_until(&mut ws, is_approval_request).await;
             let before_report = events[0]["seq"].as_u64().unwrap() - 1;
             drop(ws);
-            (user, thread, before_report, bytes)
+            (user, thread, before_report, bytes + earlier)
         })
     });
     let threads: Vec<(String, String, u64, usize)> = futures::future::join_all(tasks)
@@ -417,13 +422,13 @@ async fn detached_stage(binary: &PathBuf, n: usize) {
         .collect();
     tokio::time::sleep(Duration::from_secs(1)).await;
     let rss_after = server.rss_kib();
-    let report_bytes: usize = threads.iter().map(|t| t.3).sum();
+    let journal_bytes: usize = threads.iter().map(|t| t.3).sum();
     println!("detached: {n} runs waiting at their approval, their sockets closed");
     println!(
-        "  server memory +{} KiB: {:.1} KiB a detached run (the report run's events up to its approval: {:.1} KiB of JSON a run)",
+        "  server memory +{} KiB: {:.1} KiB a thread with its detached run (its journal: {:.1} KiB of event JSON, the thread's three runs)",
         rss_after.saturating_sub(rss_before),
         rss_after.saturating_sub(rss_before) as f64 / n as f64,
-        report_bytes as f64 / n as f64 / 1024.0
+        journal_bytes as f64 / n as f64 / 1024.0
     );
     for (label, from_start) in [("replay", true), ("snapshot (reload)", false)] {
         let cpu_before = server.cpu();

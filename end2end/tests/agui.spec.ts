@@ -242,7 +242,7 @@ test.describe("standard AG-UI over POST /agui with @ag-ui/client", () => {
     expect(text(events)).toContain("3 van 5 punten afgevinkt");
   });
 
-  test("aborting a run cancels it on the server", async () => {
+  test("an aborted stream leaves the run going: it can be reattached to, and cancelled", async () => {
     test.setTimeout(60_000);
     // A model that never answers keeps the run waiting, so the abort surely comes first.
     const model: Server = createServer(() => {});
@@ -276,6 +276,21 @@ test.describe("standard AG-UI over POST /agui with @ag-ui/client", () => {
       expect(events[0].type).toBe("RUN_STARTED");
       for (const event of events) expect(EventSchemas.safeParse(event).success).toBe(true);
       await lastValueFrom(from(events as unknown as BaseEvent[]).pipe(verifyEvents(), toArray()));
+
+      // The run goes on at the server (AG-UI `transport.resumable`): a client reattaches to
+      // its stream, from its start without Last-Event-ID; a cancel ends it there.
+      const reattached = await fetch(`${base}/agui/runs/${runId}/events`, { headers: { accept: "text/event-stream" } });
+      expect(reattached.status).toBe(200);
+      const cancel = await fetch(`${base}/agui/runs/${runId}/cancel`, { method: "POST" });
+      expect(cancel.status).toBe(200);
+      const frames = (await reattached.text()).split("\n\n").filter((f) => f.startsWith("data: "));
+      const again = frames.map((f) => JSON.parse(f.split("\n")[0].slice("data: ".length)));
+      const ids = frames.map((f) => Number(f.split("\nid: ")[1]));
+      expect(again[0]).toEqual(events[0]);
+      expect(again.at(-1).type).toBe("RUN_ERROR");
+      expect(again.at(-1).code).toBe("cancelled");
+      expect(ids.every((id, i) => i === 0 || id === ids[i - 1] + 1)).toBe(true);
+      await lastValueFrom(from(again as unknown as BaseEvent[]).pipe(verifyEvents(), toArray()));
 
       // The server stored the run as cancelled: the cancel endpoint finds nothing left to stop.
       await expect
