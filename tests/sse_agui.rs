@@ -642,12 +642,13 @@ async fn the_cancel_endpoint_stops_a_run_from_elsewhere() {
         body,
         json!({ "runId": "run-cancel", "threadId": thread, "status": "cancelled" })
     );
-    // The stream ends with RUN_ERROR, as the standard dialect ends a stopped run.
+    // The stream ends with RUN_FINISHED and the cancelled outcome (AG-UI 1.0).
     events.extend(stream.all().await);
     assert_standard(&events);
-    let error = events.last().unwrap();
-    assert_eq!(error["type"], "RUN_ERROR");
-    assert_eq!(error["code"], "cancelled");
+    let finished = events.last().unwrap();
+    assert_eq!(finished["type"], "RUN_FINISHED");
+    assert_eq!(finished["outcome"], json!({ "type": "cancelled" }));
+    assert!(of_type(&events, "RUN_ERROR").is_empty());
     assert_eq!(
         final_status_now(&server.state, &thread, "run-cancel").await,
         RunStatus::Cancelled

@@ -287,8 +287,8 @@ test.describe("standard AG-UI over POST /agui with @ag-ui/client", () => {
       const again = frames.map((f) => JSON.parse(f.split("\n")[0].slice("data: ".length)));
       const ids = frames.map((f) => Number(f.split("\nid: ")[1]));
       expect(again[0]).toEqual(events[0]);
-      expect(again.at(-1).type).toBe("RUN_ERROR");
-      expect(again.at(-1).code).toBe("cancelled");
+      expect(again.at(-1).type).toBe("RUN_FINISHED");
+      expect(again.at(-1).outcome).toEqual({ type: "cancelled" });
       expect(ids.every((id, i) => i === 0 || id === ids[i - 1] + 1)).toBe(true);
       await lastValueFrom(from(again as unknown as BaseEvent[]).pipe(verifyEvents(), toArray()));
 

@@ -13,6 +13,7 @@ pub mod llm;
 pub mod outbox;
 pub mod report;
 mod run;
+pub mod spoken;
 pub mod store;
 pub mod tools;
 
@@ -130,6 +131,8 @@ struct Start {
     messages: Vec<Message>,
     agent: &'static str,
     mode: Mode,
+    /// AGORA: each answer is also sent as spoken text, in this form.
+    spoken: Option<spoken::SpokenTextType>,
 }
 
 /// The run a thread has going, so a new input or a cancel can stop it.
@@ -189,16 +192,29 @@ impl Orchestrator {
     }
 
     /// Starts a run on the input's thread in AGORA's dialect, stopping the thread's current run
-    /// first. Returns the run id; the events go to `events`.
+    /// first; every answer is mirrored as spoken text of the user's `spoken` kind. Returns the
+    /// run id; the events go to `events`.
     pub async fn start_run(
         self: &Arc<Self>,
         input: RunAgentInput,
         user_id: &str,
         connection_id: u64,
         events: Outbox,
+        spoken: spoken::SpokenTextType,
     ) -> Result<String, StartError> {
-        self.start_run_in(Dialect::Agora, input, user_id, connection_id, events)
-            .await
+        if !valid_id(&input.thread_id) {
+            return Err(StartError::InvalidId { field: "threadId" });
+        }
+        if input.run_id.as_deref().is_some_and(|id| !valid_id(id)) {
+            return Err(StartError::InvalidId { field: "runId" });
+        }
+        let Some(mut start) = self.prepare_agora(input, user_id).await? else {
+            // A message the thread has already (a client resending what it queued offline):
+            // it was taken once, and its run is followed by resuming.
+            return Ok(String::new());
+        };
+        start.spoken = Some(spoken);
+        Ok(self.spawn(start, user_id, connection_id, events))
     }
 
     /// Starts a run in `dialect`. In the standard one the input may also answer the interrupts
@@ -221,8 +237,6 @@ impl Orchestrator {
         let start = match dialect {
             Dialect::Agora => match self.prepare_agora(input, user_id).await? {
                 Some(start) => start,
-                // A message the thread has already (a client resending what it queued
-                // offline): it was taken once, and its run is followed by resuming.
                 None => return Ok(String::new()),
             },
             Dialect::Standard => match self.prepare_standard(input, user_id).await? {
@@ -305,6 +319,7 @@ impl Orchestrator {
             messages,
             agent: agents::GENERAL_AGENT,
             mode: Mode::Agora,
+            spoken: None,
         }))
     }
 
@@ -492,6 +507,7 @@ impl Orchestrator {
                 continuation: !fresh,
                 ..Default::default()
             })),
+            spoken: None,
         })))
     }
 
@@ -535,6 +551,7 @@ impl Orchestrator {
             messages,
             agent,
             mode,
+            spoken,
         } = start;
         let dialect = match mode {
             Mode::Agora => Dialect::Agora,
@@ -572,6 +589,7 @@ impl Orchestrator {
             usage: Default::default(),
             refused_turns: 0,
             mode,
+            spoken,
         };
         let this = self.clone();
         let finished_thread = thread_id.clone();

@@ -185,6 +185,9 @@ pub(super) struct Run {
     /// to correct, a second ends the run.
     pub refused_turns: usize,
     pub mode: Mode,
+    /// AGORA: each answer is mirrored by `agora:spoken_text_*` of this kind, and stored with
+    /// the message (`spokenText`).
+    pub spoken: Option<super::spoken::SpokenTextType>,
 }
 
 /// The model requests of one run and the tokens they used.
@@ -572,22 +575,75 @@ impl Run {
             None if calls.is_empty() => return Ok(()),
             None => (format!("msg_{}", Uuid::new_v4().simple()), None),
         };
-        let message = Message::Assistant(AssistantMessage {
+        let spoken = match (&text, self.spoken) {
+            (Some(text), Some(kind)) => Some(super::spoken::spoken_text(
+                text,
+                kind,
+                detect_language(text),
+            )),
+            _ => None,
+        };
+        let mut message = AssistantMessage {
             id: Some(id.clone()),
             content: text.clone(),
             name: Some(self.agent.to_owned()),
             tool_calls: (!calls.is_empty()).then_some(calls),
             ..Default::default()
-        });
+        };
+        if let Some(spoken) = spoken.as_ref().filter(|s| !s.is_empty()) {
+            message.extra.insert("spokenText".to_owned(), json!(spoken));
+        }
+        let message = Message::Assistant(message);
         self.orchestrator
             .store
             .append_message(&self.thread_id, &message)
             .await?;
         self.messages.push(message);
         if text.is_some() {
-            self.emit(Event::text_message_end(id)).await?;
+            self.emit(Event::text_message_end(&id)).await?;
+        }
+        if let Some(spoken) = spoken {
+            self.speak(&id, &spoken).await?;
         }
         Ok(())
+    }
+
+    /// `agora:spoken_text_start`, a `content` per sentence, `end`, with the written message's
+    /// id; `agora:spoken_text_error` when the answer has nothing to say aloud.
+    async fn speak(&mut self, message_id: &str, spoken: &str) -> Result<(), RunFailure> {
+        use crate::protocol::agora::{
+            SpokenTextContent, SpokenTextEnd, SpokenTextError, SpokenTextStart,
+        };
+        if spoken.trim().is_empty() {
+            let error = AgoraEvent::SpokenTextError(SpokenTextError {
+                message_id: message_id.to_owned(),
+                error: crate::protocol::AgoraError {
+                    error_code: "spoken_text_empty".to_owned(),
+                    message: "Dit antwoord heeft geen tekst om voor te lezen.".to_owned(),
+                    ..Default::default()
+                },
+            });
+            return self.emit(error.into_event()).await;
+        }
+        let start = AgoraEvent::SpokenTextStart(SpokenTextStart {
+            message_id: message_id.to_owned(),
+            role: crate::protocol::Role::Assistant,
+            extra: Default::default(),
+        });
+        self.emit(start.into_event()).await?;
+        for sentence in super::spoken::sentences(spoken) {
+            let content = AgoraEvent::SpokenTextContent(SpokenTextContent {
+                message_id: message_id.to_owned(),
+                delta: sentence,
+                extra: Default::default(),
+            });
+            self.emit(content.into_event()).await?;
+        }
+        let end = AgoraEvent::SpokenTextEnd(SpokenTextEnd {
+            message_id: message_id.to_owned(),
+            extra: Default::default(),
+        });
+        self.emit(end.into_event()).await
     }
 
     /// Standard: a tool the client offered that is not one of ours (ours win a name clash).
@@ -1113,6 +1169,17 @@ impl Run {
         };
         // The dialect allows nothing but RUN_FINISHED after RUN_ERROR, so the state goes first.
         self.emit(Event::state_snapshot(self.state(status))).await?;
+        // AG-UI 1.0: a stopped run is not an error; it finishes with the cancelled outcome.
+        if matches!(self.mode, Mode::Standard(_)) && matches!(failure, RunFailure::Cancelled) {
+            let mut finished = Event::RunFinished(RunFinished {
+                thread_id: self.thread_id.clone(),
+                run_id: self.run_id.clone(),
+                outcome: Some(Some(RunOutcome::Cancelled)),
+                ..Default::default()
+            });
+            self.attach_usage(&mut finished);
+            return self.emit(finished).await;
+        }
         let lang = self.thread_language();
         self.emit(Event::run_error(failure.user_message(lang), failure.code()))
             .await?;

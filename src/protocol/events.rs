@@ -101,7 +101,8 @@ pub struct RunFinished {
     pub base: EventBase,
 }
 
-/// `RUN_FINISHED.outcome`: a normal end, or a pause waiting for the user.
+/// `RUN_FINISHED.outcome`: a normal end, a pause waiting for the user, or (AG-UI 1.0) a run
+/// stopped on request.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "lowercase")]
 pub enum RunOutcome {
@@ -110,6 +111,8 @@ pub enum RunOutcome {
     Interrupt {
         interrupts: Vec<Interrupt>,
     },
+    /// The run was stopped (a cancel); what it said so far stands.
+    Cancelled,
 }
 
 /// One reason a run paused.

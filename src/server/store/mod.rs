@@ -90,30 +90,8 @@ impl Theme {
     }
 }
 
-/// How assistant answers are spoken: in full or summarised.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum SpokenTextType {
-    Dictate,
-    Summarize,
-}
-
-impl SpokenTextType {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Dictate => "dictate",
-            Self::Summarize => "summarize",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<Self> {
-        match s {
-            "dictate" => Some(Self::Dictate),
-            "summarize" => Some(Self::Summarize),
-            _ => None,
-        }
-    }
-}
+/// The user's spoken-text choice; the orchestrator makes the spoken text.
+pub use crate::orchestrator::spoken::SpokenTextType;
 
 /// A user's settings; the contract's `UserPreferences`, defaults included.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -73,10 +73,18 @@ impl Connection<'_> {
                         None,
                     );
                 }
+                // How the user wants answers spoken; the default when it cannot be read.
+                let spoken = match self.state.db.preferences(&user).await {
+                    Ok(preferences) => preferences.spoken_text_type,
+                    Err(e) => {
+                        tracing::warn!(error = %e, "preferences unreadable; default spoken text");
+                        Default::default()
+                    }
+                };
                 if let Err(e) = self
                     .state
                     .orchestrator
-                    .start_run(input, &user, self.id, self.events.clone())
+                    .start_run(input, &user, self.id, self.events.clone(), spoken)
                     .await
                 {
                     let details = match &e {
