@@ -48,7 +48,7 @@ fn input(thread: &str, text: &str) -> RunAgentInput {
 async fn run(orchestrator: &Arc<Orchestrator>, thread: &str, text: &str) -> usize {
     let (events, mut received) = Outbox::channel(outbox::DEFAULT_LIMIT_BYTES);
     orchestrator
-        .start_run(input(thread, text), "bench", 1, events)
+        .start_run(input(thread, text), "bench", 1, events, Default::default())
         .await
         .unwrap();
     let mut count = 0;

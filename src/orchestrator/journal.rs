@@ -480,13 +480,16 @@ impl Inner {
         self.live = Some(LiveRun { first_seq, ..run });
     }
 
-    /// Adds a subscriber; false when this connection already follows in that scope.
+    /// Adds a subscriber; false when this connection already follows in that scope (with a
+    /// queue still open: a closed one is replaced).
     fn subscribe(
         &mut self,
         connection_id: u64,
         outbox: Outbox,
         only_run: Option<Arc<str>>,
     ) -> bool {
+        self.subscribers
+            .retain(|s| s.connection_id != connection_id || !s.outbox.is_closed());
         let follows = |s: &Subscriber| {
             s.connection_id == connection_id && (s.only_run.is_none() || s.only_run == only_run)
         };
