@@ -298,7 +298,50 @@ fn cases() -> Vec<Case> {
             standard: &[],
             agora: &[(3, RunNotFinished)],
         },
+        Case {
+            name: "a subagent invocation started twice",
+            events: run(vec![subagent("s"), subagent("s"), subagent_end("s")]),
+            standard: &[(3, SubagentAlreadyStarted)],
+            agora: &[(3, SubagentAlreadyStarted)],
+        },
+        Case {
+            name: "an invocation that never started ends, and an event claims it",
+            events: run(vec![
+                subagent_end("s"),
+                owned_by(step("a"), "s"),
+                step_end("a"),
+            ]),
+            standard: &[(2, SubagentNotStarted), (3, SubagentNotStarted)],
+            agora: &[(2, SubagentNotStarted), (3, SubagentNotStarted)],
+        },
+        Case {
+            name: "RUN_FINISHED while a subagent invocation is open",
+            events: run(vec![subagent("s"), owned_by(step("a"), "s"), step_end("a")]),
+            standard: &[(6, RunFinishedWithOpenSubagent)],
+            agora: &[(6, RunFinishedWithOpenSubagent)],
+        },
     ]
+}
+
+fn subagent(id: &str) -> Event {
+    serde_json::from_value(
+        json!({"type": "SUBAGENT_STARTED", "subagentRunId": id, "name": "regulation-agent"}),
+    )
+    .unwrap()
+}
+
+fn subagent_end(id: &str) -> Event {
+    serde_json::from_value(json!({"type": "SUBAGENT_FINISHED", "subagentRunId": id})).unwrap()
+}
+
+/// `event` as produced by the subagent invocation `id`.
+fn owned_by(mut event: Event, id: &str) -> Event {
+    event
+        .base_mut()
+        .unwrap()
+        .extra
+        .insert("subagentRunId".to_owned(), json!(id));
+    event
 }
 
 #[test]
@@ -347,6 +390,9 @@ fn the_table_covers_every_rule_in_its_dialects() {
         MissingInitialSnapshot,
         MissingFinalSnapshot,
         RunNotFinished,
+        SubagentAlreadyStarted,
+        SubagentNotStarted,
+        RunFinishedWithOpenSubagent,
     ];
     let agora_only = [
         StepOverlap,

@@ -150,6 +150,40 @@ async fn run(base: &str, input: &Value) -> Vec<Value> {
     events
 }
 
+/// AG-UI 1.0 subagents: each invocation's events carry its id, nothing outside one does, and
+/// every invocation ends. Returns the SUBAGENT_STARTED and SUBAGENT_FINISHED events.
+fn subagents(events: &[Value]) -> (Vec<Value>, Vec<Value>) {
+    let mut open: Option<String> = None;
+    let (mut started, mut finished) = (Vec::new(), Vec::new());
+    for event in events {
+        match event["type"].as_str().unwrap() {
+            "SUBAGENT_STARTED" => {
+                assert!(open.is_none(), "one invocation at a time: {event}");
+                open = Some(event["subagentRunId"].as_str().unwrap().to_owned());
+                started.push(event.clone());
+            }
+            "SUBAGENT_FINISHED" | "SUBAGENT_ERROR" => {
+                assert_eq!(
+                    open.take().as_deref(),
+                    event["subagentRunId"].as_str(),
+                    "{event}"
+                );
+                finished.push(event.clone());
+            }
+            "RUN_STARTED" | "RUN_FINISHED" | "RUN_ERROR" | "MESSAGES_SNAPSHOT" => {
+                assert!(event.get("subagentRunId").is_none(), "{event}");
+            }
+            _ => assert_eq!(
+                event.get("subagentRunId").and_then(Value::as_str),
+                open.as_deref(),
+                "owned by the open invocation: {event}"
+            ),
+        }
+    }
+    assert!(open.is_none(), "every invocation ends");
+    (started, finished)
+}
+
 fn assert_standard(events: &[Value]) {
     let typed: Vec<Event> = events
         .iter()
@@ -167,6 +201,29 @@ fn assert_standard(events: &[Value]) {
     );
     let errors = of_type(events, "RUN_ERROR").len();
     assert!(errors <= 1 && (errors == 0 || last["type"] == "RUN_ERROR"));
+    subagents(events);
+    // AG-UI 1.0: an optional field is left out, never `null`.
+    fn no_null(value: &Value, path: &str) {
+        match value {
+            Value::Null => panic!("null at {path}"),
+            Value::Array(items) => {
+                for (i, item) in items.iter().enumerate() {
+                    no_null(item, &format!("{path}[{i}]"));
+                }
+            }
+            Value::Object(fields) => {
+                // The application's own data (state, patches, custom values) may hold nulls.
+                let data = ["snapshot", "delta", "input", "value", "rawEvent", "result"];
+                for (key, item) in fields.iter().filter(|(k, _)| !data.contains(&k.as_str())) {
+                    no_null(item, &format!("{path}.{key}"));
+                }
+            }
+            _ => {}
+        }
+    }
+    for (i, event) in events.iter().enumerate() {
+        no_null(event, &format!("event {i} ({})", event["type"]));
+    }
 }
 
 fn of_type<'a>(events: &'a [Value], kind: &str) -> Vec<&'a Value> {
@@ -852,6 +909,27 @@ async fn an_approved_report_resumes_with_only_the_tool_result() {
         .unwrap();
     assert!(expires[..19] > now[..19], "{expires} after {now}");
 
+    // The report specialist's turn is a subagent invocation, spawned by the handoff call, and
+    // suspended on the interrupt it raised.
+    let (started, finished) = subagents(&events);
+    let reporting = started
+        .iter()
+        .find(|s| s["name"] == "reporting-agent")
+        .expect("the reporting agent is a subagent");
+    let handoff = of_type(&events, "TOOL_CALL_START")
+        .into_iter()
+        .find(|e| e["toolCallId"] == reporting["parentToolCallId"])
+        .expect("spawned by a call of this run");
+    assert_eq!(handoff["toolCallName"], "handoff_to_agent");
+    assert!(reporting["description"].is_string() && reporting["parentMessageId"].is_string());
+    assert_eq!(call["subagentRunId"], reporting["subagentRunId"]);
+    let last = finished.last().unwrap();
+    assert_eq!(last["subagentRunId"], reporting["subagentRunId"]);
+    assert_eq!(
+        last["outcome"],
+        json!({ "type": "suspended", "interruptIds": [interrupt["id"]] })
+    );
+
     let resumed = client
         .send(Some(approve(&interrupt, true, Some("Akkoord"))))
         .await;
@@ -873,6 +951,11 @@ async fn an_approved_report_resumes_with_only_the_tool_result() {
     assert_eq!(pdf.status(), 200);
     assert!(pdf.bytes().await.unwrap().starts_with(b"%PDF-"));
     assert!(resumed.last().unwrap().get("outcome").is_none());
+    // The resumed run continues the same invocation, which now finishes.
+    let (started, finished) = subagents(&resumed);
+    assert_eq!(started[0]["subagentRunId"], reporting["subagentRunId"]);
+    assert_eq!(results[0]["subagentRunId"], reporting["subagentRunId"]);
+    assert!(finished.last().unwrap().get("outcome").is_none());
 
     // The audit log has the decision, as for `/ws`.
     let approvals = server.state.db.approvals(&client.thread).await.unwrap();

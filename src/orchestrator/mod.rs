@@ -15,6 +15,7 @@ pub mod report;
 mod run;
 pub mod spoken;
 pub mod store;
+mod subagent;
 pub mod tools;
 
 pub use outbox::Outbox;

@@ -108,6 +108,12 @@ pub(super) struct Standard {
     pub interrupts: Vec<Interrupt>,
     /// Calls of client tools made by this run; their results come with the next run.
     pub client_calls: Vec<String>,
+    /// The subagent invocation open now (AG-UI 1.0): its id goes on the events it produces.
+    pub subagent: Option<String>,
+    /// A handoff's invocation, opened when the next step starts, so a step never spans two.
+    pub next_subagent: Option<crate::protocol::SubagentStarted>,
+    /// A handoff back to the general agent: the open invocation ends at the next step.
+    pub subagent_closing: bool,
 }
 
 /// An interrupt and the `resume` entry that answers it.
@@ -309,6 +315,14 @@ impl Run {
             .await?;
         self.emit(Event::state_snapshot(self.state("processing")))
             .await?;
+        // A specialist that carries on (a resume, client tool results) continues its
+        // invocation of the run it paused.
+        let continued = (self.agent != agents::GENERAL_AGENT)
+            .then(|| super::subagent::continued(&self.messages, self.agent))
+            .flatten();
+        if let Some(standard) = self.standard() {
+            standard.next_subagent = continued;
+        }
         let resumed = self
             .standard()
             .map(|s| std::mem::take(&mut s.resumed))
@@ -852,8 +866,28 @@ impl Run {
             self.agent = agent;
             self.emit(Event::state_snapshot(self.state("processing")))
                 .await?;
+            let message_id = self.caller_message_id(&call.id);
+            if let Some(standard) = self.standard() {
+                standard.next_subagent = (agent != agents::GENERAL_AGENT)
+                    .then(|| super::subagent::started(agent, &call.id, message_id));
+                // Back to the general agent: the invocation ends at the next step.
+                if agent == agents::GENERAL_AGENT {
+                    standard.next_subagent = None;
+                    standard.subagent_closing = true;
+                }
+            }
         }
         Ok(())
+    }
+
+    /// The id of the assistant message that made call `call_id`.
+    fn caller_message_id(&self, call_id: &str) -> Option<String> {
+        self.messages.iter().rev().find_map(|m| match m {
+            Message::Assistant(a) if a.tool_calls.iter().flatten().any(|c| c.id == call_id) => {
+                a.id.clone()
+            }
+            _ => None,
+        })
     }
 
     /// Stores a call's result, then sends its TOOL_CALL_RESULT.
@@ -1097,6 +1131,7 @@ impl Run {
     }
 
     async fn finish_ok(&mut self) -> Result<(), RunFailure> {
+        self.close_subagent(None).await?;
         let interrupts = self
             .standard()
             .map(|s| s.interrupts.clone())
@@ -1162,6 +1197,7 @@ impl Run {
                 .await?;
         }
         self.end_step().await?;
+        self.close_subagent(Some(failure)).await?;
         let status = if matches!(failure, RunFailure::Cancelled) {
             "cancelled"
         } else {
@@ -1210,8 +1246,57 @@ impl Run {
     }
 
     async fn step(&mut self, name: &'static str) -> Result<(), RunFailure> {
+        self.switch_subagent().await?;
         self.open_step = Some(name);
         self.emit(Event::step_started(name)).await
+    }
+
+    /// Standard: a handoff since the last step ends the open invocation and opens the next.
+    async fn switch_subagent(&mut self) -> Result<(), RunFailure> {
+        let Some(standard) = self.standard() else {
+            return Ok(());
+        };
+        let closing = std::mem::take(&mut standard.subagent_closing);
+        let Some(next) = standard.next_subagent.take() else {
+            if closing {
+                self.close_subagent(None).await?;
+            }
+            return Ok(());
+        };
+        self.close_subagent(None).await?;
+        if let Some(standard) = self.standard() {
+            standard.subagent = Some(next.subagent_run_id.clone());
+        }
+        self.emit(Event::SubagentStarted(next)).await
+    }
+
+    /// Ends the open invocation: finished (suspended on `interrupts`), or failed.
+    async fn close_subagent(&mut self, failure: Option<&RunFailure>) -> Result<(), RunFailure> {
+        let Some(standard) = self.standard() else {
+            return Ok(());
+        };
+        let Some(id) = standard.subagent.take() else {
+            return Ok(());
+        };
+        let interrupts: Vec<String> = standard.interrupts.iter().map(|i| i.id.clone()).collect();
+        let event = match failure {
+            Some(failure) => Event::SubagentError(crate::protocol::SubagentError {
+                subagent_run_id: id,
+                message: failure.to_string(),
+                code: Some(failure.code().to_owned()),
+                ..Default::default()
+            }),
+            None => Event::SubagentFinished(crate::protocol::SubagentFinished {
+                subagent_run_id: id,
+                outcome: (!interrupts.is_empty()).then(|| {
+                    crate::protocol::SubagentOutcome::Suspended {
+                        interrupt_ids: Some(interrupts),
+                    }
+                }),
+                ..Default::default()
+            }),
+        };
+        self.emit(event).await
     }
 
     async fn end_step(&mut self) -> Result<(), RunFailure> {
@@ -1234,7 +1319,14 @@ impl Run {
     }
 
     async fn emit(&mut self, event: Event) -> Result<(), RunFailure> {
-        let event = event.with_timestamp(now_millis());
+        let mut event = event.with_timestamp(now_millis());
+        if let Mode::Standard(standard) = &self.mode
+            && let Some(id) = &standard.subagent
+            && super::subagent::owned(&event)
+            && let Some(base) = event.base_mut()
+        {
+            base.extra.insert("subagentRunId".to_owned(), json!(id));
+        }
         if let Some(verifier) = &mut self.verifier {
             for violation in verifier.push(&event) {
                 tracing::error!(run_id = %self.run_id, %violation, "BUG: event stream breaks its dialect");

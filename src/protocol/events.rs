@@ -377,6 +377,69 @@ pub struct Custom {
     pub base: EventBase,
 }
 
+/// `SUBAGENT_STARTED` (AG-UI 1.0): an invocation of a subagent begins; until its
+/// `SUBAGENT_FINISHED` or `SUBAGENT_ERROR`, the events it produces carry its `subagentRunId`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SubagentStarted {
+    pub subagent_run_id: String,
+    /// The subagent's name, the same across invocations.
+    pub name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parent_subagent_run_id: Option<String>,
+    /// The tool call that spawned it (here: the handoff).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parent_tool_call_id: Option<String>,
+    /// The message that held that call.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parent_message_id: Option<String>,
+    #[serde(flatten)]
+    pub base: EventBase,
+}
+
+/// `SUBAGENT_FINISHED`: the invocation's segment of this run ends, done or suspended.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SubagentFinished {
+    pub subagent_run_id: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub result: Option<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub outcome: Option<SubagentOutcome>,
+    #[serde(flatten)]
+    pub base: EventBase,
+}
+
+/// Why a subagent's segment ended; absent means success.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "lowercase")]
+pub enum SubagentOutcome {
+    Success,
+    /// Paused awaiting outside input; a later run may continue the same invocation.
+    Suspended {
+        #[serde(
+            default,
+            rename = "interruptIds",
+            skip_serializing_if = "Option::is_none"
+        )]
+        interrupt_ids: Option<Vec<String>>,
+    },
+}
+
+/// `SUBAGENT_ERROR`: the invocation failed (the run may go on).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SubagentError {
+    pub subagent_run_id: String,
+    pub message: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub code: Option<String>,
+    #[serde(flatten)]
+    pub base: EventBase,
+}
+
 /// Declares [`Event`] from one list of `Variant(Payload) = "WIRE_NAME"`, so the enum, its serde
 /// names, [`Event::kind`] and the parser's dispatch cannot drift apart.
 macro_rules! events {
@@ -414,7 +477,8 @@ macro_rules! events {
                 }
             }
 
-            fn base_mut(&mut self) -> Option<&mut EventBase> {
+            /// The fields every event may carry, to change; `None` for an [`Event::Unknown`].
+            pub fn base_mut(&mut self) -> Option<&mut EventBase> {
                 match self {
                     $(Event::$variant(event) => Some(&mut event.base),)+
                     Event::Unknown(_) => None,
@@ -483,6 +547,9 @@ events! {
     ReasoningEncryptedValue(ReasoningEncryptedValue) = "REASONING_ENCRYPTED_VALUE",
     Raw(Raw) = "RAW",
     Custom(Custom) = "CUSTOM",
+    SubagentStarted(SubagentStarted) = "SUBAGENT_STARTED",
+    SubagentFinished(SubagentFinished) = "SUBAGENT_FINISHED",
+    SubagentError(SubagentError) = "SUBAGENT_ERROR",
 }
 
 /// Constructors for the events the AGORA server emits; set the time with [`Event::with_timestamp`].
@@ -608,6 +675,16 @@ impl Event {
         })
     }
 
+    /// The subagent invocation an event belongs to (`subagentRunId`, AG-UI 1.0).
+    pub fn subagent_run_id(&self) -> Option<&str> {
+        match self {
+            Event::SubagentStarted(e) => Some(&e.subagent_run_id),
+            Event::SubagentFinished(e) => Some(&e.subagent_run_id),
+            Event::SubagentError(e) => Some(&e.subagent_run_id),
+            other => other.base()?.extra.get("subagentRunId")?.as_str(),
+        }
+    }
+
     /// The event's number in its thread (`seq`, AGORA's `/ws`), which a client sends back in
     /// `agora:resume` after a lost connection.
     pub fn seq(&self) -> Option<u64> {
@@ -660,6 +737,9 @@ mod tests {
             Event::ReasoningEncryptedValue(Default::default()),
             Event::Raw(Default::default()),
             Event::Custom(Default::default()),
+            Event::SubagentStarted(Default::default()),
+            Event::SubagentFinished(Default::default()),
+            Event::SubagentError(Default::default()),
         ];
         for event in one_of_each {
             let json = serde_json::to_value(&event).unwrap();

@@ -24,7 +24,8 @@ pub use events::{
     ActivityDelta, ActivitySnapshot, Custom, EncryptedSubtype, Event, EventBase, Interrupt,
     MessageChunk, MessageContent, MessageRef, MessageStart, MessagesSnapshot, Raw,
     ReasoningEncryptedValue, Role, RunError, RunFinished, RunOutcome, RunStarted, StateDelta,
-    StateSnapshot, Step, ToolCallArgs, ToolCallChunk, ToolCallEnd, ToolCallResult, ToolCallStart,
+    StateSnapshot, Step, SubagentError, SubagentFinished, SubagentOutcome, SubagentStarted,
+    ToolCallArgs, ToolCallChunk, ToolCallEnd, ToolCallResult, ToolCallStart,
 };
 pub use input::{
     ActivityMessage, AssistantMessage, BasicMessage, BinaryPart, ClientMessage, Context,

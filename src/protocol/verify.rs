@@ -56,6 +56,13 @@ pub enum Rule {
     MissingFinalSnapshot,
     /// AGORA, found by [`Verifier::finish`].
     RunNotFinished,
+    /// AG-UI 1.0.
+    SubagentAlreadyStarted,
+    /// AG-UI 1.0: a `SUBAGENT_FINISHED`/`SUBAGENT_ERROR`, or an event owned by a subagent
+    /// (`subagentRunId`), outside that subagent's invocation.
+    SubagentNotStarted,
+    /// AG-UI 1.0.
+    RunFinishedWithOpenSubagent,
 }
 
 impl Rule {
@@ -91,6 +98,11 @@ impl Rule {
             Rule::RunNotFinished => {
                 "the stream ended inside a run; AGORA always sends RUN_FINISHED"
             }
+            Rule::SubagentAlreadyStarted => "SUBAGENT_STARTED for an invocation that is open",
+            Rule::SubagentNotStarted => {
+                "an event of a subagent invocation (subagentRunId) that is not open"
+            }
+            Rule::RunFinishedWithOpenSubagent => "RUN_FINISHED while a subagent invocation is open",
         }
     }
 }
@@ -158,6 +170,8 @@ pub struct Verifier {
     steps: HashSet<String>,
     messages: HashSet<String>,
     tool_calls: HashMap<String, ToolCall>,
+    /// Subagent invocations open in this run (AG-UI 1.0).
+    subagents: HashSet<String>,
     /// AGORA: this run has sent a STATE_SNAPSHOT.
     snapshot_sent: bool,
     /// AGORA: no work since the last STATE_SNAPSHOT (or since RUN_STARTED).
@@ -173,6 +187,7 @@ impl Verifier {
             steps: HashSet::new(),
             messages: HashSet::new(),
             tool_calls: HashMap::new(),
+            subagents: HashSet::new(),
             snapshot_sent: false,
             snapshot_current: true,
         }
@@ -215,6 +230,7 @@ impl Verifier {
         self.steps.clear();
         self.messages.clear();
         self.tool_calls.clear();
+        self.subagents.clear();
         self.snapshot_sent = false;
         self.snapshot_current = true;
     }
@@ -306,6 +322,7 @@ impl Verifier {
     /// Steps, messages and tool calls inside an active run.
     fn inside_run(&mut self, event: &Event, found: &mut Vec<Violation>) {
         let agora = self.dialect == Dialect::Agora;
+        self.subagent(event, found);
         match event {
             Event::RunFinished(_) => self.run_finished(found),
             Event::RunError(_) => self.run = Run::Errored,
@@ -415,6 +432,38 @@ impl Verifier {
         }
     }
 
+    /// AG-UI 1.0: invocations open and close once, and what a subagent produces falls inside
+    /// its invocation.
+    fn subagent(&mut self, event: &Event, found: &mut Vec<Violation>) {
+        match event {
+            Event::SubagentStarted(started) => {
+                if !self.subagents.insert(started.subagent_run_id.clone()) {
+                    let message = format!(
+                        "subagent `{}` started again while open",
+                        started.subagent_run_id
+                    );
+                    found.push(self.violation(Rule::SubagentAlreadyStarted, message));
+                }
+            }
+            Event::SubagentFinished(_) | Event::SubagentError(_) => {
+                let id = event.subagent_run_id().unwrap_or_default();
+                if !self.subagents.remove(id) {
+                    let message =
+                        format!("{} for subagent `{id}`, which is not open", event.kind());
+                    found.push(self.violation(Rule::SubagentNotStarted, message));
+                }
+            }
+            other => {
+                if let Some(id) = other.subagent_run_id()
+                    && !self.subagents.contains(id)
+                {
+                    let message = format!("{} of subagent `{id}`, which is not open", other.kind());
+                    found.push(self.violation(Rule::SubagentNotStarted, message));
+                }
+            }
+        }
+    }
+
     fn run_finished(&mut self, found: &mut Vec<Violation>) {
         let agora = self.dialect == Dialect::Agora;
         let streaming = self
@@ -426,6 +475,11 @@ impl Verifier {
             .iter()
             .filter(|(_, c)| **c == ToolCall::Ended);
         let open = [
+            (
+                Rule::RunFinishedWithOpenSubagent,
+                "subagents are open",
+                sorted(self.subagents.iter()),
+            ),
             (
                 Rule::RunFinishedWithOpenStep,
                 "steps are active",

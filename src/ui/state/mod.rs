@@ -246,6 +246,9 @@ fn scope(event: &Event) -> Scope {
         | Event::ReasoningMessageChunk(_)
         | Event::ReasoningEnd(_)
         | Event::ReasoningEncryptedValue(_)
+        | Event::SubagentStarted(_)
+        | Event::SubagentFinished(_)
+        | Event::SubagentError(_)
         | Event::Raw(_)
         | Event::Custom(_)
         | Event::Unknown(_) => Scope::RunBound,
@@ -686,6 +689,11 @@ impl ChatState {
             | Event::ReasoningMessageChunk(_)
             | Event::ReasoningEnd(_)
             | Event::ReasoningEncryptedValue(_)
+            // AGORA's `/ws` hands off within the run; subagent invocations are the standard
+            // dialect's.
+            | Event::SubagentStarted(_)
+            | Event::SubagentFinished(_)
+            | Event::SubagentError(_)
             | Event::Raw(_)
             | Event::Unknown(_) => {}
         }

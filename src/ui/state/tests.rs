@@ -337,6 +337,9 @@ fn every_event_type() {
         json!({"type": "REASONING_END", "messageId": "x"}),
         json!({"type": "REASONING_ENCRYPTED_VALUE", "subtype": "message", "entityId": "x", "encryptedValue": "e"}),
         json!({"type": "RAW", "event": {"a": 1}}),
+        json!({"type": "SUBAGENT_STARTED", "subagentRunId": "s", "name": "regulation-agent"}),
+        json!({"type": "SUBAGENT_FINISHED", "subagentRunId": "s"}),
+        json!({"type": "SUBAGENT_ERROR", "subagentRunId": "s", "message": "m"}),
     ];
     let quiet_cases = quiet.into_iter().map(|event| Case {
         name: "not shown in the timeline",
