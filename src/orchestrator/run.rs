@@ -1288,11 +1288,11 @@ impl Run {
             }),
             None => Event::SubagentFinished(crate::protocol::SubagentFinished {
                 subagent_run_id: id,
-                outcome: (!interrupts.is_empty()).then(|| {
+                outcome: (!interrupts.is_empty()).then_some(
                     crate::protocol::SubagentOutcome::Suspended {
                         interrupt_ids: Some(interrupts),
-                    }
-                }),
+                    },
+                ),
                 ..Default::default()
             }),
         };
