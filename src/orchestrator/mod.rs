@@ -591,6 +591,7 @@ impl Orchestrator {
             refused_turns: 0,
             mode,
             spoken,
+            last_event: None,
         };
         let this = self.clone();
         let finished_thread = thread_id.clone();

@@ -194,6 +194,9 @@ pub(super) struct Run {
     /// AGORA: each answer is mirrored by `agora:spoken_text_*` of this kind, and stored with
     /// the message (`spokenText`).
     pub spoken: Option<super::spoken::SpokenTextType>,
+    /// The run's last event (RUN_FINISHED, or the standard dialect's RUN_ERROR), held until
+    /// the run's end is stored: a client that has seen it finds the run stored.
+    pub last_event: Option<Event>,
 }
 
 /// The model requests of one run and the tokens they used.
@@ -278,6 +281,9 @@ impl Run {
                 .await
         {
             tracing::error!(error = %e, run_id = %self.run_id, "could not record run end");
+        }
+        if let Some(last) = self.last_event.take() {
+            self.publish(last);
         }
         if let Some(verifier) = self.verifier.take()
             && let Some(violation) = verifier.finish()
@@ -1319,6 +1325,18 @@ impl Run {
     }
 
     async fn emit(&mut self, event: Event) -> Result<(), RunFailure> {
+        let last = matches!(event, Event::RunFinished(_))
+            || (matches!(self.mode, Mode::Standard(_)) && matches!(event, Event::RunError(_)));
+        if last {
+            self.last_event = Some(event);
+            return Ok(());
+        }
+        self.publish(event);
+        Ok(())
+    }
+
+    /// Checks `event` (debug builds), numbers it and hands it to whoever follows the thread.
+    fn publish(&mut self, event: Event) {
         let mut event = event.with_timestamp(now_millis());
         if let Mode::Standard(standard) = &self.mode
             && let Some(id) = &standard.subagent
@@ -1335,7 +1353,6 @@ impl Run {
         let max_bytes = self.orchestrator.config.journal.max_bytes_per_thread;
         self.journal
             .publish(&self.run_id, self.dialect(), &event, max_bytes);
-        Ok(())
     }
 }
 

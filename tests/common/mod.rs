@@ -198,7 +198,8 @@ impl Socket {
     }
 }
 
-/// Asserts that the stream passes the AGORA verifier, and returns it typed.
+/// Asserts that the stream passes the AGORA verifier and the official models (see
+/// [`assert_official`]), and returns it typed.
 pub fn assert_agora_clean(events: &[Value]) -> Vec<Event> {
     let typed: Vec<Event> = events
         .iter()
@@ -209,7 +210,76 @@ pub fn assert_agora_clean(events: &[Value]) -> Vec<Event> {
         violations.is_empty(),
         "verifier: {violations:#?}\nevents: {events:#?}"
     );
+    assert_official("agora", events);
     typed
+}
+
+/// The official checker, one Python process per test binary: `scripts/validate_events.py`
+/// in the venv `make test` sets up (`ag-ui-protocol` 1.0.0 from PyPI, and `jsonschema` for
+/// `agora-contract/schemas/messages.json`).
+struct Official {
+    child: std::process::Child,
+    stdin: std::process::ChildStdin,
+    stdout: std::io::BufReader<std::process::ChildStdout>,
+}
+
+static OFFICIAL: std::sync::OnceLock<std::sync::Mutex<Official>> = std::sync::OnceLock::new();
+
+fn official() -> &'static std::sync::Mutex<Official> {
+    OFFICIAL.get_or_init(|| {
+        let python = std::env::var_os("AGORA_AGUI_PYTHON")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| {
+                let cache = std::env::var_os("XDG_CACHE_HOME")
+                    .map(PathBuf::from)
+                    .unwrap_or_else(|| PathBuf::from(std::env::var("HOME").unwrap()).join(".cache"));
+                cache.join("agora-hai/agui-venv/bin/python")
+            });
+        let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+        let mut child = std::process::Command::new(&python)
+            .arg(root.join("scripts/validate_events.py"))
+            .arg(root.join("../shared/agora-contract/schemas/messages.json"))
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap_or_else(|e| {
+                panic!(
+                    "{} cannot run ({e}): `scripts/setup.sh test` installs the official AG-UI models",
+                    python.display()
+                )
+            });
+        let stdin = child.stdin.take().unwrap();
+        let stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+        std::sync::Mutex::new(Official {
+            child,
+            stdin,
+            stdout,
+        })
+    })
+}
+
+/// Asserts that every event of the stream validates with the official AG-UI 1.0 models
+/// (PyPI `ag-ui-protocol`); `standard` streams may carry nothing those models lack, `agora`
+/// ones must also fit the original contract's `messages.json`.
+pub fn assert_official(dialect: &str, events: &[Value]) {
+    use std::io::{BufRead, Write};
+    let mut official = official().lock().unwrap_or_else(|p| p.into_inner());
+    let request = json!({ "dialect": dialect, "events": events });
+    writeln!(official.stdin, "{request}").expect("the checker reads");
+    let mut answer = String::new();
+    official
+        .stdout
+        .read_line(&mut answer)
+        .expect("the checker answers");
+    let answer: Value = serde_json::from_str(&answer).unwrap_or_else(|e| {
+        let status = official.child.try_wait();
+        panic!("the checker said {answer:?} ({e}; {status:?})")
+    });
+    let problems = answer["problems"].as_array().unwrap();
+    assert!(
+        problems.is_empty(),
+        "the official models refuse the stream: {problems:#?}"
+    );
 }
 
 /// All text streamed in these events.
