@@ -317,6 +317,39 @@ async fn a_run_that_fails_before_answering_does_not_break_the_alternation() {
     assert_eq!(finished["metadata"]["usage"]["promptTokens"], 101);
 }
 
+/// AG-UI 1.0 on `/agui`: the tokens the model reported, as `usage` on RUN_FINISHED.
+#[tokio::test]
+async fn a_standard_run_reports_its_token_usage() {
+    let (server, _) = start(vec![Script::Text("Goed.", "stop")]).await;
+    let input = json!({
+        "threadId": format!("t-{}", uuid::Uuid::new_v4()), "runId": "run-usage",
+        "messages": [{ "id": "m-1", "role": "user", "content": "Hallo" }],
+        "tools": [], "context": [],
+    });
+    let body = server
+        .http
+        .post(server.url("/agui"))
+        .json(&input)
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let events: Vec<Value> = body
+        .lines()
+        .filter_map(|line| line.strip_prefix("data: "))
+        .map(|data| serde_json::from_str(data).unwrap())
+        .collect();
+    common::assert_official("standard", &events);
+    let finished = events.last().unwrap();
+    assert_eq!(finished["type"], "RUN_FINISHED", "{events:?}");
+    assert_eq!(
+        finished["usage"],
+        json!([{ "provider": "openai", "inputTokens": 100, "outputTokens": 7, "totalTokens": 107 }])
+    );
+}
+
 #[tokio::test]
 async fn a_malformed_call_is_answered_once_and_a_second_ends_the_run_clearly() {
     let (server, requests) = start(vec![

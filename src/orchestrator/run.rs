@@ -1166,14 +1166,28 @@ impl Run {
         self.emit(finished).await
     }
 
-    /// RUN_FINISHED's `metadata.usage`: the model requests of the run and their tokens, as
-    /// the server reported them (absent with the embedded planner, which uses no tokens).
+    /// The run's model usage on its last event, as the server reported it (absent with the
+    /// embedded planner, which uses no tokens): `metadata.usage` with the request count and
+    /// the largest prompt; in the standard dialect also AG-UI 1.0's `usage` (`TokenUsage[]`),
+    /// on RUN_FINISHED and RUN_ERROR.
     fn attach_usage(&self, event: &mut Event) {
-        let Event::RunFinished(finished) = event else {
-            return;
-        };
         if self.usage.requests == 0 || self.usage.prompt_tokens == 0 {
             return;
+        }
+        let standard = matches!(self.mode, Mode::Standard(_));
+        let base = match event {
+            Event::RunFinished(finished) => &mut finished.base,
+            Event::RunError(error) if standard => &mut error.base,
+            _ => return,
+        };
+        if standard {
+            let tokens = json!([{
+                "provider": self.orchestrator.provider_name(),
+                "inputTokens": self.usage.prompt_tokens,
+                "outputTokens": self.usage.completion_tokens,
+                "totalTokens": self.usage.prompt_tokens + self.usage.completion_tokens,
+            }]);
+            base.extra.insert("usage".to_owned(), tokens);
         }
         let usage = json!({
             "modelRequests": self.usage.requests,
@@ -1181,9 +1195,7 @@ impl Run {
             "completionTokens": self.usage.completion_tokens,
             "largestPromptTokens": self.usage.largest_prompt,
         });
-        finished
-            .base
-            .metadata
+        base.metadata
             .get_or_insert_with(Default::default)
             .insert("usage".to_owned(), usage);
     }
@@ -1223,8 +1235,9 @@ impl Run {
             return self.emit(finished).await;
         }
         let lang = self.thread_language();
-        self.emit(Event::run_error(failure.user_message(lang), failure.code()))
-            .await?;
+        let mut error = Event::run_error(failure.user_message(lang), failure.code());
+        self.attach_usage(&mut error);
+        self.emit(error).await?;
         match self.mode {
             Mode::Agora => {
                 let mut finished = Event::run_finished(&self.thread_id, &self.run_id);
