@@ -20,6 +20,7 @@ import jsonschema
 from pydantic import BaseModel, TypeAdapter
 
 from ag_ui.core import Event
+from ag_ui.core.capabilities import AgentCapabilities
 
 EVENT = TypeAdapter(Event)
 
@@ -46,6 +47,12 @@ def check(dialect, stream, schema):
     """The problems of one stream of `dialect` (`standard` for /agui, `agora` for /ws)."""
     definitions = schema["definitions"]
     problems = []
+    if dialect == "capabilities":
+        try:
+            model = AgentCapabilities.model_validate(stream)
+        except Exception as error:
+            return [f"not AG-UI 1.0 AgentCapabilities: {error}"]
+        return [f"{extra} is not in AG-UI 1.0" for extra in extras(model, "capabilities")]
     for i, event in enumerate(stream):
         where = f"{dialect} event {i} ({event.get('type')})"
         try:

@@ -202,7 +202,7 @@ fn assert_standard(events: &[Value]) {
     let errors = of_type(events, "RUN_ERROR").len();
     assert!(errors <= 1 && (errors == 0 || last["type"] == "RUN_ERROR"));
     subagents(events);
-    common::assert_official("standard", events);
+    common::assert_official("standard", &events);
     // AG-UI 1.0: an optional field is left out, never `null`.
     fn no_null(value: &Value, path: &str) {
         match value {
@@ -812,6 +812,9 @@ async fn capabilities_follow_ag_ui_agent_capabilities() {
     assert_eq!(caps["multiAgent"]["handoffs"], true);
     assert_eq!(caps["multiAgent"]["subagents"].as_array().unwrap().len(), 4);
     assert_eq!(caps["identity"]["version"], env!("CARGO_PKG_VERSION"));
+    assert_eq!(caps["transport"]["resumable"], true);
+    // Exactly AG-UI 1.0's AgentCapabilities, as the official models read it.
+    common::assert_official("capabilities", &caps);
 }
 
 // ---------------------------------------------------------------------------------------------

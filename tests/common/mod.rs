@@ -261,7 +261,7 @@ fn official() -> &'static std::sync::Mutex<Official> {
 /// Asserts that every event of the stream validates with the official AG-UI 1.0 models
 /// (PyPI `ag-ui-protocol`); `standard` streams may carry nothing those models lack, `agora`
 /// ones must also fit the original contract's `messages.json`.
-pub fn assert_official(dialect: &str, events: &[Value]) {
+pub fn assert_official<T: serde::Serialize + ?Sized>(dialect: &str, events: &T) {
     use std::io::{BufRead, Write};
     let mut official = official().lock().unwrap_or_else(|p| p.into_inner());
     let request = json!({ "dialect": dialect, "events": events });
