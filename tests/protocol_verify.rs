@@ -299,6 +299,49 @@ fn cases() -> Vec<Case> {
             agora: &[(3, RunNotFinished)],
         },
         Case {
+            name: "reasoning spans and messages that do not pair",
+            events: run(vec![
+                reasoning("REASONING_START", "r1"),
+                reasoning("REASONING_START", "r2"),
+                reasoning("REASONING_MESSAGE_CONTENT", "m"),
+                reasoning("REASONING_END", "r1"),
+            ]),
+            standard: &[
+                (3, ReasoningSpanMismatch),
+                (4, ReasoningMessageNotOpen),
+                (5, ReasoningSpanMismatch),
+            ],
+            agora: &[
+                (3, ReasoningSpanMismatch),
+                (4, ReasoningMessageNotOpen),
+                (5, ReasoningSpanMismatch),
+            ],
+        },
+        Case {
+            name: "RUN_FINISHED while reasoning is open",
+            events: run(vec![
+                reasoning("REASONING_START", "r"),
+                reasoning("REASONING_MESSAGE_START", "m"),
+            ]),
+            standard: &[(5, RunFinishedWithOpenReasoning)],
+            agora: &[(5, RunFinishedWithOpenReasoning)],
+        },
+        Case {
+            name: "an interrupt outcome with no interrupts",
+            events: vec![
+                start(),
+                snapshot(),
+                snapshot(),
+                serde_json::from_value(
+                    json!({"type": "RUN_FINISHED", "threadId": "t", "runId": "r",
+                    "outcome": {"type": "interrupt", "interrupts": []}}),
+                )
+                .unwrap(),
+            ],
+            standard: &[(3, InterruptWithoutInterrupts)],
+            agora: &[(3, InterruptWithoutInterrupts)],
+        },
+        Case {
             name: "a subagent invocation started twice",
             events: run(vec![subagent("s"), subagent("s"), subagent_end("s")]),
             standard: &[(3, SubagentAlreadyStarted)],
@@ -321,6 +364,17 @@ fn cases() -> Vec<Case> {
             agora: &[(6, RunFinishedWithOpenSubagent)],
         },
     ]
+}
+
+fn reasoning(kind: &str, id: &str) -> Event {
+    let mut event = json!({"type": kind, "messageId": id});
+    if kind == "REASONING_MESSAGE_START" {
+        event["role"] = json!("reasoning");
+    }
+    if kind == "REASONING_MESSAGE_CONTENT" {
+        event["delta"] = json!("d");
+    }
+    serde_json::from_value(event).unwrap()
 }
 
 fn subagent(id: &str) -> Event {
@@ -393,6 +447,10 @@ fn the_table_covers_every_rule_in_its_dialects() {
         SubagentAlreadyStarted,
         SubagentNotStarted,
         RunFinishedWithOpenSubagent,
+        ReasoningSpanMismatch,
+        ReasoningMessageNotOpen,
+        RunFinishedWithOpenReasoning,
+        InterruptWithoutInterrupts,
     ];
     let agora_only = [
         StepOverlap,

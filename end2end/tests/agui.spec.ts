@@ -154,10 +154,19 @@ test.describe("standard AG-UI over POST /agui with @ag-ui/client", () => {
     events = await client.run("Bevinding: rauwe vis naast groenten bewaard op 12 °C");
     expect(text(events)).toMatch(/852\/2004|Hygiënecode/);
 
+    // A question: which rules apply.
+    events = await client.run("Welke regels gelden voor allergeneninformatie in een restaurant?");
+    expect(text(events)).toMatch(/allergen/i);
+
     // The report needs approval: the run ends with an interrupt.
     events = await client.run("Genereer het inspectierapport");
     let outcome = lastFinished(events).outcome!;
     expect(outcome.type).toBe("interrupt");
+    // AG-UI 1.0: the report specialist's turn is a subagent invocation, suspended on it.
+    const reporting = ofType(events, "SUBAGENT_STARTED").find((e) => e.name === "reporting-agent");
+    expect(reporting?.parentToolCallId).toBeTruthy();
+    const suspended = ofType(events, "SUBAGENT_FINISHED").find((e) => e.subagentRunId === reporting?.subagentRunId);
+    expect((suspended?.outcome as { type: string }).type).toBe("suspended");
     expect(agent.pendingInterrupts).toHaveLength(1);
     let interrupt = agent.pendingInterrupts[0];
     expect(interrupt.reason).toBe("tool_call");
@@ -299,6 +308,47 @@ test.describe("standard AG-UI over POST /agui with @ag-ui/client", () => {
           return `${response.status} ${(await response.json()).detail}`;
         })
         .toMatch(/^409 .*cancelled/);
+    } finally {
+      await server.dispose();
+      model.close();
+    }
+  });
+
+  test("a run cancelled from elsewhere reports the cancelled outcome to the client", async () => {
+    test.setTimeout(60_000);
+    const model: Server = createServer(() => {});
+    await new Promise<void>((resolve) => model.listen(0, "127.0.0.1", resolve));
+    const modelPort = (model.address() as { port: number }).port;
+    const server = await startServer(["--auth", "dev", "--llm-base-url", `http://127.0.0.1:${modelPort}/v1`]);
+    try {
+      const client = new Recorded(`${server.url}/agui`);
+      client.agent.addMessage({ id: randomUUID(), role: "user", content: "Welke regels gelden voor allergenen?" });
+      let runId = "";
+      let outcome = "";
+      let thinking!: () => void;
+      const waiting = new Promise<void>((resolve) => (thinking = resolve));
+      const running = client.agent.runAgent(
+        {},
+        {
+          onRunStartedEvent: ({ event }) => {
+            runId = event.runId;
+          },
+          onStepStartedEvent: ({ event }) => {
+            if (event.stepName === "thinking") thinking();
+          },
+          onRunFinishedEvent: (params) => {
+            outcome = params.outcome;
+          },
+        },
+      );
+      await waiting;
+      expect((await fetch(`${server.url}/agui/runs/${runId}/cancel`, { method: "POST" })).status).toBe(200);
+      await running;
+      expect(outcome).toBe("cancelled");
+      const events = await client.lastStream();
+      await checkStream(events);
+      expect(lastFinished(events).outcome).toEqual({ type: "cancelled" });
+      expect(ofType(events, "RUN_ERROR")).toHaveLength(0);
     } finally {
       await server.dispose();
       model.close();

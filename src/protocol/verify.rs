@@ -63,6 +63,16 @@ pub enum Rule {
     SubagentNotStarted,
     /// AG-UI 1.0.
     RunFinishedWithOpenSubagent,
+    /// AG-UI 1.0: REASONING_START while a reasoning span is open, or REASONING_END for
+    /// another (or none).
+    ReasoningSpanMismatch,
+    /// AG-UI 1.0: a reasoning message that is not open gets content or an end, or one that
+    /// is opens again.
+    ReasoningMessageNotOpen,
+    /// AG-UI 1.0.
+    RunFinishedWithOpenReasoning,
+    /// AG-UI 1.0: an `interrupt` outcome names no interrupt.
+    InterruptWithoutInterrupts,
 }
 
 impl Rule {
@@ -103,6 +113,16 @@ impl Rule {
                 "an event of a subagent invocation (subagentRunId) that is not open"
             }
             Rule::RunFinishedWithOpenSubagent => "RUN_FINISHED while a subagent invocation is open",
+            Rule::ReasoningSpanMismatch => {
+                "REASONING_START inside an open span, or REASONING_END for a span that is not open"
+            }
+            Rule::ReasoningMessageNotOpen => {
+                "a reasoning message's content or end while it is not open, or its start while it is"
+            }
+            Rule::RunFinishedWithOpenReasoning => {
+                "RUN_FINISHED while reasoning (a span or a message) is open"
+            }
+            Rule::InterruptWithoutInterrupts => "an `interrupt` outcome with no interrupts",
         }
     }
 }
@@ -172,6 +192,10 @@ pub struct Verifier {
     tool_calls: HashMap<String, ToolCall>,
     /// Subagent invocations open in this run (AG-UI 1.0).
     subagents: HashSet<String>,
+    /// The open reasoning span (REASONING_START's messageId).
+    reasoning: Option<String>,
+    /// Reasoning messages open in this run.
+    reasoning_messages: HashSet<String>,
     /// AGORA: this run has sent a STATE_SNAPSHOT.
     snapshot_sent: bool,
     /// AGORA: no work since the last STATE_SNAPSHOT (or since RUN_STARTED).
@@ -188,6 +212,8 @@ impl Verifier {
             messages: HashSet::new(),
             tool_calls: HashMap::new(),
             subagents: HashSet::new(),
+            reasoning: None,
+            reasoning_messages: HashSet::new(),
             snapshot_sent: false,
             snapshot_current: true,
         }
@@ -231,6 +257,8 @@ impl Verifier {
         self.messages.clear();
         self.tool_calls.clear();
         self.subagents.clear();
+        self.reasoning = None;
+        self.reasoning_messages.clear();
         self.snapshot_sent = false;
         self.snapshot_current = true;
     }
@@ -323,6 +351,7 @@ impl Verifier {
     fn inside_run(&mut self, event: &Event, found: &mut Vec<Violation>) {
         let agora = self.dialect == Dialect::Agora;
         self.subagent(event, found);
+        self.reasoning(event, found);
         match event {
             Event::RunFinished(_) => self.run_finished(found),
             Event::RunError(_) => self.run = Run::Errored,
@@ -464,6 +493,76 @@ impl Verifier {
         }
     }
 
+    /// AG-UI 1.0: reasoning spans open and close once, and reasoning messages pair up as text
+    /// messages do; an interrupt outcome names its interrupts.
+    fn reasoning(&mut self, event: &Event, found: &mut Vec<Violation>) {
+        let (rule, message) = match event {
+            Event::ReasoningStart(start) => {
+                match self.reasoning.replace(start.message_id.clone()) {
+                    Some(open) => (
+                        Rule::ReasoningSpanMismatch,
+                        format!("REASONING_START while span `{open}` is open"),
+                    ),
+                    None => return,
+                }
+            }
+            Event::ReasoningEnd(end) => {
+                let open = self.reasoning.take();
+                if open.as_deref() == Some(end.message_id.as_str()) {
+                    return;
+                }
+                let id = &end.message_id;
+                (
+                    Rule::ReasoningSpanMismatch,
+                    format!("REASONING_END for span `{id}`, which is not open"),
+                )
+            }
+            Event::ReasoningMessageStart(start) => {
+                if self.reasoning_messages.insert(start.message_id.clone()) {
+                    return;
+                }
+                let id = &start.message_id;
+                (
+                    Rule::ReasoningMessageNotOpen,
+                    format!("reasoning message `{id}` started again while open"),
+                )
+            }
+            Event::ReasoningMessageContent(content) => {
+                if self.reasoning_messages.contains(&content.message_id) {
+                    return;
+                }
+                let id = &content.message_id;
+                (
+                    Rule::ReasoningMessageNotOpen,
+                    format!("REASONING_MESSAGE_CONTENT for `{id}`, which is not open"),
+                )
+            }
+            Event::ReasoningMessageEnd(end) => {
+                if self.reasoning_messages.remove(&end.message_id) {
+                    return;
+                }
+                let id = &end.message_id;
+                (
+                    Rule::ReasoningMessageNotOpen,
+                    format!("REASONING_MESSAGE_END for `{id}`, which is not open"),
+                )
+            }
+            Event::RunFinished(finished) => match &finished.outcome {
+                Some(Some(crate::protocol::RunOutcome::Interrupt { interrupts }))
+                    if interrupts.is_empty() =>
+                {
+                    (
+                        Rule::InterruptWithoutInterrupts,
+                        "RUN_FINISHED with an interrupt outcome and no interrupts".to_owned(),
+                    )
+                }
+                _ => return,
+            },
+            _ => return,
+        };
+        found.push(self.violation(rule, message));
+    }
+
     fn run_finished(&mut self, found: &mut Vec<Violation>) {
         let agora = self.dialect == Dialect::Agora;
         let streaming = self
@@ -479,6 +578,11 @@ impl Verifier {
                 Rule::RunFinishedWithOpenSubagent,
                 "subagents are open",
                 sorted(self.subagents.iter()),
+            ),
+            (
+                Rule::RunFinishedWithOpenReasoning,
+                "reasoning is open",
+                sorted(self.reasoning.iter().chain(&self.reasoning_messages)),
             ),
             (
                 Rule::RunFinishedWithOpenStep,
