@@ -57,17 +57,27 @@ fn assert_mirrored(events: &[Value]) -> Vec<String> {
         "one spoken text per written message, same messageId"
     );
     for (id, _) in &spoken {
-        let end = events
-            .iter()
-            .position(|e| e["type"] == "TEXT_MESSAGE_END" && e["messageId"] == id.as_str())
-            .unwrap();
-        let start = events
-            .iter()
-            .position(|e| {
-                e["name"] == "agora:spoken_text_start" && e["value"]["messageId"] == id.as_str()
-            })
-            .unwrap();
-        assert!(start > end, "spoken after its written text is complete");
+        let at = |kind: &str, name: &str| {
+            events
+                .iter()
+                .position(|e| {
+                    e["type"] == kind
+                        && (name.is_empty() || e["name"] == name)
+                        && (e["messageId"] == id.as_str() || e["value"]["messageId"] == id.as_str())
+                })
+                .unwrap()
+        };
+        let written_start = at("TEXT_MESSAGE_START", "");
+        let written_end = at("TEXT_MESSAGE_END", "");
+        let spoken_start = at("CUSTOM", "agora:spoken_text_start");
+        let first_spoken = at("CUSTOM", "agora:spoken_text_content");
+        let spoken_end = at("CUSTOM", "agora:spoken_text_end");
+        // Interleaved, as the contract shows: spoken while written, ended after it.
+        assert!(
+            written_start < spoken_start && first_spoken < written_end,
+            "{id}"
+        );
+        assert!(spoken_end > written_end, "{id}");
     }
     spoken.into_iter().map(|(_, text)| text).collect()
 }

@@ -591,6 +591,7 @@ impl Orchestrator {
             refused_turns: 0,
             mode,
             spoken,
+            speaker: None,
             last_event: None,
         };
         let this = self.clone();

@@ -26,6 +26,7 @@ use super::inspection::InspectionState;
 use super::llm::planner::{Lang, detect_language};
 use super::llm::prompts::{self, HANDOFF_TOOL};
 use super::llm::{CompletionRequest, FinishReason, LlmChunk, LlmError, ToolSpec, Usage};
+use super::spoken::Speaker;
 use super::store::{
     ApprovalDecision, ApprovalRecord, InterruptRecord, InterruptResolution, RunStatus, StoreError,
 };
@@ -194,6 +195,8 @@ pub(super) struct Run {
     /// AGORA: each answer is mirrored by `agora:spoken_text_*` of this kind, and stored with
     /// the message (`spokenText`).
     pub spoken: Option<super::spoken::SpokenTextType>,
+    /// Speaks the answer being written, and whether its `agora:spoken_text_start` went out.
+    pub speaker: Option<(super::spoken::Speaker, bool)>,
     /// The run's last event (RUN_FINISHED, or the standard dialect's RUN_ERROR), held until
     /// the run's end is stored: a client that has seen it finds the run stored.
     pub last_event: Option<Event>,
@@ -580,28 +583,67 @@ impl Run {
                 start.name = Some(self.agent.to_owned());
             }
             self.open_text = Some((id, String::new()));
+            self.speaker = self
+                .spoken
+                .map(|kind| (Speaker::new(kind, self.thread_language()), false));
             self.emit(start).await?;
         }
         let (id, text) = self.open_text.as_mut().expect("opened above");
         text.push_str(&delta);
+        let id = id.clone();
         let event = Event::text_message_content(id.clone(), delta);
-        self.emit(event).await
+        self.emit(event).await?;
+        // Each line spoken once it is written (`agora:spoken_text_*`, interleaved).
+        let pieces = match (&mut self.speaker, &self.open_text) {
+            (Some((speaker, _)), Some((_, text))) => speaker.feed(text),
+            _ => return Ok(()),
+        };
+        self.say(&id, pieces).await
     }
 
-    /// Stores the turn's assistant message (its text and tool calls), then closes its text.
+    /// `agora:spoken_text_start` before the first piece, then a `content` per piece.
+    async fn say(&mut self, message_id: &str, pieces: Vec<String>) -> Result<(), RunFailure> {
+        use crate::protocol::agora::{SpokenTextContent, SpokenTextStart};
+        for piece in pieces {
+            let Some((_, started)) = &mut self.speaker else {
+                return Ok(());
+            };
+            if !*started {
+                *started = true;
+                let start = AgoraEvent::SpokenTextStart(SpokenTextStart {
+                    message_id: message_id.to_owned(),
+                    role: crate::protocol::Role::Assistant,
+                    extra: Default::default(),
+                });
+                self.emit(start.into_event()).await?;
+            }
+            let content = AgoraEvent::SpokenTextContent(SpokenTextContent {
+                message_id: message_id.to_owned(),
+                delta: piece,
+                extra: Default::default(),
+            });
+            self.emit(content.into_event()).await?;
+        }
+        Ok(())
+    }
+
+    /// Stores the turn's assistant message (its text and tool calls, its spoken text), then
+    /// closes its text and its spoken text (`agora:spoken_text_end`, or `_error` when the
+    /// answer had nothing to say aloud).
     async fn complete_assistant_message(&mut self, calls: Vec<ToolCall>) -> Result<(), RunFailure> {
         let (id, text) = match self.open_text.take() {
             Some((id, text)) => (id, Some(text)),
             None if calls.is_empty() => return Ok(()),
             None => (format!("msg_{}", Uuid::new_v4().simple()), None),
         };
-        let spoken = match (&text, self.spoken) {
-            (Some(text), Some(kind)) => Some(super::spoken::spoken_text(
-                text,
-                kind,
-                detect_language(text),
-            )),
-            _ => None,
+        if let (Some((speaker, _)), Some(text)) = (&mut self.speaker, &text) {
+            let rest = speaker.finish(text);
+            self.say(&id, rest).await?;
+        }
+        let speaker = if text.is_some() {
+            self.speaker.take()
+        } else {
+            None
         };
         let mut message = AssistantMessage {
             id: Some(id.clone()),
@@ -610,8 +652,12 @@ impl Run {
             tool_calls: (!calls.is_empty()).then_some(calls),
             ..Default::default()
         };
-        if let Some(spoken) = spoken.as_ref().filter(|s| !s.is_empty()) {
-            message.extra.insert("spokenText".to_owned(), json!(spoken));
+        if let Some((speaker, _)) = &speaker
+            && !speaker.said().is_empty()
+        {
+            message
+                .extra
+                .insert("spokenText".to_owned(), json!(speaker.said()));
         }
         let message = Message::Assistant(message);
         self.orchestrator
@@ -622,48 +668,30 @@ impl Run {
         if text.is_some() {
             self.emit(Event::text_message_end(&id)).await?;
         }
-        if let Some(spoken) = spoken {
-            self.speak(&id, &spoken).await?;
+        if let Some((_, started)) = speaker {
+            self.end_speech(&id, started).await?;
         }
         Ok(())
     }
 
-    /// `agora:spoken_text_start`, a `content` per sentence, `end`, with the written message's
-    /// id; `agora:spoken_text_error` when the answer has nothing to say aloud.
-    async fn speak(&mut self, message_id: &str, spoken: &str) -> Result<(), RunFailure> {
-        use crate::protocol::agora::{
-            SpokenTextContent, SpokenTextEnd, SpokenTextError, SpokenTextStart,
-        };
-        if spoken.trim().is_empty() {
-            let error = AgoraEvent::SpokenTextError(SpokenTextError {
+    async fn end_speech(&mut self, message_id: &str, started: bool) -> Result<(), RunFailure> {
+        use crate::protocol::agora::{SpokenTextEnd, SpokenTextError};
+        let event = if started {
+            AgoraEvent::SpokenTextEnd(SpokenTextEnd {
+                message_id: message_id.to_owned(),
+                extra: Default::default(),
+            })
+        } else {
+            AgoraEvent::SpokenTextError(SpokenTextError {
                 message_id: message_id.to_owned(),
                 error: crate::protocol::AgoraError {
                     error_code: "spoken_text_empty".to_owned(),
                     message: "Dit antwoord heeft geen tekst om voor te lezen.".to_owned(),
                     ..Default::default()
                 },
-            });
-            return self.emit(error.into_event()).await;
-        }
-        let start = AgoraEvent::SpokenTextStart(SpokenTextStart {
-            message_id: message_id.to_owned(),
-            role: crate::protocol::Role::Assistant,
-            extra: Default::default(),
-        });
-        self.emit(start.into_event()).await?;
-        for sentence in super::spoken::sentences(spoken) {
-            let content = AgoraEvent::SpokenTextContent(SpokenTextContent {
-                message_id: message_id.to_owned(),
-                delta: sentence,
-                extra: Default::default(),
-            });
-            self.emit(content.into_event()).await?;
-        }
-        let end = AgoraEvent::SpokenTextEnd(SpokenTextEnd {
-            message_id: message_id.to_owned(),
-            extra: Default::default(),
-        });
-        self.emit(end.into_event()).await
+            })
+        };
+        self.emit(event.into_event()).await
     }
 
     /// Standard: a tool the client offered that is not one of ours (ours win a name clash).

@@ -46,11 +46,9 @@ const SUMMARY_CHARS: usize = 250;
 
 /// The spoken text of `markdown`, in `lang`, as the user chose.
 pub fn spoken_text(markdown: &str, kind: SpokenTextType, lang: Lang) -> String {
-    let dictated = dictate(markdown, lang);
-    match kind {
-        SpokenTextType::Dictate => dictated,
-        SpokenTextType::Summarize => summarize(&dictated),
-    }
+    let mut speaker = Speaker::new(kind, lang);
+    speaker.finish(markdown);
+    speaker.said
 }
 
 /// The spoken text cut into the pieces it is streamed in: a sentence each.
@@ -77,29 +75,105 @@ pub fn sentences(text: &str) -> Vec<String> {
     pieces
 }
 
-fn summarize(dictated: &str) -> String {
-    let mut summary = String::new();
-    for (n, sentence) in sentences(dictated).into_iter().enumerate() {
-        if n >= SUMMARY_SENTENCES || (n > 0 && summary.len() + sentence.len() > SUMMARY_CHARS) {
-            break;
-        }
-        summary.push_str(&sentence);
-    }
-    summary.trim_end().to_owned()
+/// Speaks an answer while it is written: each line once it is complete, so the spoken text
+/// streams alongside the written one. What it says in all is what [`spoken_text`] says of
+/// the whole answer.
+#[derive(Debug)]
+pub struct Speaker {
+    kind: SpokenTextType,
+    lang: Lang,
+    /// Inside a fenced code block, which is not read out.
+    in_code: bool,
+    /// Bytes of the written text already spoken (whole lines).
+    consumed: usize,
+    /// What was said so far.
+    said: String,
+    /// Sentences said (summaries stop at three).
+    sentences: usize,
+    /// A summary that is complete says nothing more.
+    done: bool,
 }
 
-/// Markdown to speakable sentences.
-fn dictate(markdown: &str, lang: Lang) -> String {
-    let mut out: Vec<String> = Vec::new();
-    let mut in_code = false;
-    for line in markdown.lines() {
+impl Speaker {
+    pub fn new(kind: SpokenTextType, lang: Lang) -> Self {
+        Self {
+            kind,
+            lang,
+            in_code: false,
+            consumed: 0,
+            said: String::new(),
+            sentences: 0,
+            done: false,
+        }
+    }
+
+    /// The pieces to say for the lines of `written` completed since the last call.
+    pub fn feed(&mut self, written: &str) -> Vec<String> {
+        let Some(end) = written[self.consumed..].rfind('\n') else {
+            return Vec::new();
+        };
+        let end = self.consumed + end + 1;
+        let lines = &written[self.consumed..end];
+        self.consumed = end;
+        self.speak(lines)
+    }
+
+    /// The pieces for the rest of `written`, the answer complete.
+    pub fn finish(&mut self, written: &str) -> Vec<String> {
+        let rest = &written[self.consumed.min(written.len())..];
+        self.consumed = written.len();
+        self.speak(rest)
+    }
+
+    /// Everything said.
+    pub fn said(&self) -> &str {
+        &self.said
+    }
+
+    fn speak(&mut self, lines: &str) -> Vec<String> {
+        let mut pieces = Vec::new();
+        for line in lines.lines() {
+            let Some(spoken) = speak_line(line, self.lang, &mut self.in_code) else {
+                continue;
+            };
+            for sentence in sentences(&spoken) {
+                let sentence = sentence.trim_end();
+                if self.done || sentence.is_empty() {
+                    continue;
+                }
+                if self.kind == SpokenTextType::Summarize
+                    && (self.sentences >= SUMMARY_SENTENCES
+                        || (self.sentences > 0
+                            && self.said.len() + sentence.len() + 1 > SUMMARY_CHARS))
+                {
+                    self.done = true;
+                    continue;
+                }
+                let piece = if self.said.is_empty() {
+                    sentence.to_owned()
+                } else {
+                    format!(" {sentence}")
+                };
+                self.said.push_str(&piece);
+                self.sentences += 1;
+                pieces.push(piece);
+            }
+        }
+        pieces
+    }
+}
+
+/// One line of Markdown as a spoken sentence, or nothing (blank, a rule, a table divider,
+/// code); `in_code` carries a fenced block across lines.
+fn speak_line(line: &str, lang: Lang, in_code: &mut bool) -> Option<String> {
+    {
         let line = line.trim();
         if line.starts_with("```") {
-            in_code = !in_code;
-            continue;
+            *in_code = !*in_code;
+            return None;
         }
-        if in_code || line.is_empty() || is_rule(line) || is_table_divider(line) {
-            continue;
+        if *in_code || line.is_empty() || is_rule(line) || is_table_divider(line) {
+            return None;
         }
         let line = strip_block_marker(line);
         let line = if line.starts_with('|') {
@@ -115,7 +189,7 @@ fn dictate(markdown: &str, lang: Lang) -> String {
         let text = speak_words(&strip_inline(&line), lang);
         let text = text.trim();
         if text.is_empty() {
-            continue;
+            return None;
         }
         // A heading or a list item is a sentence of its own.
         let mut sentence = text.to_owned();
@@ -126,9 +200,8 @@ fn dictate(markdown: &str, lang: Lang) -> String {
             sentence.pop();
             sentence.push('.');
         }
-        out.push(sentence);
+        Some(sentence)
     }
-    out.join(" ")
 }
 
 fn is_rule(line: &str) -> bool {
@@ -575,6 +648,28 @@ mod tests {
         let summary = spoken_text(&long, SpokenTextType::Summarize, Lang::Nl);
         assert!((1..=3).contains(&sentences(&summary).len()));
         assert!(summary.len() <= SUMMARY_CHARS + 30);
+    }
+
+    #[test]
+    fn speaking_while_writing_says_what_the_whole_answer_says() {
+        let answer = "## Bevinding\n\n- **Koelcel** op 7 °C.\n- KVK 99990001.\n\nDe score is 7,8. Dat is goed. Verder niets. Echt niet.";
+        for kind in [SpokenTextType::Dictate, SpokenTextType::Summarize] {
+            let mut speaker = Speaker::new(kind, Lang::Nl);
+            let mut pieces = Vec::new();
+            // Written in uneven deltas: each line is spoken once it is complete.
+            let mut written = String::new();
+            for chunk in answer.chars().collect::<Vec<_>>().chunks(7) {
+                written.extend(chunk);
+                pieces.extend(speaker.feed(&written));
+            }
+            pieces.extend(speaker.finish(&written));
+            assert_eq!(
+                pieces.concat(),
+                spoken_text(answer, kind, Lang::Nl),
+                "{kind:?}"
+            );
+            assert_eq!(speaker.said(), pieces.concat());
+        }
     }
 
     #[test]
