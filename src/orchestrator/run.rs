@@ -591,13 +591,13 @@ impl Run {
         let (id, text) = self.open_text.as_mut().expect("opened above");
         text.push_str(&delta);
         let id = id.clone();
+        // Each line spoken once it is written (`agora:spoken_text_*`, interleaved).
+        let pieces = match &mut self.speaker {
+            Some((speaker, _)) => speaker.feed(&delta),
+            None => Vec::new(),
+        };
         let event = Event::text_message_content(id.clone(), delta);
         self.emit(event).await?;
-        // Each line spoken once it is written (`agora:spoken_text_*`, interleaved).
-        let pieces = match (&mut self.speaker, &self.open_text) {
-            (Some((speaker, _)), Some((_, text))) => speaker.feed(text),
-            _ => return Ok(()),
-        };
         self.say(&id, pieces).await
     }
 
@@ -636,8 +636,8 @@ impl Run {
             None if calls.is_empty() => return Ok(()),
             None => (format!("msg_{}", Uuid::new_v4().simple()), None),
         };
-        if let (Some((speaker, _)), Some(text)) = (&mut self.speaker, &text) {
-            let rest = speaker.finish(text);
+        if let (Some((speaker, _)), Some(_)) = (&mut self.speaker, &text) {
+            let rest = speaker.finish("");
             self.say(&id, rest).await?;
         }
         let speaker = if text.is_some() {

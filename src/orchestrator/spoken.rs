@@ -84,8 +84,9 @@ pub struct Speaker {
     lang: Lang,
     /// Inside a fenced code block, which is not read out.
     in_code: bool,
-    /// Bytes of the written text already spoken (whole lines).
-    consumed: usize,
+    /// Written text of the line not yet complete: a delta costs its own length, never the
+    /// answer's.
+    pending: String,
     /// What was said so far.
     said: String,
     /// Sentences said (summaries stop at three).
@@ -100,29 +101,33 @@ impl Speaker {
             kind,
             lang,
             in_code: false,
-            consumed: 0,
+            pending: String::new(),
             said: String::new(),
             sentences: 0,
             done: false,
         }
     }
 
-    /// The pieces to say for the lines of `written` completed since the last call.
-    pub fn feed(&mut self, written: &str) -> Vec<String> {
-        let Some(end) = written[self.consumed..].rfind('\n') else {
+    /// The next `delta` of the written text: the pieces to say for the lines it completes.
+    pub fn feed(&mut self, delta: &str) -> Vec<String> {
+        if self.done {
+            return Vec::new();
+        }
+        let Some(end) = delta.rfind('\n') else {
+            self.pending.push_str(delta);
             return Vec::new();
         };
-        let end = self.consumed + end + 1;
-        let lines = &written[self.consumed..end];
-        self.consumed = end;
-        self.speak(lines)
+        self.pending.push_str(&delta[..=end]);
+        let lines = std::mem::replace(&mut self.pending, delta[end + 1..].to_owned());
+        self.speak(&lines)
     }
 
-    /// The pieces for the rest of `written`, the answer complete.
-    pub fn finish(&mut self, written: &str) -> Vec<String> {
-        let rest = &written[self.consumed.min(written.len())..];
-        self.consumed = written.len();
-        self.speak(rest)
+    /// The pieces for what is left once the answer is complete (`rest`: its last delta not
+    /// fed, if any).
+    pub fn finish(&mut self, rest: &str) -> Vec<String> {
+        let mut lines = std::mem::take(&mut self.pending);
+        lines.push_str(rest);
+        self.speak(&lines)
     }
 
     /// Everything said.
@@ -657,12 +662,10 @@ mod tests {
             let mut speaker = Speaker::new(kind, Lang::Nl);
             let mut pieces = Vec::new();
             // Written in uneven deltas: each line is spoken once it is complete.
-            let mut written = String::new();
             for chunk in answer.chars().collect::<Vec<_>>().chunks(7) {
-                written.extend(chunk);
-                pieces.extend(speaker.feed(&written));
+                pieces.extend(speaker.feed(&chunk.iter().collect::<String>()));
             }
-            pieces.extend(speaker.finish(&written));
+            pieces.extend(speaker.finish(""));
             assert_eq!(
                 pieces.concat(),
                 spoken_text(answer, kind, Lang::Nl),
