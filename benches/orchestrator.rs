@@ -11,7 +11,9 @@ use std::time::{Duration, Instant};
 
 use agora_hai::orchestrator::knowledge::Knowledge;
 use agora_hai::orchestrator::llm::planner::EmbeddedPlanner;
+use agora_hai::orchestrator::llm::planner::Lang;
 use agora_hai::orchestrator::llm::{CompletionRequest, LlmChunk, LlmError, LlmProvider};
+use agora_hai::orchestrator::spoken::{SpokenTextType, spoken_text};
 use agora_hai::orchestrator::store::Store;
 use agora_hai::orchestrator::tools::Toolbox;
 use agora_hai::orchestrator::{Orchestrator, OrchestratorConfig, Outbox, outbox};
@@ -174,5 +176,42 @@ async fn main() {
             spent.as_secs_f64() * 1000.0
         );
     }
+
+    // The spoken text, made from the stored answers of the scripted inspection: what a
+    // deterministic transform costs, against the seconds of a second model request.
+    let answers: Vec<String> = stored_answers(&dir.join("script"), "bench-1").await;
+    let chars: usize = answers.iter().map(|a| a.chars().count()).sum();
+    println!(
+        "spoken text ({} answers, {chars} characters in all):",
+        answers.len()
+    );
+    for kind in [SpokenTextType::Dictate, SpokenTextType::Summarize] {
+        let before = cpu_time();
+        let repeats = 200;
+        for _ in 0..repeats {
+            for answer in &answers {
+                std::hint::black_box(spoken_text(answer, kind, Lang::Nl));
+            }
+        }
+        let spent = cpu_time() - before;
+        println!(
+            "  {:>8.1} µs per answer  ({})",
+            spent.as_secs_f64() * 1e6 / (repeats * answers.len()) as f64,
+            kind.as_str()
+        );
+    }
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The assistant answers a thread holds in the store under `dir`.
+async fn stored_answers(dir: &std::path::Path, thread: &str) -> Vec<String> {
+    let store = SqliteStore::open(&dir.join("agora.db")).await.unwrap();
+    let messages = store.messages(thread).await.unwrap();
+    messages
+        .into_iter()
+        .filter_map(|m| match m {
+            Message::Assistant(a) => a.content.filter(|c| !c.trim().is_empty()),
+            _ => None,
+        })
+        .collect()
 }
