@@ -15,13 +15,18 @@ pub fn Composer() -> impl IntoView {
     let connection = expect_context::<Connection>();
     let text = RwSignal::new(String::new());
     let running = move || chat.run.with(|run| run.running);
-    // The draft of the shown thread, once the user is known.
+    // The draft of the shown thread, once the user is known. Another thread shows its own
+    // draft; the user becoming known (`/users/me` answering) never overwrites what was typed
+    // meanwhile.
     #[cfg(feature = "hydrate")]
-    Effect::new(move || {
+    Effect::new(move |shown: Option<Option<String>>| {
         let thread = chat.thread_id.get();
-        if let Some(user) = connection.user.get() {
+        let user = connection.user.get()?;
+        let switched = shown.flatten().is_some_and(|shown| shown != thread);
+        if switched || text.with_untracked(String::is_empty) {
             text.set(crate::ui::offline::load_draft(&user, &thread));
         }
+        Some(thread)
     });
     let keep_draft = move |draft: &str| {
         #[cfg(feature = "hydrate")]
