@@ -321,20 +321,77 @@ async fn a_foreign_origin_cannot_open_the_socket() {
 }
 
 #[tokio::test]
-async fn runs_are_rate_limited_per_user() {
+async fn a_refused_run_says_which_run_and_when_to_retry_and_the_socket_goes_on() {
     let server = TestServer::start_with(|c| c.runs_per_minute = 2).await;
     let mut socket = server.socket().await;
     for _ in 0..2 {
         socket.ask(&uuid::Uuid::new_v4().to_string(), "Hallo").await;
         socket.until_finished().await;
     }
-    socket.ask(&uuid::Uuid::new_v4().to_string(), "Hallo").await;
-    assert_eq!(socket.error_code().await, "rate_limited");
-    // Another user is not affected.
+    let thread = uuid::Uuid::new_v4().to_string();
+    socket
+        .send(&json!({ "threadId": thread, "runId": "run-te-veel", "messages": [{ "role": "user", "content": "Hallo" }] }))
+        .await;
+    let refusal = socket.next().await;
+    assert_eq!(refusal["name"], "agora:error", "{refusal}");
+    let value = &refusal["value"];
+    assert_eq!(value["errorCode"], "rate_limited");
+    assert_eq!(value["details"]["runId"], "run-te-veel");
+    assert_eq!(value["details"]["threadId"], thread.as_str());
+    assert_eq!(value["details"]["limitPerMinute"], 2);
+    // Two a minute: the next one comes within 30 s, and the message says when.
+    let wait = value["details"]["retryAfterMs"].as_u64().unwrap();
+    assert!((1..=30_000).contains(&wait), "{wait}");
+    assert!(value["message"].as_str().unwrap().contains("2 per minuut"));
+    // Without a runId of its own the client still gets one to tie the refusal to.
+    socket.ask(&thread, "Hallo").await;
+    let refusal = socket.next().await;
+    assert!(
+        refusal["value"]["details"]["runId"]
+            .as_str()
+            .is_some_and(|id| !id.is_empty())
+    );
+    // Another user is not affected, on the same socket.
     socket
         .send(&json!({ "threadId": uuid::Uuid::new_v4().to_string(), "userId": "anna", "messages": [{ "role": "user", "content": "Hallo" }] }))
         .await;
     assert_eq!(socket.next().await["type"], "RUN_STARTED");
+}
+
+#[tokio::test]
+async fn service_accounts_and_named_accounts_have_limits_of_their_own() {
+    let server = TestServer::start_with(|c| {
+        c.auth = agora_hai::server::auth::AuthMode::ApiKey;
+        c.api_keys = Some("planning:planning-secret-key-01,bulk:bulk-secret-key-000002".to_owned());
+        c.runs_per_minute = 1;
+        c.service_runs_per_minute = 3;
+        c.runs_per_minute_for = vec![("bulk".to_owned(), std::num::NonZeroU32::new(4).unwrap())];
+    })
+    .await;
+    // A service account has the service limit (3), not a person's (1), over all its sockets.
+    let mut first = open_socket(&server, "?token=planning-secret-key-01", &[])
+        .await
+        .unwrap();
+    let mut second = open_socket(&server, "?token=planning-secret-key-01", &[])
+        .await
+        .unwrap();
+    for n in 0..3 {
+        let socket = if n == 1 { &mut second } else { &mut first };
+        socket.ask(&uuid::Uuid::new_v4().to_string(), "Hallo").await;
+        assert_agora_clean(&socket.until_finished().await);
+    }
+    second.ask(&uuid::Uuid::new_v4().to_string(), "Hallo").await;
+    assert_eq!(second.error_code().await, "rate_limited");
+    // A named account has its own (4).
+    let mut bulk = open_socket(&server, "?token=bulk-secret-key-000002", &[])
+        .await
+        .unwrap();
+    for _ in 0..4 {
+        bulk.ask(&uuid::Uuid::new_v4().to_string(), "Hallo").await;
+        assert_agora_clean(&bulk.until_finished().await);
+    }
+    bulk.ask(&uuid::Uuid::new_v4().to_string(), "Hallo").await;
+    assert_eq!(bulk.error_code().await, "rate_limited");
 }
 
 #[tokio::test]

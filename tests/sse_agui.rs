@@ -767,7 +767,15 @@ async fn runs_count_toward_the_limit_shared_with_the_websocket() {
         .await
         .unwrap();
     assert_eq!(response.status(), 429);
-    assert!(response.json::<Value>().await.unwrap()["detail"].is_string());
+    let retry: u64 = response.headers()["retry-after"]
+        .to_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!((1..=30).contains(&retry), "{retry}");
+    let body = response.json::<Value>().await.unwrap();
+    assert!(body["detail"].as_str().unwrap().contains("2 a minute"));
+    assert_eq!(body["retryAfterSeconds"], retry);
 }
 
 trait Base {

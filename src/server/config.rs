@@ -148,9 +148,19 @@ pub struct Config {
     #[arg(long, env = "AGORA_ALLOWED_ORIGINS", value_delimiter = ',')]
     pub allowed_origins: Vec<String>,
 
-    /// Runs one user may start per minute.
-    #[arg(long, env = "AGORA_RUNS_PER_MINUTE", default_value_t = 30)]
+    /// Runs one person may start per minute (a burst of this many, then one every 60/N s).
+    #[arg(long, env = "AGORA_RUNS_PER_MINUTE", default_value_t = 30, value_parser = clap::value_parser!(u32).range(1..))]
     pub runs_per_minute: u32,
+
+    /// Runs one service account (signed in with an API key: one account behind many sockets)
+    /// may start per minute.
+    #[arg(long, env = "AGORA_SERVICE_RUNS_PER_MINUTE", default_value_t = 600, value_parser = clap::value_parser!(u32).range(1..))]
+    pub service_runs_per_minute: u32,
+
+    /// Accounts with a limit of their own, `user=N` comma-separated (e.g.
+    /// `svc-planning=3000,trainee-7=10`), over the two limits above.
+    #[arg(long, env = "AGORA_RUNS_PER_MINUTE_FOR", value_delimiter = ',', value_parser = crate::server::run_limits::parse_named)]
+    pub runs_per_minute_for: Vec<(String, std::num::NonZeroU32)>,
 
     /// Seconds without any frame from a client (pongs included) before its socket is closed.
     #[arg(long, env = "AGORA_WS_IDLE_TIMEOUT_SECS", default_value_t = 120)]
@@ -232,6 +242,8 @@ impl Config {
             secure_cookies: false,
             allowed_origins: Vec::new(),
             runs_per_minute: 30,
+            service_runs_per_minute: 600,
+            runs_per_minute_for: Vec::new(),
             ws_idle_timeout_secs: 120,
             max_connections: 10_000,
             max_connections_per_address: 256,

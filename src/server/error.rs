@@ -18,8 +18,12 @@ pub enum AppError {
     Unauthorized(String),
     #[error("{0}")]
     Forbidden(String),
-    #[error("{0}")]
-    TooManyRequests(String),
+    /// With `Retry-After`: when the client may try again.
+    #[error("{detail}")]
+    TooManyRequests {
+        detail: String,
+        retry_after_secs: u64,
+    },
     #[error("internal error: {0}")]
     Internal(#[from] anyhow::Error),
 }
@@ -33,7 +37,18 @@ impl IntoResponse for AppError {
             Self::Conflict(m) => (StatusCode::CONFLICT, m.clone()),
             Self::Unauthorized(m) => (StatusCode::UNAUTHORIZED, m.clone()),
             Self::Forbidden(m) => (StatusCode::FORBIDDEN, m.clone()),
-            Self::TooManyRequests(m) => (StatusCode::TOO_MANY_REQUESTS, m.clone()),
+            Self::TooManyRequests {
+                detail,
+                retry_after_secs,
+            } => {
+                let body =
+                    serde_json::json!({ "detail": detail, "retryAfterSeconds": retry_after_secs });
+                let retry = [(
+                    axum::http::header::RETRY_AFTER,
+                    retry_after_secs.to_string(),
+                )];
+                return (StatusCode::TOO_MANY_REQUESTS, retry, Json(body)).into_response();
+            }
             Self::Internal(e) => {
                 tracing::error!(error = ?e, "internal error");
                 (

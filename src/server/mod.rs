@@ -8,6 +8,7 @@ mod error;
 mod http;
 mod reports;
 pub mod rest;
+pub mod run_limits;
 mod security;
 pub mod sse;
 pub mod store;
@@ -47,8 +48,8 @@ pub struct AppState {
     pub db: Arc<dyn store::Database>,
     /// Decides who is asking, for every route and the WebSocket.
     pub auth: Arc<auth::Authenticator>,
-    /// Runs per user per minute, for every transport.
-    pub run_limiter: Arc<security::RateLimiter>,
+    /// Runs per account per minute, for every transport.
+    pub run_limits: Arc<run_limits::RunLimits>,
     /// Runs the agents; shared by every transport.
     pub orchestrator: Arc<Orchestrator>,
     /// The open WebSockets by user: the per-user cap, and revocation that reaches them.
@@ -75,14 +76,19 @@ impl AppState {
         rest::seed_dev_user(db.as_ref()).await?;
         let orchestrator = build_orchestrator(&config, db.clone())?;
         let auth = Arc::new(security::authenticator(&config, db.as_ref()).await?);
-        let run_limiter = Arc::new(security::RateLimiter::per_minute(config.runs_per_minute));
+        let per_minute = |n: u32| std::num::NonZeroU32::new(n).unwrap_or(std::num::NonZeroU32::MIN);
+        let run_limits = Arc::new(run_limits::RunLimits::new(
+            per_minute(config.runs_per_minute),
+            per_minute(config.service_runs_per_minute),
+            &config.runs_per_minute_for,
+        ));
         let sockets = ws::SocketRegistry::new(config.max_sockets_per_user);
         Ok(Self {
             leptos,
             config: Arc::new(config),
             db,
             auth,
-            run_limiter,
+            run_limits,
             orchestrator,
             sockets,
         })

@@ -1,10 +1,6 @@
 //! The hardening around every route: who may come in, how much they may send and start, and
 //! the headers that keep a browser from being turned against the user.
 
-use std::collections::HashMap;
-use std::sync::Mutex;
-use std::time::{Duration, Instant};
-
 use axum::Router;
 use axum::extract::{Request, State};
 use axum::http::{HeaderValue, Method, header};
@@ -237,55 +233,4 @@ async fn bootstrap_admin(
         );
     }
     Ok(())
-}
-
-/// A sliding window per user: at most `limit` events in any minute.
-pub struct RateLimiter {
-    limit: usize,
-    window: Duration,
-    /// The recent starts of each user, oldest first.
-    recent: Mutex<HashMap<String, Vec<Instant>>>,
-}
-
-impl RateLimiter {
-    pub fn per_minute(limit: u32) -> Self {
-        Self {
-            limit: limit as usize,
-            window: Duration::from_secs(60),
-            recent: Mutex::new(HashMap::new()),
-        }
-    }
-
-    /// Counts one event for `user`; false when that would exceed the limit.
-    pub fn allow(&self, user: &str) -> bool {
-        let now = Instant::now();
-        let mut recent = self.recent.lock().unwrap_or_else(|p| p.into_inner());
-        // Forget users who went quiet, so the map does not grow with every user ever seen.
-        recent.retain(|_, times| {
-            times
-                .last()
-                .is_some_and(|t| now.duration_since(*t) < self.window)
-        });
-        let times = recent.entry(user.to_owned()).or_default();
-        times.retain(|t| now.duration_since(*t) < self.window);
-        if times.len() >= self.limit {
-            return false;
-        }
-        times.push(now);
-        true
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_limit_is_per_user() {
-        let limiter = RateLimiter::per_minute(2);
-        assert!(limiter.allow("a"));
-        assert!(limiter.allow("a"));
-        assert!(!limiter.allow("a"));
-        assert!(limiter.allow("b"));
-    }
 }

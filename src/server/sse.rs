@@ -94,10 +94,15 @@ async fn run(
             "a read-only account cannot run agents or approve".to_owned(),
         ));
     }
-    if !state.run_limiter.allow(&user.id) {
-        return Err(AppError::TooManyRequests(
-            "Too many runs; wait a moment and try again".to_owned(),
-        ));
+    if let Err(limited) = state.run_limits.check(&user.id, user.kind) {
+        return Err(AppError::TooManyRequests {
+            detail: format!(
+                "Too many runs: at most {} a minute. Try again in {} s.",
+                limited.per_minute,
+                limited.retry_after_secs()
+            ),
+            retry_after_secs: limited.retry_after_secs(),
+        });
     }
     let connection_id = NEXT_CONNECTION.fetch_sub(1, Ordering::Relaxed);
     let queue_bytes = usize::try_from(state.config.socket_queue_bytes).unwrap_or(usize::MAX);

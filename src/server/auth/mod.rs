@@ -26,6 +26,7 @@ pub use throttle::SignInThrottle;
 
 use super::AppState;
 use super::error::AppError;
+use super::run_limits::AccountKind;
 use super::store::{DEV_USER_ID, Database, UserRole};
 
 pub const SESSION_COOKIE: &str = "agora_session";
@@ -48,6 +49,8 @@ pub struct CurrentUser {
     /// The hash of the session cookie that signed this request in (`users` mode only), so
     /// signing out closes exactly that session's sockets.
     pub session: Option<String>,
+    /// Which run limit applies: an API key signs in a program, which serves many sockets.
+    pub kind: AccountKind,
 }
 
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
@@ -133,6 +136,7 @@ impl Authenticator {
                 id: dev_user(parts).unwrap_or_else(|| DEV_USER_ID.to_owned()),
                 role: UserRole::Admin,
                 session: None,
+                kind: AccountKind::Person,
             }),
             AuthMode::ApiKey => {
                 // A key in a URL ends up in logs and histories; only the WebSocket, which a
@@ -145,6 +149,7 @@ impl Authenticator {
                     id: user.clone(),
                     role: UserRole::Inspector,
                     session: None,
+                    kind: AccountKind::Service,
                 })
             }
             AuthMode::Proxy => {
@@ -160,6 +165,7 @@ impl Authenticator {
                     id: user,
                     role: UserRole::Inspector,
                     session: None,
+                    kind: AccountKind::Person,
                 })
             }
             AuthMode::Users => {
@@ -174,6 +180,7 @@ impl Authenticator {
                     id: user.id,
                     role: user.role,
                     session: Some(session),
+                    kind: AccountKind::Person,
                 })
             }
         }

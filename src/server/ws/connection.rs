@@ -66,12 +66,25 @@ impl Connection<'_> {
                     return self.refuse("invalid_message", "threadId ontbreekt of is leeg.", None);
                 }
                 let user = self.run_user(input.user_id.as_deref());
-                if !self.state.run_limiter.allow(&user) {
-                    return self.refuse(
-                        "rate_limited",
-                        "Te veel verzoeken; wacht even en probeer het opnieuw.",
-                        None,
+                if let Err(limited) = self.state.run_limits.check(&user, self.user.kind) {
+                    // Tied to the run the client asked for, so it can stop waiting for it and
+                    // retry when the limit allows.
+                    let run_id = input
+                        .run_id
+                        .clone()
+                        .unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
+                    let details = json!({
+                        "threadId": input.thread_id,
+                        "runId": run_id,
+                        "limitPerMinute": limited.per_minute,
+                        "retryAfterMs": limited.retry_after.as_millis() as u64,
+                    });
+                    let message = format!(
+                        "Te veel runs: hoogstens {} per minuut. Probeer het over {} s opnieuw.",
+                        limited.per_minute,
+                        limited.retry_after_secs()
                     );
+                    return self.refuse("rate_limited", &message, Some(details));
                 }
                 // How the user wants answers spoken; the default when it cannot be read.
                 let spoken = match self.state.db.preferences(&user).await {
