@@ -11,6 +11,8 @@
 //! - `runs:CxR`: C connections, each making R runs of the scripted inspection (start, a finding,
 //!   the report with its approval answered), every stream checked by the protocol verifier;
 //!   reports runs/s, run latency p50/p99, time to first text, server CPU per run.
+//! - `slow:CxR`: the same with one of the C clients reading a frame every 25 ms; the latency
+//!   figures are the others', to compare with `runs:CxR` (nobody waits for a slow reader).
 //! - `detached:N`: N users each take an inspection to its report's approval and drop their
 //!   socket there (issue 16): reports server memory per detached run, then N new sockets
 //!   resume (`agora:resume`) from just before the report run and from nothing (a reload),
@@ -126,8 +128,13 @@ struct RunTiming {
 }
 
 /// Sends `text` on `thread` and reads to RUN_FINISHED, approving any approval request; the
-/// stream must pass the AGORA verifier.
+/// stream must pass the AGORA verifier. With `pace`, the reader waits that long after each
+/// frame (a tablet on a poor connection).
 async fn run(ws: &mut Ws, thread: &str, text: &str) -> RunTiming {
+    run_paced(ws, thread, text, None).await
+}
+
+async fn run_paced(ws: &mut Ws, thread: &str, text: &str, pace: Option<Duration>) -> RunTiming {
     let start = Instant::now();
     let input = json!({ "threadId": thread, "messages": [{ "role": "user", "content": text }], "context": {} });
     ws.send(Frame::Text(input.to_string().into()))
@@ -158,6 +165,12 @@ async fn run(ws: &mut Ws, thread: &str, text: &str) -> RunTiming {
         }
         if kind == "RUN_ERROR" {
             panic!("the run failed: {value}");
+        }
+        if kind == "CUSTOM" && value["name"] == "agora:error" {
+            panic!("the run was refused: {value}");
+        }
+        if let Some(pause) = pace {
+            tokio::time::sleep(pause).await;
         }
         events.push(serde_json::from_value(value).unwrap());
         if kind == "RUN_FINISHED" {
@@ -307,7 +320,10 @@ async fn idle_stage(binary: &PathBuf, sockets: usize, slow: usize) {
     drop(held);
 }
 
-async fn runs_stage(binary: &PathBuf, connections: usize, runs_each: usize) {
+/// `connections` clients making `runs_each` runs; with `slow_reader`, the first of them reads
+/// one frame every [`SLOW_READER_PACE`] and the figures are of the others (is anyone held up
+/// by one who reads slowly?), the slow one's reported apart.
+async fn runs_stage(binary: &PathBuf, connections: usize, runs_each: usize, slow_reader: bool) {
     let server = Arc::new(Server::start(binary).await);
     // Warm the search index and the first database pages, outside the figures.
     let mut warm = server.socket("warm".into()).await;
@@ -318,30 +334,46 @@ async fn runs_stage(binary: &PathBuf, connections: usize, runs_each: usize) {
     let start = Instant::now();
     let tasks = (0..connections).map(|c| {
         let server = server.clone();
+        let pace = (slow_reader && c == 0).then_some(SLOW_READER_PACE);
         tokio::spawn(async move {
             let mut ws = server.socket(format!("load-{c}")).await;
             let thread = uuid::Uuid::new_v4().to_string();
             let mut timings = Vec::with_capacity(runs_each);
             for step in 0..runs_each {
-                timings.push(run(&mut ws, &thread, script(step)).await);
+                timings.push(run_paced(&mut ws, &thread, script(step), pace).await);
             }
-            timings
+            (pace.is_some(), timings)
         })
     });
-    let timings: Vec<RunTiming> = futures::future::join_all(tasks)
+    let mut slow = Vec::new();
+    let mut timings = Vec::new();
+    for (paced, runs) in futures::future::join_all(tasks)
         .await
         .into_iter()
-        .flat_map(|t| t.unwrap())
-        .collect();
+        .map(Result::unwrap)
+    {
+        if paced {
+            slow.extend(runs);
+        } else {
+            timings.extend(runs);
+        }
+    }
     let wall = start.elapsed();
     let cpu = server.cpu() - cpu_before;
-    let runs = timings.len();
+    let runs = timings.len() + slow.len();
     let mut totals: Vec<Duration> = timings.iter().map(|t| t.total).collect();
     totals.sort();
     let mut firsts: Vec<Duration> = timings.iter().filter_map(|t| t.first_text).collect();
     firsts.sort();
-    let events: usize = timings.iter().map(|t| t.events).sum();
-    println!("runs: {connections} connections x {runs_each} runs");
+    let events: usize = timings.iter().chain(&slow).map(|t| t.events).sum();
+    if slow_reader {
+        println!(
+            "slow reader: {connections} connections x {runs_each} runs, one of them reading a frame every {}",
+            ms(SLOW_READER_PACE)
+        );
+    } else {
+        println!("runs: {connections} connections x {runs_each} runs");
+    }
     println!(
         "  {runs} runs in {:.2} s: {:.0} runs/s, {:.0} events/s ({:.1} events a run)",
         wall.as_secs_f64(),
@@ -349,19 +381,32 @@ async fn runs_stage(binary: &PathBuf, connections: usize, runs_each: usize) {
         events as f64 / wall.as_secs_f64(),
         events as f64 / runs as f64
     );
+    let others = if slow_reader { " of the others" } else { "" };
     println!(
-        "  run latency p50 {}, p99 {}; first text p50 {}, p99 {}",
+        "  run latency{others} p50 {}, p99 {}; first text p50 {}, p99 {}",
         ms(percentile(&totals, 0.5)),
         ms(percentile(&totals, 0.99)),
         ms(percentile(&firsts, 0.5)),
         ms(percentile(&firsts, 0.99))
     );
+    if !slow.is_empty() {
+        let mut slow_totals: Vec<Duration> = slow.iter().map(|t| t.total).collect();
+        slow_totals.sort();
+        println!(
+            "  the slow reader's runs: p50 {}, max {}",
+            ms(percentile(&slow_totals, 0.5)),
+            ms(*slow_totals.last().unwrap())
+        );
+    }
     println!(
         "  server CPU {:.2} s: {:.2} ms a run",
         cpu.as_secs_f64(),
         cpu.as_secs_f64() * 1000.0 / runs as f64
     );
 }
+
+/// How long the slow reader of `slow:CxR` takes over each frame.
+const SLOW_READER_PACE: Duration = Duration::from_millis(25);
 
 /// Reads until `stop`, answering nothing; returns the frames' values and their bytes.
 async fn read_until(ws: &mut Ws, stop: impl Fn(&Value) -> bool) -> (Vec<Value>, usize) {
@@ -521,6 +566,7 @@ async fn main() {
             "runs:1x200",
             "runs:50x20",
             "runs:200x5",
+            "slow:200x5",
             "detached:200",
         ]
         .map(str::to_owned)
@@ -536,9 +582,10 @@ async fn main() {
         };
         match parts[0] {
             "idle" => idle_stage(&binary, number(1), number(2)).await,
-            "runs" => runs_stage(&binary, number(1), number(2)).await,
+            "runs" => runs_stage(&binary, number(1), number(2), false).await,
+            "slow" => runs_stage(&binary, number(1), number(2), true).await,
             "detached" => detached_stage(&binary, number(1)).await,
-            other => panic!("unknown stage {other}: idle:N:S, runs:CxR or detached:N"),
+            other => panic!("unknown stage {other}: idle:N:S, runs:CxR, slow:CxR or detached:N"),
         }
     }
 }
