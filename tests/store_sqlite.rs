@@ -83,6 +83,12 @@ async fn messages_round_trip_in_order_and_survive_a_reopen() {
     // Appending a message the thread already holds changes nothing.
     store.append_message("t1", &messages[0]).await.unwrap();
     assert_eq!(store.messages("t1").await.unwrap(), messages);
+    // A message is found by its id in its own thread only.
+    assert!(store.has_message("t1", "m5").await.unwrap());
+    assert!(!store.has_message("t1", "m9").await.unwrap());
+    store.open_thread("t2", "koen", "").await.unwrap();
+    assert!(!store.has_message("t2", "m5").await.unwrap());
+    assert!(!store.has_message("nope", "m5").await.unwrap());
 
     let thread = store.thread("t1").await.unwrap();
     assert_eq!(thread.title, "Start inspectie bij Trattoria Finta Fiore");

@@ -9,7 +9,6 @@
 use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
 use super::tools::{CHECK_COMPANY_EXISTS, GET_COMPANY_INFO, RECORD_FINDING};
 use crate::protocol::Message;
@@ -106,13 +105,9 @@ impl InspectionState {
                     }
                 }
                 Message::Tool(t) if t.error.as_deref().is_none_or(|e| e.trim().is_empty()) => {
-                    let Some(&name) = calls.get(t.tool_call_id.as_str()) else {
-                        continue;
-                    };
-                    let Ok(result) = serde_json::from_str::<Value>(&t.content) else {
-                        continue;
-                    };
-                    state.apply(name, result);
+                    if let Some(&name) = calls.get(t.tool_call_id.as_str()) {
+                        state.apply(name, &t.content);
+                    }
                 }
                 _ => {}
             }
@@ -167,16 +162,19 @@ impl InspectionState {
         state
     }
 
-    fn apply(&mut self, tool: &str, result: Value) {
+    /// Reads one tool result into the state. Only the three tools the state is made of are
+    /// parsed, each straight into its type: the others' results (search hits, inspection
+    /// histories) are the bulk of a thread and are skipped unread.
+    fn apply(&mut self, tool: &str, content: &str) {
         match tool {
             GET_COMPANY_INFO => {
-                if let Ok(company) = serde_json::from_value::<CompanyRef>(result) {
+                if let Ok(company) = serde_json::from_str::<CompanyRef>(content) {
                     self.company = Some(company);
                     self.choice.clear();
                 }
             }
             CHECK_COMPANY_EXISTS => {
-                if let Ok(check) = serde_json::from_value::<CompanyCheck>(result) {
+                if let Ok(check) = serde_json::from_str::<CompanyCheck>(content) {
                     self.choice = match check.decision {
                         CompanyDecision::Ask => check.candidates,
                         CompanyDecision::Match | CompanyDecision::NotFound => Vec::new(),
@@ -184,7 +182,7 @@ impl InspectionState {
                 }
             }
             RECORD_FINDING => {
-                if let Ok(recorded) = serde_json::from_value::<RecordedFinding>(result) {
+                if let Ok(recorded) = serde_json::from_str::<RecordedFinding>(content) {
                     self.findings.push(recorded.finding);
                 }
             }

@@ -326,13 +326,10 @@ impl Orchestrator {
 
     /// Whether the thread has a message with this id already.
     async fn holds_message(&self, thread_id: &str, id: &str) -> Result<bool, StartError> {
-        match self.store.messages(thread_id).await {
-            Ok(messages) => Ok(messages
-                .iter()
-                .any(|m| message_id(m).as_deref() == Some(id))),
-            Err(StoreError::NotFound(_)) => Ok(false),
-            Err(e) => Err(StartError::Store(e)),
-        }
+        self.store
+            .has_message(thread_id, id)
+            .await
+            .map_err(StartError::Store)
     }
 
     /// Standard: the client sends the whole conversation each time, so the stored thread says

@@ -155,6 +155,9 @@ pub trait Store: Send + Sync + 'static {
     /// Appends in order; an assistant message's `name` carries the agent id.
     async fn append_message(&self, thread_id: &str, message: &Message) -> Result<(), StoreError>;
     async fn messages(&self, thread_id: &str) -> Result<Vec<Message>, StoreError>;
+    /// Whether the thread holds a message with this id (false for a thread that does not
+    /// exist): one index lookup, where reading the history would cost its whole length.
+    async fn has_message(&self, thread_id: &str, message_id: &str) -> Result<bool, StoreError>;
 
     async fn start_run(&self, run_id: &str, thread_id: &str) -> Result<(), StoreError>;
     async fn finish_run(

@@ -43,6 +43,10 @@ impl SqliteStore {
             // FULL: a commit survives a power cut too, not only a killed process.
             .synchronous(SqliteSynchronous::Full)
             .foreign_keys(true)
+            // Pages read through a memory map, not a pread() each: every write by another
+            // connection empties this one's page cache, so under load most reads went to the
+            // kernel (issue 19's profile). Address space only; the file's size is what counts.
+            .pragma("mmap_size", "268435456")
             .busy_timeout(Duration::from_secs(10));
         let pool = SqlitePoolOptions::new()
             .max_connections(8)
@@ -562,6 +566,17 @@ impl Store for SqliteStore {
                 serde_json::from_str(&body).map_err(|e| corrupt("message", &e.to_string()))
             })
             .collect()
+    }
+
+    async fn has_message(&self, thread_id: &str, message_id: &str) -> Result<bool, StoreError> {
+        let found: Option<(i64,)> =
+            sqlx::query_as("SELECT 1 FROM messages WHERE thread_id = ? AND id = ?")
+                .bind(thread_id)
+                .bind(message_id)
+                .fetch_optional(&self.pool)
+                .await
+                .map_err(backend)?;
+        Ok(found.is_some())
     }
 
     async fn start_run(&self, run_id: &str, thread_id: &str) -> Result<(), StoreError> {

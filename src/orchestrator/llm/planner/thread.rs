@@ -37,8 +37,8 @@ pub(super) struct Thread<'a> {
     pub messages: &'a [Message],
     /// Index of the last user message.
     pub last_user: Option<usize>,
-    /// All tool calls of the thread, in order.
-    pub outcomes: Vec<Outcome>,
+    /// All tool calls of the thread, in order; only this run's carry their results.
+    outcomes: Vec<Outcome>,
     /// The open company, a pending company choice and the findings so far.
     pub inspection: InspectionState,
     /// The language to answer in: the last user sentence that tells, else Dutch.
@@ -66,7 +66,9 @@ impl<'a> Thread<'a> {
                         });
                     }
                 }
-                Message::Tool(t) => {
+                // Only this run's results are ever read (see `run_outcomes`): the earlier ones,
+                // most of a long thread, are not parsed on every model turn.
+                Message::Tool(t) if last_user.is_none_or(|user| i > user) => {
                     if let Some(&k) = by_id.get(&t.tool_call_id) {
                         let content = serde_json::from_str(&t.content)
                             .unwrap_or_else(|_| Value::String(t.content.clone()));
