@@ -43,10 +43,6 @@ impl SqliteStore {
             // FULL: a commit survives a power cut too, not only a killed process.
             .synchronous(SqliteSynchronous::Full)
             .foreign_keys(true)
-            // Pages read through a memory map, not a pread() each: every write by another
-            // connection empties this one's page cache, so under load most reads went to the
-            // kernel (issue 19's profile). Address space only; the file's size is what counts.
-            .pragma("mmap_size", "268435456")
             .busy_timeout(Duration::from_secs(10));
         let pool = SqlitePoolOptions::new()
             .max_connections(8)
