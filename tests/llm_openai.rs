@@ -205,7 +205,7 @@ fn request(messages: Vec<Message>, tools: Vec<ToolSpec>) -> CompletionRequest {
     CompletionRequest {
         agent_id: "regulation-agent".to_owned(),
         system_prompt: "You answer questions about food-safety regulations.".to_owned(),
-        messages,
+        messages: messages.into(),
         tools,
         answer_only: false,
     }

@@ -106,7 +106,7 @@ impl Sim {
             let request = CompletionRequest {
                 agent_id: agent.clone(),
                 system_prompt: system_prompt(&agent),
-                messages: self.messages.clone(),
+                messages: self.messages.clone().into(),
                 tools,
                 answer_only: false,
             };
@@ -541,7 +541,7 @@ async fn report_rejection_with_error_text_only() {
     let request = CompletionRequest {
         agent_id: "reporting-agent".into(),
         system_prompt: system_prompt("reporting-agent"),
-        messages: sim.messages.clone(),
+        messages: sim.messages.clone().into(),
         tools: sim.toolbox.specs(agent_tools("reporting-agent")),
         answer_only: false,
     };
@@ -577,7 +577,7 @@ async fn english_report_uses_the_user_name_as_inspector() {
     let request = CompletionRequest {
         agent_id: "reporting-agent".into(),
         system_prompt: system_prompt("reporting-agent"),
-        messages: sim.messages.clone(),
+        messages: sim.messages.clone().into(),
         tools: sim.toolbox.specs(agent_tools("reporting-agent")),
         answer_only: false,
     };
@@ -696,7 +696,7 @@ async fn turn(
     let request = CompletionRequest {
         agent_id: agent.into(),
         system_prompt: system_prompt(agent),
-        messages,
+        messages: messages.into(),
         tools: specs,
         answer_only: false,
     };

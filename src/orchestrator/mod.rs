@@ -577,7 +577,7 @@ impl Orchestrator {
             connection_id,
             journal: journal.clone(),
             cancel: cancel.clone(),
-            messages,
+            messages: messages.into(),
             agent,
             verifier: run::debug_verifier(dialect),
             open_step: None,

@@ -171,8 +171,10 @@ pub(super) struct Run {
     /// so the run goes on when its socket closes.
     pub journal: Arc<super::journal::Journal>,
     pub cancel: CancellationToken,
-    /// The thread so far, as the model sees it.
-    pub messages: Vec<Message>,
+    /// The thread so far, as the model sees it. Shared with each model turn's request rather
+    /// than copied into it: a long thread cost a deep copy a turn (issue 19). A push copies
+    /// only while a request still holds the previous version, which a finished turn does not.
+    pub messages: Arc<Vec<Message>>,
     /// The agent answering now; a handoff changes it.
     pub agent: &'static str,
     /// Checks every event in debug builds; a violation there is a bug in this file.
@@ -423,7 +425,7 @@ impl Run {
                 .store
                 .append_message(&self.thread_id, &message)
                 .await?;
-            self.messages.push(message);
+            Arc::make_mut(&mut self.messages).push(message);
         }
         Ok(())
     }
@@ -436,7 +438,7 @@ impl Run {
         let request = CompletionRequest {
             agent_id: self.agent.to_owned(),
             system_prompt: prompts::system_prompt(self.agent),
-            messages: self.messages.clone(),
+            messages: Arc::clone(&self.messages),
             tools,
             answer_only: last_turn,
         };
@@ -664,7 +666,7 @@ impl Run {
             .store
             .append_message(&self.thread_id, &message)
             .await?;
-        self.messages.push(message);
+        Arc::make_mut(&mut self.messages).push(message);
         if text.is_some() {
             self.emit(Event::text_message_end(&id)).await?;
         }
@@ -855,7 +857,7 @@ impl Run {
                 let result_id = result.id.clone().unwrap_or_default();
                 closed.push((result_id, call_id, result.content.clone()));
             }
-            self.messages.push(message);
+            Arc::make_mut(&mut self.messages).push(message);
         }
         closed
     }
@@ -944,7 +946,7 @@ impl Run {
             .store
             .append_message(&self.thread_id, &message)
             .await?;
-        self.messages.push(message);
+        Arc::make_mut(&mut self.messages).push(message);
         self.emit(Event::tool_call_result(result_id, call_id, content))
             .await
     }
@@ -1180,7 +1182,7 @@ impl Run {
         self.emit(Event::state_snapshot(self.state("interrupted")))
             .await?;
         let snapshot = Event::MessagesSnapshot(MessagesSnapshot {
-            messages: self.messages.clone(),
+            messages: self.messages.to_vec(),
             ..Default::default()
         });
         self.emit(snapshot).await?;

@@ -564,10 +564,12 @@ impl Knowledge {
             .iter()
             .zip(&self.register_words.companies)
             .filter(|(_, words)| {
-                let kind = query
-                    .kinds
-                    .iter()
-                    .all(|k| words.own.iter().any(|w| w == k || w.starts_with(k.as_str())));
+                let kind = query.kinds.iter().all(|k| {
+                    words
+                        .own
+                        .iter()
+                        .any(|w| w == k || w.starts_with(k.as_str()))
+                });
                 let city = query.cities.is_empty() || query.cities.contains(&words.city);
                 kind && city
             })

@@ -26,8 +26,9 @@ pub struct CompletionRequest {
     pub agent_id: String,
     /// The agent's instructions.
     pub system_prompt: String,
-    /// The whole thread so far, tool calls and their results included, oldest first.
-    pub messages: Vec<Message>,
+    /// The whole thread so far, tool calls and their results included, oldest first; shared
+    /// with the run, which keeps it.
+    pub messages: std::sync::Arc<Vec<Message>>,
     /// What this agent may call now.
     pub tools: Vec<ToolSpec>,
     /// The model must answer in text now (`tool_choice: "none"`): the run's last turn, so a

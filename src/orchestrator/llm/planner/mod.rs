@@ -241,7 +241,7 @@ mod tests {
         CompletionRequest {
             agent_id: GENERAL_AGENT.to_owned(),
             system_prompt: String::new(),
-            messages,
+            messages: messages.into(),
             tools,
             answer_only: false,
         }
