@@ -40,7 +40,7 @@ impl AuthStore for SqliteStore {
         password_hash: &str,
         keep_session: Option<&str>,
     ) -> Result<(), StoreError> {
-        let mut tx = self.pool.begin().await.map_err(backend)?;
+        let mut tx = self.writer.begin().await.map_err(backend)?;
         let done = sqlx::query("UPDATE users SET password_hash = ? WHERE id = ?")
             .bind(password_hash)
             .bind(user_id)
@@ -60,7 +60,7 @@ impl AuthStore for SqliteStore {
     }
 
     async fn set_disabled(&self, user_id: &str, disabled: bool) -> Result<(), StoreError> {
-        let mut tx = self.pool.begin().await.map_err(backend)?;
+        let mut tx = self.writer.begin().await.map_err(backend)?;
         let done = sqlx::query("UPDATE users SET disabled = ? WHERE id = ?")
             .bind(disabled)
             .bind(user_id)
@@ -120,7 +120,7 @@ impl AuthStore for SqliteStore {
             .bind(user_id)
             .bind(self.now())
             .bind(expires_at)
-            .execute(&self.pool)
+            .execute(&self.writer)
             .await
             .map_err(backend)?;
         Ok(())
@@ -148,7 +148,7 @@ impl AuthStore for SqliteStore {
     async fn delete_session(&self, token_hash: &str) -> Result<(), StoreError> {
         sqlx::query("DELETE FROM sessions WHERE token_hash = ?")
             .bind(token_hash)
-            .execute(&self.pool)
+            .execute(&self.writer)
             .await
             .map_err(backend)?;
         Ok(())
