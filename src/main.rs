@@ -4,12 +4,13 @@ use tracing_subscriber::EnvFilter;
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info")),
-        )
-        .init();
     let config = Config::parse();
+    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
+    let logs = tracing_subscriber::fmt().with_env_filter(filter);
+    match config.log_format {
+        server::LogFormat::Text => logs.init(),
+        server::LogFormat::Json => logs.json().flatten_event(true).init(),
+    }
     let descriptors = server::raise_descriptor_limit();
     if descriptors < config.max_connections as u64 + 64 {
         tracing::warn!(

@@ -88,6 +88,8 @@ struct Pending {
     /// that started it, and its approval waits for the client that comes back.
     user_id: String,
     reply: oneshot::Sender<Decision>,
+    /// When it was asked, for the wait `/metrics` shows.
+    since: std::time::Instant,
 }
 
 /// Approvals in flight, across all connections.
@@ -146,8 +148,16 @@ impl Approvals {
             connection_id,
             user_id: user_id.to_owned(),
             reply,
+            since: std::time::Instant::now(),
         };
-        self.lock().pending.insert(approval_id.to_owned(), pending);
+        if self
+            .lock()
+            .pending
+            .insert(approval_id.to_owned(), pending)
+            .is_none()
+        {
+            super::metrics::approval_requested();
+        }
         receiver
     }
 
@@ -173,6 +183,7 @@ impl Approvals {
         }
         let pending = inner.pending.remove(approval_id).expect("checked above");
         inner.settled.insert(approval_id);
+        super::metrics::approval_settled(Some(pending.since.elapsed()));
         let decision = Decision {
             approved,
             feedback,
@@ -186,7 +197,9 @@ impl Approvals {
     /// Forgets a request whose run stopped waiting (expired or cancelled).
     pub fn settle(&self, approval_id: &str) {
         let mut inner = self.lock();
-        inner.pending.remove(approval_id);
+        if inner.pending.remove(approval_id).is_some() {
+            super::metrics::approval_settled(None);
+        }
         inner.settled.insert(approval_id);
     }
 

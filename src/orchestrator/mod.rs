@@ -10,6 +10,7 @@ pub mod inspection;
 pub mod journal;
 pub mod knowledge;
 pub mod llm;
+pub mod metrics;
 pub mod outbox;
 pub mod report;
 mod run;
@@ -577,6 +578,8 @@ impl Orchestrator {
             connection_id,
             journal: journal.clone(),
             cancel: cancel.clone(),
+            started: Instant::now(),
+            first_text_seen: false,
             messages: messages.into(),
             agent,
             verifier: run::debug_verifier(dialect),
@@ -596,8 +599,14 @@ impl Orchestrator {
         let finished_run = run_id.clone();
         let finished = done.clone();
         let mut active = self.active.lock().unwrap_or_else(|p| p.into_inner());
+        metrics::run_started(match dialect {
+            Dialect::Agora => "agora",
+            Dialect::Standard => "standard",
+        });
         let task = tokio::spawn(async move {
+            let started = Instant::now();
             let status = run.execute().await;
+            metrics::run_ended(status.wire_name(), started.elapsed());
             journal.end_run(&finished_run, status.wire_name());
             let mut active = this.active.lock().unwrap_or_else(|p| p.into_inner());
             if active

@@ -171,6 +171,9 @@ pub(super) struct Run {
     /// so the run goes on when its socket closes.
     pub journal: Arc<super::journal::Journal>,
     pub cancel: CancellationToken,
+    /// When the run started, and whether its first text went out: time to first text.
+    pub started: std::time::Instant,
+    pub first_text_seen: bool,
     /// The thread so far, as the model sees it. Shared with each model turn's request rather
     /// than copied into it: a long thread cost a deep copy a turn (issue 19). A push copies
     /// only while a request still holds the previous version, which a finished turn does not.
@@ -1393,6 +1396,14 @@ impl Run {
                 tracing::error!(run_id = %self.run_id, %violation, "BUG: event stream breaks its dialect");
             }
         }
+        if !self.first_text_seen && matches!(event, Event::TextMessageContent(_)) {
+            self.first_text_seen = true;
+            super::metrics::first_text(self.started.elapsed());
+        }
+        super::metrics::event_published(match self.dialect() {
+            Dialect::Agora => "agora",
+            Dialect::Standard => "standard",
+        });
         let max_bytes = self.orchestrator.config.journal.max_bytes_per_thread;
         self.journal
             .publish(&self.run_id, self.dialect(), &event, max_bytes);

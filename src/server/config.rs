@@ -9,6 +9,11 @@ use std::path::PathBuf;
     about = "AGORA HAI: the inspectors' Human Agent Interface and its orchestrator"
 )]
 pub struct Config {
+    /// How log lines are written: `text` for people, `json` (one object a line) for a log
+    /// collector.
+    #[arg(long, env = "AGORA_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
+    pub log_format: LogFormat,
+
     /// Address to listen on.
     /// Loopback by default: serving the network is a decision (`--addr 0.0.0.0:8000`).
     #[arg(long, env = "AGORA_ADDR", default_value = "127.0.0.1:8000")]
@@ -206,11 +211,18 @@ pub struct Config {
     pub moderation_terms: Vec<String>,
 }
 
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum LogFormat {
+    Text,
+    Json,
+}
+
 impl Config {
     /// A configuration for tests and embedding: defaults everywhere except the data directory,
     /// and `dev` sign-in so a test can name its user.
     pub fn for_data_dir(data_dir: impl Into<PathBuf>) -> Self {
         Self {
+            log_format: LogFormat::Text,
             addr: SocketAddr::from(([127, 0, 0, 1], 0)),
             data_dir: data_dir.into(),
             company_register: None,

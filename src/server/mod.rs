@@ -6,6 +6,7 @@ mod config;
 mod edge;
 mod error;
 mod http;
+pub mod observe;
 mod reports;
 pub mod rest;
 pub mod run_limits;
@@ -23,7 +24,7 @@ use axum::routing::get;
 use leptos::config::LeptosOptions;
 use leptos_axum::{LeptosRoutes, generate_route_list};
 
-pub use config::Config;
+pub use config::{Config, LogFormat};
 pub use edge::{ConnectionSlot, EdgeLimits, raise_descriptor_limit};
 pub use error::AppError;
 
@@ -59,6 +60,7 @@ pub struct AppState {
 impl AppState {
     /// Prepares the data directory and everything the server keeps open.
     pub async fn open(config: Config) -> anyhow::Result<Self> {
+        observe::recorder();
         tokio::fs::create_dir_all(&config.data_dir).await?;
         let leptos = LeptosOptions::builder()
             .output_name("agora-hai")
@@ -196,6 +198,8 @@ pub fn router(state: AppState) -> Router {
     let options = state.leptos.clone();
     let router = Router::new()
         .route("/health", get(health))
+        .route("/ready", get(observe::ready))
+        .route("/metrics", get(observe::metrics))
         .route("/ws", get(ws::upgrade))
         .merge(sse::routes())
         .route("/reports/{file}", get(reports::download))

@@ -87,9 +87,17 @@ impl RunLimits {
                 (*n, limiter.check_key(&user.to_owned()))
             }
         };
-        outcome.map_err(|not_until| Limited {
-            per_minute,
-            retry_after: not_until.wait_time_from(self.clock.now()),
+        outcome.map_err(|not_until| {
+            let kind = match kind {
+                AccountKind::Person => "person",
+                AccountKind::Service => "service",
+            };
+            metrics::counter!(crate::orchestrator::metrics::RUNS_LIMITED, "account" => kind)
+                .increment(1);
+            Limited {
+                per_minute,
+                retry_after: not_until.wait_time_from(self.clock.now()),
+            }
         })
     }
 

@@ -98,6 +98,7 @@ async fn login(
     let Some(record) = record.filter(|r| password_ok && r.password_hash.is_some() && !r.disabled)
     else {
         state.auth.throttle.failed(&account, address);
+        metrics::counter!(crate::orchestrator::metrics::SIGN_IN_FAILURES).increment(1);
         tracing::warn!(account = %account_tag, address = ?address, "failed sign-in");
         let body = page(
             "Inloggen",

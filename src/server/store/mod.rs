@@ -255,6 +255,9 @@ pub trait AuthStore: Send + Sync + 'static {
 
 #[async_trait::async_trait]
 pub trait Database: Store + AuthStore {
+    /// Whether the database answers (`/ready`).
+    async fn ping(&self) -> Result<(), StoreError>;
+
     /// Marks every run still `running` as `interrupted` and returns how many there were. Called
     /// once at start-up, before any run can start.
     async fn interrupt_running_runs(&self) -> Result<u64, StoreError>;

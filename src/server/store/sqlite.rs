@@ -854,6 +854,14 @@ impl Store for SqliteStore {
 
 #[async_trait::async_trait]
 impl Database for SqliteStore {
+    async fn ping(&self) -> Result<(), StoreError> {
+        sqlx::query("SELECT 1")
+            .execute(&self.pool)
+            .await
+            .map(|_| ())
+            .map_err(backend)
+    }
+
     async fn interrupt_running_runs(&self) -> Result<u64, StoreError> {
         let updated = sqlx::query(
             "UPDATE runs SET status = 'interrupted', finished_at = ?, \

@@ -87,6 +87,7 @@ impl SocketRegistry {
             user: user.to_owned(),
             id,
         };
+        metrics::gauge!(crate::orchestrator::metrics::SOCKETS_OPEN).increment(1.0);
         Ok((registration, revoked))
     }
 
@@ -134,6 +135,7 @@ impl SocketRegistry {
 
 impl Drop for Registration {
     fn drop(&mut self) {
+        metrics::gauge!(crate::orchestrator::metrics::SOCKETS_OPEN).decrement(1.0);
         let mut open = self.registry.open.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(sockets) = open.get_mut(&self.user) {
             sockets.retain(|socket| socket.id != self.id);

@@ -1,0 +1,59 @@
+//! What the server counts for `/metrics`, named in one place. Recorded through the `metrics`
+//! facade where it happens; the server renders them for Prometheus (`server::observe`).
+
+use std::time::Duration;
+
+/// Runs started, by dialect (`agora` on /ws, `standard` on /agui).
+pub const RUNS_STARTED: &str = "agora_runs_started_total";
+/// Runs ended, by outcome (`finished`, `error`, `cancelled`, `interrupted`).
+pub const RUNS_ENDED: &str = "agora_runs_ended_total";
+/// From a run's start to its end, seconds.
+pub const RUN_SECONDS: &str = "agora_run_duration_seconds";
+/// From a run's start to its first streamed text, seconds.
+pub const FIRST_TEXT_SECONDS: &str = "agora_run_first_text_seconds";
+/// Events published to threads' journals, by dialect.
+pub const EVENTS: &str = "agora_events_published_total";
+/// Approval requests waiting for an answer.
+pub const APPROVALS_PENDING: &str = "agora_approvals_pending";
+/// From an approval request to its answer, seconds.
+pub const APPROVAL_WAIT_SECONDS: &str = "agora_approval_wait_seconds";
+/// Open WebSockets.
+pub const SOCKETS_OPEN: &str = "agora_websockets_open";
+/// Sign-ins refused (wrong password, unknown account, throttled).
+pub const SIGN_IN_FAILURES: &str = "agora_sign_in_failures_total";
+/// Runs refused by the run limit, by account kind.
+pub const RUNS_LIMITED: &str = "agora_runs_rate_limited_total";
+
+/// Buckets for the latency histograms, seconds: from a cached answer to a slow model.
+pub const LATENCY_BUCKETS: &[f64] = &[
+    0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 300.0,
+];
+
+pub fn run_started(dialect: &'static str) {
+    metrics::counter!(RUNS_STARTED, "dialect" => dialect).increment(1);
+}
+
+pub fn run_ended(outcome: &'static str, took: Duration) {
+    metrics::counter!(RUNS_ENDED, "outcome" => outcome).increment(1);
+    metrics::histogram!(RUN_SECONDS).record(took.as_secs_f64());
+}
+
+pub fn first_text(after: Duration) {
+    metrics::histogram!(FIRST_TEXT_SECONDS).record(after.as_secs_f64());
+}
+
+pub fn event_published(dialect: &'static str) {
+    metrics::counter!(EVENTS, "dialect" => dialect).increment(1);
+}
+
+pub fn approval_requested() {
+    metrics::gauge!(APPROVALS_PENDING).increment(1.0);
+}
+
+/// An approval stopped waiting; `answered_after` when a person answered it.
+pub fn approval_settled(answered_after: Option<Duration>) {
+    metrics::gauge!(APPROVALS_PENDING).decrement(1.0);
+    if let Some(wait) = answered_after {
+        metrics::histogram!(APPROVAL_WAIT_SECONDS).record(wait.as_secs_f64());
+    }
+}

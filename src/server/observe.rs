@@ -1,0 +1,79 @@
+//! `/metrics` (Prometheus' text format), `/ready` (the database answers) beside `/health`
+//! (the process answers).
+//!
+//! The figures are recorded through the `metrics` facade where things happen (names in
+//! `orchestrator::metrics`); one process-wide recorder from `metrics-exporter-prometheus`
+//! renders them. Process-wide because the facade is: servers sharing a process (the tests)
+//! share their counters, which only ever go up or track what is open.
+
+use std::sync::OnceLock;
+
+use axum::extract::State;
+use axum::http::{StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
+
+use super::AppState;
+use crate::orchestrator::metrics::{
+    APPROVAL_WAIT_SECONDS, FIRST_TEXT_SECONDS, LATENCY_BUCKETS, RUN_SECONDS,
+};
+
+static RECORDER: OnceLock<Option<PrometheusHandle>> = OnceLock::new();
+
+/// Installs the recorder once per process; `None` if another recorder was installed first.
+pub fn recorder() -> Option<&'static PrometheusHandle> {
+    RECORDER
+        .get_or_init(|| {
+            let mut builder = PrometheusBuilder::new();
+            for name in [RUN_SECONDS, FIRST_TEXT_SECONDS, APPROVAL_WAIT_SECONDS] {
+                builder = builder
+                    .set_buckets_for_metric(Matcher::Full(name.to_owned()), LATENCY_BUCKETS)
+                    .expect("the buckets are not empty");
+            }
+            match builder.install_recorder() {
+                Ok(handle) => Some(handle),
+                Err(e) => {
+                    tracing::error!(error = %e, "no /metrics: another metrics recorder is installed");
+                    None
+                }
+            }
+        })
+        .as_ref()
+}
+
+/// `GET /metrics`.
+pub async fn metrics() -> Response {
+    let Some(handle) = recorder() else {
+        return (
+            StatusCode::SERVICE_UNAVAILABLE,
+            "metrics are not recorded\n",
+        )
+            .into_response();
+    };
+    // Histograms are folded in here, as the exporter's own listener would do periodically.
+    handle.run_upkeep();
+    (
+        [(
+            header::CONTENT_TYPE,
+            "text/plain; version=0.0.4; charset=utf-8",
+        )],
+        handle.render(),
+    )
+        .into_response()
+}
+
+/// `GET /ready`: 200 when the database answers, 503 (with the reason) when it does not, so a
+/// load balancer sends no one to an instance that cannot store what they do.
+pub async fn ready(State(state): State<AppState>) -> Response {
+    match state.db.ping().await {
+        Ok(()) => axum::Json(serde_json::json!({ "status": "ready" })).into_response(),
+        Err(e) => {
+            tracing::warn!(error = %e, "not ready: the database does not answer");
+            (
+                StatusCode::SERVICE_UNAVAILABLE,
+                axum::Json(serde_json::json!({ "status": "unavailable", "detail": "the database does not answer" })),
+            )
+                .into_response()
+        }
+    }
+}
