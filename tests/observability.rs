@@ -89,6 +89,15 @@ async fn metrics_follow_runs_sockets_approvals_and_sign_in_failures() {
         grew("agora_approval_wait_seconds_count", "") >= 1.0,
         "{after}"
     );
+    // The embedded planner answers each model turn (it reports no tokens).
+    assert!(
+        grew(
+            "agora_model_turns_total",
+            "provider=\"embedded-planner\",outcome=\"ok\""
+        ) >= 2.0,
+        "{after}"
+    );
+    assert!(grew("agora_model_turn_seconds_count", "") >= 2.0, "{after}");
     // A run of the scripted inspection sends dozens of events.
     assert!(
         grew("agora_events_published_total", "dialect=\"agora\"") >= 20.0,

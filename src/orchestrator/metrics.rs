@@ -21,6 +21,12 @@ pub const APPROVAL_WAIT_SECONDS: &str = "agora_approval_wait_seconds";
 pub const SOCKETS_OPEN: &str = "agora_websockets_open";
 /// Sign-ins refused (wrong password, unknown account, throttled).
 pub const SIGN_IN_FAILURES: &str = "agora_sign_in_failures_total";
+/// Model turns (one request each), by provider and outcome (`ok`, `error`, `timeout`).
+pub const MODEL_TURNS: &str = "agora_model_turns_total";
+/// How long a model turn took, from the request to the end of its stream, seconds.
+pub const MODEL_TURN_SECONDS: &str = "agora_model_turn_seconds";
+/// Tokens the model server reported, by provider and kind (`prompt`, `completion`).
+pub const MODEL_TOKENS: &str = "agora_model_tokens_total";
 /// Runs refused by the run limit, by account kind.
 pub const RUNS_LIMITED: &str = "agora_runs_rate_limited_total";
 
@@ -40,6 +46,20 @@ pub fn run_ended(outcome: &'static str, took: Duration) {
 
 pub fn first_text(after: Duration) {
     metrics::histogram!(FIRST_TEXT_SECONDS).record(after.as_secs_f64());
+}
+
+pub fn model_turn(provider: &str, outcome: &'static str, took: Duration) {
+    metrics::counter!(MODEL_TURNS, "provider" => provider.to_owned(), "outcome" => outcome)
+        .increment(1);
+    metrics::histogram!(MODEL_TURN_SECONDS, "provider" => provider.to_owned())
+        .record(took.as_secs_f64());
+}
+
+pub fn model_tokens(provider: &str, prompt: u64, completion: u64) {
+    metrics::counter!(MODEL_TOKENS, "provider" => provider.to_owned(), "kind" => "prompt")
+        .increment(prompt);
+    metrics::counter!(MODEL_TOKENS, "provider" => provider.to_owned(), "kind" => "completion")
+        .increment(completion);
 }
 
 pub fn event_published(dialect: &'static str) {

@@ -450,6 +450,16 @@ impl Run {
         let started = tokio::time::Instant::now();
         let turn = tokio::time::timeout(remaining, self.model_turn(request, &offered)).await;
         self.usage.model_time += started.elapsed();
+        let outcome = match &turn {
+            Ok(Ok(_)) => "ok",
+            Ok(Err(_)) => "error",
+            Err(_) => "timeout",
+        };
+        super::metrics::model_turn(
+            self.orchestrator.provider_name(),
+            outcome,
+            started.elapsed(),
+        );
         let (mut calls, reason) = match turn {
             Ok(turn) => turn?,
             Err(_) => {
@@ -577,6 +587,11 @@ impl Run {
     fn count_usage(&mut self, usage: Usage) {
         self.usage.prompt_tokens += usage.prompt_tokens;
         self.usage.completion_tokens += usage.completion_tokens;
+        super::metrics::model_tokens(
+            self.orchestrator.provider_name(),
+            usage.prompt_tokens,
+            usage.completion_tokens,
+        );
         self.usage.largest_prompt = self.usage.largest_prompt.max(usage.prompt_tokens);
     }
 

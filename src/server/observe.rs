@@ -15,7 +15,7 @@ use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
 
 use super::AppState;
 use crate::orchestrator::metrics::{
-    APPROVAL_WAIT_SECONDS, FIRST_TEXT_SECONDS, LATENCY_BUCKETS, RUN_SECONDS,
+    APPROVAL_WAIT_SECONDS, FIRST_TEXT_SECONDS, LATENCY_BUCKETS, MODEL_TURN_SECONDS, RUN_SECONDS,
 };
 
 static RECORDER: OnceLock<Option<PrometheusHandle>> = OnceLock::new();
@@ -25,7 +25,12 @@ pub fn recorder() -> Option<&'static PrometheusHandle> {
     RECORDER
         .get_or_init(|| {
             let mut builder = PrometheusBuilder::new();
-            for name in [RUN_SECONDS, FIRST_TEXT_SECONDS, APPROVAL_WAIT_SECONDS] {
+            for name in [
+                RUN_SECONDS,
+                FIRST_TEXT_SECONDS,
+                APPROVAL_WAIT_SECONDS,
+                MODEL_TURN_SECONDS,
+            ] {
                 builder = builder
                     .set_buckets_for_metric(Matcher::Full(name.to_owned()), LATENCY_BUCKETS)
                     .expect("the buckets are not empty");
