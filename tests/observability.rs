@@ -4,8 +4,8 @@ mod common;
 
 use common::{TestServer, assert_agora_clean, users};
 
-/// The sum of the samples of `name` whose labels contain `labels` ("" for any), as
-/// Prometheus' text format lists them.
+/// The sum of the samples of `name` whose labels contain each of `labels` (comma-separated,
+/// in any order; "" for any), as Prometheus' text format lists them.
 fn sample(text: &str, name: &str, labels: &str) -> f64 {
     text.lines()
         .filter(|line| !line.starts_with('#'))
@@ -15,7 +15,8 @@ fn sample(text: &str, name: &str, labels: &str) -> f64 {
                 Some((metric, rest)) => (metric, rest),
                 None => (series, ""),
             };
-            (metric == name && rest.contains(labels)).then(|| value.parse::<f64>().ok())?
+            let wanted = labels.split(',').all(|label| rest.contains(label));
+            (metric == name && wanted).then(|| value.parse::<f64>().ok())?
         })
         .sum()
 }
@@ -93,7 +94,7 @@ async fn metrics_follow_runs_sockets_approvals_and_sign_in_failures() {
     assert!(
         grew(
             "agora_model_turns_total",
-            "provider=\"embedded-planner\",outcome=\"ok\""
+            "outcome=\"ok\",provider=\"embedded-planner\""
         ) >= 2.0,
         "{after}"
     );

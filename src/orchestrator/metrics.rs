@@ -3,6 +3,8 @@
 
 use std::time::Duration;
 
+use crate::protocol::Dialect;
+
 /// Runs started, by dialect (`agora` on /ws, `standard` on /agui).
 pub const RUNS_STARTED: &str = "agora_runs_started_total";
 /// Runs ended, by outcome (`finished`, `error`, `cancelled`, `interrupted`).
@@ -35,8 +37,16 @@ pub const LATENCY_BUCKETS: &[f64] = &[
     0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 300.0,
 ];
 
-pub fn run_started(dialect: &'static str) {
-    metrics::counter!(RUNS_STARTED, "dialect" => dialect).increment(1);
+/// The `dialect` label: `agora` on /ws, `standard` on /agui.
+fn dialect_label(dialect: Dialect) -> &'static str {
+    match dialect {
+        Dialect::Agora => "agora",
+        Dialect::Standard => "standard",
+    }
+}
+
+pub fn run_started(dialect: Dialect) {
+    metrics::counter!(RUNS_STARTED, "dialect" => dialect_label(dialect)).increment(1);
 }
 
 pub fn run_ended(outcome: &'static str, took: Duration) {
@@ -62,8 +72,10 @@ pub fn model_tokens(provider: &str, prompt: u64, completion: u64) {
         .increment(completion);
 }
 
-pub fn event_published(dialect: &'static str) {
-    metrics::counter!(EVENTS, "dialect" => dialect).increment(1);
+/// The counter of a run's published events, looked up once per run: every event then costs
+/// one atomic add, not a registry lookup.
+pub fn events_published(dialect: Dialect) -> metrics::Counter {
+    metrics::counter!(EVENTS, "dialect" => dialect_label(dialect))
 }
 
 pub fn approval_requested() {

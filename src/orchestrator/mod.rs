@@ -580,6 +580,7 @@ impl Orchestrator {
             cancel: cancel.clone(),
             started: Instant::now(),
             first_text_seen: false,
+            events_published: metrics::events_published(dialect),
             messages: messages.into(),
             agent,
             verifier: run::debug_verifier(dialect),
@@ -599,12 +600,9 @@ impl Orchestrator {
         let finished_run = run_id.clone();
         let finished = done.clone();
         let mut active = self.active.lock().unwrap_or_else(|p| p.into_inner());
-        metrics::run_started(match dialect {
-            Dialect::Agora => "agora",
-            Dialect::Standard => "standard",
-        });
+        metrics::run_started(dialect);
+        let started = run.started;
         let task = tokio::spawn(async move {
-            let started = Instant::now();
             let status = run.execute().await;
             metrics::run_ended(status.wire_name(), started.elapsed());
             journal.end_run(&finished_run, status.wire_name());

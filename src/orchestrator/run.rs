@@ -171,9 +171,12 @@ pub(super) struct Run {
     /// so the run goes on when its socket closes.
     pub journal: Arc<super::journal::Journal>,
     pub cancel: CancellationToken,
-    /// When the run started, and whether its first text went out: time to first text.
+    /// When the run started: its duration and time to first text (`/metrics`).
     pub started: std::time::Instant,
+    /// Whether its first text went out, so time to first text is recorded once.
     pub first_text_seen: bool,
+    /// Counts the events it publishes (`/metrics`), one handle for the whole run.
+    pub events_published: metrics::Counter,
     /// The thread so far, as the model sees it. Shared with each model turn's request rather
     /// than copied into it: a long thread cost a deep copy a turn (issue 19). A push copies
     /// only while a request still holds the previous version, which a finished turn does not.
@@ -1415,10 +1418,7 @@ impl Run {
             self.first_text_seen = true;
             super::metrics::first_text(self.started.elapsed());
         }
-        super::metrics::event_published(match self.dialect() {
-            Dialect::Agora => "agora",
-            Dialect::Standard => "standard",
-        });
+        self.events_published.increment(1);
         let max_bytes = self.orchestrator.config.journal.max_bytes_per_thread;
         self.journal
             .publish(&self.run_id, self.dialect(), &event, max_bytes);
