@@ -46,8 +46,10 @@ lint:
 	cargo clippy --features ssr --all-targets -- -D warnings
 	cargo clippy --lib --target wasm32-unknown-unknown --no-default-features --features hydrate -- -D warnings
 
+# Beside a throw-away PostgreSQL (the store tests run on both databases; tests/cluster.rs runs
+# two instances of the release binary on it).
 test-native:
-	cargo test --features ssr
+	AGORA_BIN=$(BIN) scripts/with-postgres.sh cargo test --features ssr
 
 e2e:
 	cd end2end && E2E_PORT=$$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])') \

@@ -18,7 +18,7 @@ use agora_hai::orchestrator::store::Store;
 use agora_hai::orchestrator::tools::Toolbox;
 use agora_hai::orchestrator::{Orchestrator, OrchestratorConfig, Outbox, outbox};
 use agora_hai::protocol::{Event, Message, RunAgentInput, UserContent, UserMessage};
-use agora_hai::server::store::SqliteStore;
+use agora_hai::server::store::SqlStore;
 use futures::stream::{self, BoxStream, StreamExt};
 
 fn cpu_time() -> Duration {
@@ -82,7 +82,7 @@ async fn orchestrator(
     knowledge: Arc<Knowledge>,
 ) -> Arc<Orchestrator> {
     std::fs::create_dir_all(dir).unwrap();
-    let store: Arc<dyn Store> = Arc::new(SqliteStore::open(&dir.join("agora.db")).await.unwrap());
+    let store: Arc<dyn Store> = Arc::new(SqlStore::open(&dir.join("agora.db")).await.unwrap());
     Orchestrator::new(
         OrchestratorConfig::new(dir.join("reports")),
         store,
@@ -205,7 +205,7 @@ async fn main() {
 
 /// The assistant answers a thread holds in the store under `dir`.
 async fn stored_answers(dir: &std::path::Path, thread: &str) -> Vec<String> {
-    let store = SqliteStore::open(&dir.join("agora.db")).await.unwrap();
+    let store = SqlStore::open(&dir.join("agora.db")).await.unwrap();
     let messages = store.messages(thread).await.unwrap();
     messages
         .into_iter()

@@ -48,6 +48,16 @@ if [ "${1:-}" = test ]; then
     as_root apt-get update -qq
     as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq poppler-utils
   fi
+  # PostgreSQL for the store tests and the two-instance test (scripts/with-postgres.sh starts a
+  # throw-away cluster; Debian's default cluster is not wanted, nor started).
+  if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then
+    step "apt-get install postgresql"
+    as_root mkdir -p /etc/postgresql-common
+    [ -f /etc/postgresql-common/createcluster.conf ] ||
+      echo "create_main_cluster = false" | as_root tee /etc/postgresql-common/createcluster.conf >/dev/null
+    as_root apt-get update -qq
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql
+  fi
   if [ ! -x /usr/bin/chromium ]; then
     step "apt-get install chromium"
     as_root apt-get update -qq

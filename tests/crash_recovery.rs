@@ -134,7 +134,7 @@ async fn a_killed_server_keeps_what_was_shown_and_marks_the_run_interrupted() {
     assert_eq!(snapshot["type"], "MESSAGES_SNAPSHOT");
 
     // The store marked the cut-off run; the thread carries on.
-    let store = agora_hai::server::store::SqliteStore::open(&dir.0.join("agora.db"))
+    let store = agora_hai::server::store::SqlStore::open(&dir.0.join("agora.db"))
         .await
         .unwrap();
     use agora_hai::orchestrator::store::{RunStatus, Store};

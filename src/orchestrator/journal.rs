@@ -76,6 +76,9 @@ struct Inner {
     dropped_through: u64,
     /// The run publishing now, if any.
     live: Option<LiveRun>,
+    /// A run of another instance whose events arrive here through the shared log, while it
+    /// goes on (see [`Journal::import`]).
+    remote_run: Option<Arc<str>>,
     /// The last run's id and how it ended, for a client that comes back after it.
     last_run: Option<(Arc<str>, &'static str)>,
     /// The shared state the last STATE_SNAPSHOT set, sent with a snapshot.
@@ -191,10 +194,17 @@ impl Journals {
         thread_id: &str,
         run: LiveRun,
         starter: Option<(u64, Outbox, bool)>,
+        seq_floor: u64,
     ) -> Arc<Journal> {
         let journal = self.journal(thread_id);
         let run_id = run.run_id.clone();
-        journal.lock().begin(run);
+        {
+            let mut inner = journal.lock();
+            // Another instance may have numbered this thread's events higher (its clock, its
+            // journal's age): this run's follow them.
+            inner.next_seq = inner.next_seq.max(seq_floor.saturating_add(1));
+            inner.begin(run);
+        }
         if let Some((connection_id, outbox, only_run)) = starter {
             let only_run = only_run.then_some(run_id);
             self.follow(&journal, connection_id, outbox, only_run);
@@ -235,6 +245,15 @@ impl Journals {
             .get(&connection_id)
             .map(|journals| journals.iter().map(|j| j.thread_id.clone()).collect())
             .unwrap_or_default()
+    }
+
+    /// The threads someone follows here.
+    pub fn attended_threads(&self) -> Vec<String> {
+        lock(&self.threads)
+            .values()
+            .filter(|journal| !journal.lock().subscribers.is_empty())
+            .map(|journal| journal.thread_id.clone())
+            .collect()
     }
 
     /// Whether anyone follows the thread's run.
@@ -307,6 +326,7 @@ impl Journal {
                 bytes: 0,
                 dropped_through: 0,
                 live: None,
+                remote_run: None,
                 last_run: None,
                 state: None,
                 subscribers: Vec::new(),
@@ -319,15 +339,21 @@ impl Journal {
         lock(&self.inner)
     }
 
-    /// Numbers `event`, keeps it and hands it to the subscribers. Never fails: a run goes on
-    /// whoever listens.
-    pub fn publish(&self, run_id: &str, dialect: Dialect, event: &Event, max_bytes: usize) {
+    /// Numbers `event`, keeps it and hands it to the subscribers; returns its number and JSON
+    /// (for the other instances). Never fails: a run goes on whoever listens.
+    pub fn publish(
+        &self,
+        run_id: &str,
+        dialect: Dialect,
+        event: &Event,
+        max_bytes: usize,
+    ) -> Option<(u64, Arc<str>, Arc<str>)> {
         let json = match serde_json::to_string(event) {
             Ok(json) => json,
             Err(e) => {
                 // Only a bug can get here (the types serialise); the stream goes on without it.
                 tracing::error!(error = %e, "event did not serialise");
-                return;
+                return None;
             }
         };
         let mut inner = self.lock();
@@ -346,20 +372,62 @@ impl Journal {
             Some(live) if &*live.run_id == run_id => live.run_id.clone(),
             _ => run_id.into(),
         };
-        inner.bytes += json.len();
-        inner.entries.push_back(Entry {
+        inner.keep_and_send(seq, run.clone(), json.clone(), max_bytes);
+        Some((seq, run, json))
+    }
+
+    /// Events another instance's run sent on this thread (read from the shared log), in
+    /// order: kept and handed to the subscribers like this instance's own. Numbers this
+    /// journal has already are skipped. A journal that never numbered anything itself takes
+    /// the numbering over, so a client's number from the other instance is known here.
+    pub fn import(&self, events: &[super::cluster::SharedEvent], max_bytes: usize) {
+        let mut inner = self.lock();
+        for event in events {
+            if inner.entries.is_empty() && inner.live.is_none() && inner.last_run.is_none() {
+                inner.next_seq = event.seq;
+                inner.start_seq = inner.start_seq.min(event.seq);
+                inner.dropped_through = 0;
+            }
+            if event.seq < inner.next_seq {
+                continue;
+            }
+            inner.next_seq = event.seq + 1;
+            // Whether the other instance's run is live, for the `agora:resumed` marker.
+            if event.json.starts_with(r#"{"type":"RUN_STARTED""#) {
+                inner.remote_run = Some(event.run_id.clone());
+            } else if event.json.starts_with(r#"{"type":"RUN_FINISHED""#)
+                || event.json.starts_with(r#"{"type":"RUN_ERROR""#)
+            {
+                inner.remote_run = None;
+                inner.quiet_since = Instant::now();
+            }
+            inner.keep_and_send(event.seq, event.run_id.clone(), event.json.clone(), max_bytes);
+        }
+    }
+
+    /// The highest number this journal has given or taken (for fetching what follows it).
+    pub fn last_seq(&self) -> u64 {
+        self.lock().next_seq.saturating_sub(1)
+    }
+}
+
+impl Inner {
+    /// Keeps an event within `max_bytes` and hands it to the subscribers that want it.
+    fn keep_and_send(&mut self, seq: u64, run: Arc<str>, json: Arc<str>, max_bytes: usize) {
+        self.bytes += json.len();
+        self.entries.push_back(Entry {
             seq,
             run_id: run.clone(),
             json: json.clone(),
         });
-        while inner.bytes > max_bytes && inner.entries.len() > 1 {
-            let Some(oldest) = inner.entries.pop_front() else {
+        while self.bytes > max_bytes && self.entries.len() > 1 {
+            let Some(oldest) = self.entries.pop_front() else {
                 break;
             };
-            inner.bytes -= oldest.json.len();
-            inner.dropped_through = oldest.seq;
+            self.bytes -= oldest.json.len();
+            self.dropped_through = oldest.seq;
         }
-        inner.subscribers.retain(|subscriber| {
+        self.subscribers.retain(|subscriber| {
             if subscriber
                 .only_run
                 .as_ref()
@@ -375,7 +443,9 @@ impl Journal {
                 .is_ok()
         });
     }
+}
 
+impl Journal {
     /// The run publishing now, if any.
     pub fn live_run(&self) -> Option<LiveRun> {
         self.lock().live.clone()
@@ -522,7 +592,7 @@ impl Inner {
         let mut value = json!({
             "threadId": thread_id,
             "lastSeq": self.next_seq - 1,
-            "running": self.live.is_some(),
+            "running": self.live.is_some() || self.remote_run.is_some(),
         });
         match catchup {
             Catchup::Replay { after_seq } => {
@@ -534,8 +604,8 @@ impl Inner {
                 value["reason"] = json!(reason.wire_name());
             }
         }
-        if let Some(live) = &self.live {
-            value["runId"] = json!(&*live.run_id);
+        if let Some(run_id) = self.live.as_ref().map(|l| &l.run_id).or(self.remote_run.as_ref()) {
+            value["runId"] = json!(&**run_id);
         }
         let last_run = self
             .last_run
@@ -645,7 +715,7 @@ impl Journals {
 
 /// `{"type":…}` with `,"seq":N` before its closing brace: the number costs no second
 /// serialisation.
-fn with_seq(mut json: String, seq: u64) -> String {
+pub(crate) fn with_seq(mut json: String, seq: u64) -> String {
     if json.ends_with('}') {
         json.pop();
         if json.len() > 1 {
@@ -806,7 +876,7 @@ mod tests {
             first_seq: 0,
             messages_before: 0,
         };
-        let journal = journals.begin_run("t1", live, Some((9, outbox, true)));
+        let journal = journals.begin_run("t1", live, Some((9, outbox, true)), 0);
         journal.publish(
             "r1",
             Dialect::Standard,

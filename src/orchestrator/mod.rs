@@ -6,6 +6,7 @@
 
 pub mod agents;
 pub mod approval;
+pub mod cluster;
 pub mod inspection;
 pub mod journal;
 pub mod knowledge;
@@ -161,6 +162,9 @@ pub struct Orchestrator {
     pub journals: Journals,
     /// Keyed by thread id: at most one run per thread.
     active: Mutex<HashMap<String, ActiveRun>>,
+    /// The other instances on the same database, if any: runs' events go to them, a client
+    /// that comes back here catches up from theirs, decisions for their runs go to them.
+    pub peers: Arc<dyn cluster::Peers>,
 }
 
 impl Orchestrator {
@@ -170,7 +174,19 @@ impl Orchestrator {
         provider: Arc<dyn LlmProvider>,
         toolbox: Toolbox,
     ) -> Arc<Self> {
+        Self::with_peers(config, store, provider, toolbox, Arc::new(cluster::Alone))
+    }
+
+    /// An orchestrator that shares its threads' events and approvals with `peers`.
+    pub fn with_peers(
+        config: OrchestratorConfig,
+        store: Arc<dyn Store>,
+        provider: Arc<dyn LlmProvider>,
+        toolbox: Toolbox,
+        peers: Arc<dyn cluster::Peers>,
+    ) -> Arc<Self> {
         Arc::new(Self {
+            peers,
             journals: Journals::new(config.journal),
             config,
             store,
@@ -216,7 +232,8 @@ impl Orchestrator {
             return Ok(String::new());
         };
         start.spoken = Some(spoken);
-        Ok(self.spawn(start, user_id, connection_id, events))
+        let seq_floor = self.seq_floor(&start.thread_id).await?;
+        Ok(self.spawn(start, user_id, connection_id, events, seq_floor))
     }
 
     /// Starts a run in `dialect`. In the standard one the input may also answer the interrupts
@@ -246,7 +263,48 @@ impl Orchestrator {
                 Prepared::Acknowledge(ack) => return Ok(ack.send(&events)),
             },
         };
-        Ok(self.spawn(start, user_id, connection_id, events))
+        let seq_floor = self.seq_floor(&start.thread_id).await?;
+        Ok(self.spawn(start, user_id, connection_id, events, seq_floor))
+    }
+
+    /// What a new run's events on the thread are numbered above (0 alone: the journal's own
+    /// numbering suffices).
+    async fn seq_floor(&self, thread_id: &str) -> Result<u64, StartError> {
+        if !self.peers.shared() {
+            return Ok(0);
+        }
+        self.peers
+            .seq_floor(thread_id)
+            .await
+            .map_err(StartError::Store)
+    }
+
+    /// A user's answer to an approval: to the run waiting here, else (several instances) to
+    /// the instance whose run waits for it.
+    pub async fn answer_approval(
+        &self,
+        approval_id: &str,
+        connection_id: u64,
+        user_id: &str,
+        approved: bool,
+        feedback: Option<String>,
+    ) -> Result<(), approval::Refusal> {
+        match self
+            .approvals
+            .resolve(approval_id, connection_id, user_id, approved, feedback.clone())
+        {
+            Err(approval::Refusal::Unknown) if self.peers.shared() => {
+                self.peers
+                    .forward_decision(cluster::ForwardedDecision {
+                        approval_id: approval_id.to_owned(),
+                        user_id: user_id.to_owned(),
+                        approved,
+                        feedback,
+                    })
+                    .await
+            }
+            other => other,
+        }
     }
 
     /// AGORA: the last user message is the new one; the thread's stored history is the context.
@@ -543,6 +601,7 @@ impl Orchestrator {
         user_id: &str,
         connection_id: u64,
         events: Outbox,
+        seq_floor: u64,
     ) -> String {
         let Start {
             thread_id,
@@ -569,6 +628,7 @@ impl Orchestrator {
                 messages_before: messages.len(),
             },
             Some((connection_id, events, dialect == Dialect::Standard)),
+            seq_floor,
         );
         let run = Run {
             orchestrator: self.clone(),
@@ -724,16 +784,29 @@ impl Orchestrator {
         let journal = self.journals.journal(thread_id);
         let reason = match after_seq {
             None => SnapshotReason::Requested,
-            Some(after) => match journal.replay(connection_id, events, after) {
-                Ok(sent) => {
-                    self.journals.followed_by(&journal, connection_id);
-                    return Ok(Resumption {
-                        snapshot: false,
-                        queued: sent.is_ok(),
-                    });
+            Some(after) => {
+                let mut replayed = journal.replay(connection_id, events, after);
+                if replayed.is_err()
+                    && self.peers.shared()
+                    && let Some(shared) = self.peers.events_after(thread_id, after).await?
+                {
+                    // The run went on (or began) on another instance: what it sent is in the
+                    // shared log.
+                    let max_bytes = self.config.journal.max_bytes_per_thread;
+                    journal.import(&shared, max_bytes);
+                    replayed = journal.replay(connection_id, events, after);
                 }
-                Err(reason) => reason,
-            },
+                match replayed {
+                    Ok(sent) => {
+                        self.journals.followed_by(&journal, connection_id);
+                        return Ok(Resumption {
+                            snapshot: false,
+                            queued: sent.is_ok(),
+                        });
+                    }
+                    Err(reason) => reason,
+                }
+            }
         };
         // Read, then send under the journal's lock; read again if a run began in between.
         for _ in 0..3 {

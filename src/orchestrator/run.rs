@@ -1420,8 +1420,19 @@ impl Run {
         }
         self.events_published.increment(1);
         let max_bytes = self.orchestrator.config.journal.max_bytes_per_thread;
-        self.journal
+        let published = self
+            .journal
             .publish(&self.run_id, self.dialect(), &event, max_bytes);
+        if let Some((seq, run_id, json)) = published
+            && self.orchestrator.peers.shared()
+        {
+            self.orchestrator.peers.event_sent(super::cluster::SharedEvent {
+                thread_id: self.thread_id.clone(),
+                seq,
+                run_id,
+                json,
+            });
+        }
     }
 }
 

@@ -23,6 +23,17 @@ pub struct Config {
     #[arg(long, env = "AGORA_DATA_DIR", default_value = "./data")]
     pub data_dir: PathBuf,
 
+    /// The database: `postgres://user:password@host:port/name` for several instances sharing
+    /// the work; without it, SQLite in `--data-dir` (one instance).
+    #[arg(long, env = "AGORA_DATABASE_URL", hide_env_values = true)]
+    pub database_url: Option<String>,
+
+    /// Seconds an instance's claim on a run lasts unless renewed (every third of it). With
+    /// PostgreSQL, another instance marks the runs of one that died `interrupted` once their
+    /// lease has run out.
+    #[arg(long, env = "AGORA_RUN_LEASE_SECS", default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..=3600))]
+    pub run_lease_secs: u64,
+
     /// A company register to use instead of the embedded demo register (a JSON array in the
     /// schema of `data/companies.json`); checked at start, a wrong entry stops the start.
     #[arg(long, env = "AGORA_COMPANY_REGISTER")]
@@ -225,6 +236,8 @@ impl Config {
             log_format: LogFormat::Text,
             addr: SocketAddr::from(([127, 0, 0, 1], 0)),
             data_dir: data_dir.into(),
+            database_url: None,
+            run_lease_secs: 30,
             company_register: None,
             regulations: None,
             llm_base_url: None,

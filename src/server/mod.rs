@@ -2,6 +2,7 @@
 
 mod assets;
 pub mod auth;
+pub mod cluster;
 mod config;
 mod edge;
 mod error;
@@ -28,6 +29,7 @@ pub use config::{Config, LogFormat};
 pub use edge::{ConnectionSlot, EdgeLimits, raise_descriptor_limit};
 pub use error::AppError;
 
+use crate::orchestrator::cluster::{Alone, Peers};
 use crate::orchestrator::knowledge::{Knowledge, Sources};
 use crate::orchestrator::llm::LlmProvider;
 use crate::orchestrator::llm::openai::{OpenAiConfig, OpenAiProvider};
@@ -67,16 +69,37 @@ impl AppState {
             .site_pkg_dir("pkg")
             .site_addr(config.addr)
             .build();
-        let db = store::SqliteStore::open(&config.data_dir.join("agora.db")).await?;
-        if db.interrupted_at_startup() > 0 {
+        let lease = store::Lease {
+            duration: Duration::from_secs(config.run_lease_secs),
+            ..Default::default()
+        };
+        let sql = Arc::new(match &config.database_url {
+            Some(url) => store::SqlStore::connect(url, lease).await?,
+            None => store::SqlStore::open(&config.data_dir.join("agora.db")).await?,
+        });
+        if sql.interrupted_at_startup() > 0 {
             tracing::warn!(
-                runs = db.interrupted_at_startup(),
-                "runs cut off by the last stop marked interrupted"
+                runs = sql.interrupted_at_startup(),
+                "runs cut off by a stop marked interrupted"
             );
         }
-        let db: Arc<dyn store::Database> = Arc::new(db);
+        let shared = sql.dialect() == store::SqlDialect::Postgres;
+        tracing::info!(
+            database = if shared { "postgresql" } else { "sqlite" },
+            instance = %sql.lease().instance_id,
+            "store open"
+        );
+        let db: Arc<dyn store::Database> = sql.clone();
         rest::seed_dev_user(db.as_ref()).await?;
-        let orchestrator = build_orchestrator(&config, db.clone())?;
+        let peers: Arc<dyn Peers> = if shared {
+            cluster::PgPeers::start(sql.clone())
+        } else {
+            Arc::new(Alone)
+        };
+        let orchestrator = build_orchestrator(&config, db.clone(), peers)?;
+        if let (true, Some(url)) = (shared, &config.database_url) {
+            cluster::spawn_tasks(sql.clone(), url.clone(), orchestrator.clone());
+        }
         let auth = Arc::new(security::authenticator(&config, db.as_ref()).await?);
         let per_minute = |n: u32| std::num::NonZeroU32::new(n).unwrap_or(std::num::NonZeroU32::MIN);
         let run_limits = Arc::new(run_limits::RunLimits::new(
@@ -101,6 +124,7 @@ impl AppState {
 fn build_orchestrator(
     config: &Config,
     db: Arc<dyn store::Database>,
+    peers: Arc<dyn Peers>,
 ) -> anyhow::Result<Arc<Orchestrator>> {
     let knowledge = Arc::new(Knowledge::from_sources(&Sources {
         regulations: config.regulations.clone(),
@@ -134,11 +158,12 @@ fn build_orchestrator(
         .filter(|t| !t.is_empty())
         .collect();
     let store: Arc<dyn Store> = db;
-    Ok(Orchestrator::new(
+    Ok(Orchestrator::with_peers(
         settings,
         store,
         provider,
         Toolbox::new(knowledge),
+        peers,
     ))
 }
 

@@ -1,6 +1,7 @@
 //! A real server on port 0 with its own data directory, and a WebSocket client for it.
 #![allow(dead_code)] // each test binary uses its own part of this
 
+pub mod postgres;
 pub mod users;
 
 use std::path::PathBuf;

@@ -1,17 +1,9 @@
 //! Persistence behind two traits: the orchestrator's [`Store`] (threads, messages, runs,
 //! approvals) and the REST side's [`Database`] on top of it (listing, renaming and deleting
-//! threads, users and their preferences). [`SqliteStore`] is the embedded implementation.
-//!
-//! A PostgreSQL implementation for several instances behind a load balancer needs:
-//! - the same tables (see `migrations/`; types map one to one, `TEXT` JSON may become `JSONB`);
-//! - `append_message` numbering messages per thread atomically (a row lock on the thread, as
-//!   SQLite's single writer gives here for free);
-//! - runs tagged with the instance that executes them, so that at start-up an instance marks
-//!   only *its own* `running` runs `interrupted` ([`Database::interrupt_running_runs`]); a
-//!   run's WebSocket stays on the instance that started it (sticky sessions, or a shared bus);
-//! - timestamps from the database clock (`now()`), since instances' clocks differ.
+//! threads, users and their preferences). [`SqlStore`] implements both, on SQLite (the
+//! embedded default) or PostgreSQL (several instances on one database, `--database-url`).
 
-mod sqlite;
+mod sql;
 
 use serde::{Deserialize, Serialize};
 
@@ -20,7 +12,7 @@ pub use crate::orchestrator::store::{
     Store, StoreError, ThreadRecord,
 };
 use crate::protocol::{InputContent, UserContent, UserMessage};
-pub use sqlite::SqliteStore;
+pub use sql::{ExpiredRun, Lease, PendingApproval, SqlDialect, SqlStore};
 
 /// The user every request acts as until authentication exists (see `rest::current_user`).
 pub const DEV_USER_ID: &str = "00000000-0000-4000-8000-000000000001";

@@ -114,13 +114,17 @@ impl Connection<'_> {
                     Some(Ok(AgoraEvent::ToolApprovalResponse(response))) => {
                         let user =
                             self.run_user(custom.value.get("userId").and_then(Value::as_str));
-                        let result = self.state.orchestrator.approvals.resolve(
-                            &response.approval_id,
-                            self.id,
-                            &user,
-                            response.approved,
-                            response.feedback,
-                        );
+                        let result = self
+                            .state
+                            .orchestrator
+                            .answer_approval(
+                                &response.approval_id,
+                                self.id,
+                                &user,
+                                response.approved,
+                                response.feedback,
+                            )
+                            .await;
                         if let Err(refusal) = result {
                             let details = json!({ "approvalId": response.approval_id });
                             self.refuse(refusal.code(), &refusal.to_string(), Some(details));

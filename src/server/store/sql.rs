@@ -1,14 +1,21 @@
-//! The embedded store: one SQLite file in WAL mode, written through sqlx.
+//! The store in SQL: one implementation for SQLite (the embedded default, one file in WAL
+//! mode) and PostgreSQL (several instances on one database), through sqlx's `Any` driver.
+//!
+//! The queries are written once, with `?` placeholders; [`SqlStore::sql`] numbers them
+//! (`$1`, `$2`, …) for PostgreSQL. What differs between the two lives in the migrations
+//! (`migrations/sqlite`, `migrations/postgres`): PostgreSQL's tables carry a `rowid` identity
+//! column so "in insertion order" reads the same, and flags are `BOOLEAN` there (read through
+//! [`Flag`]). Times are Unix milliseconds from [`SqlStore::now`], which follows the database's
+//! clock: instances on different machines agree on "most recent first".
 
+use std::borrow::Cow;
 use std::path::Path;
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use sqlx::any::{AnyPoolOptions, AnyTypeInfo, AnyTypeInfoKind};
 use sqlx::error::ErrorKind;
-use sqlx::sqlite::{
-    SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,
-};
-use sqlx::{FromRow, Sqlite, Transaction};
+use sqlx::{Any, AnyPool, Executor, FromRow, Transaction};
 
 use super::{
     ApprovalDecision, ApprovalRecord, Database, InterruptRecord, InterruptResolution, NewUser,
@@ -19,62 +26,147 @@ use super::{
 use crate::protocol::Message;
 
 mod auth;
+mod cluster;
 
-static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations");
+pub use cluster::{ExpiredRun, Lease, PendingApproval};
 
-/// SQLite through two pools: readers side by side (WAL), and one writer connection. Every
-/// write is committed (and synced) before the call returns.
-pub struct SqliteStore {
-    /// Reads: WAL lets them run beside the writer, each seeing the last commit.
-    pool: SqlitePool,
-    /// Every write, on one connection: SQLite takes one writer at a time anyway, and with
-    /// several writer connections the losers sleep in the busy handler and retry. Queued in
-    /// the pool instead, a run of 50 concurrent inspections took 8.0–8.3 ms of server CPU a
+static SQLITE_MIGRATIONS: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/sqlite");
+static POSTGRES_MIGRATIONS: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/postgres");
+
+/// Which database a store speaks to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SqlDialect {
+    Sqlite,
+    Postgres,
+}
+
+/// SQL through two pools. SQLite: readers side by side (WAL) and one writer connection.
+/// PostgreSQL: one pool for both, the database orders concurrent writers itself. Every write
+/// is committed (and synced) before the call returns.
+pub struct SqlStore {
+    /// Which SQL the queries are turned into.
+    dialect: SqlDialect,
+    /// Reads: with SQLite, WAL lets them run beside the writer, each seeing the last commit.
+    pool: AnyPool,
+    /// Every write. With SQLite one connection: SQLite takes one writer at a time anyway, and
+    /// with several writer connections the losers sleep in the busy handler and retry. Queued
+    /// in the pool instead, a run of 50 concurrent inspections took 8.0–8.3 ms of server CPU a
     /// run against 9.3–11.8 ms, p99 525–655 ms against 759–921 ms (issue 19).
-    writer: SqlitePool,
+    writer: AnyPool,
     /// Last timestamp handed out, so that times within this process strictly increase and
     /// "most recent first" is well defined even within one millisecond.
     clock: AtomicI64,
+    /// Milliseconds from this machine's clock to the database's (PostgreSQL, measured at open
+    /// and by every lease renewal); 0 for SQLite, whose clock is this machine's.
+    clock_offset: AtomicI64,
     interrupted_at_startup: AtomicU64,
+    /// Whose runs are whose: this process's id and how long its claim on a run lasts unless
+    /// renewed (see `cluster.rs`).
+    lease: Lease,
 }
 
-impl SqliteStore {
-    /// Opens (creating if needed) the database file, runs the migrations and marks the runs a
-    /// previous process left `running` as `interrupted` (see [`Self::interrupted_at_startup`]).
+impl SqlStore {
+    /// Opens (creating if needed) an SQLite database file as the only instance: runs the
+    /// migrations and marks the runs a previous process left `running` as `interrupted` (see
+    /// [`Self::interrupted_at_startup`]).
     pub async fn open(path: &Path) -> Result<Self, StoreError> {
-        let options = SqliteConnectOptions::new()
-            .filename(path)
-            .create_if_missing(true)
-            .journal_mode(SqliteJournalMode::Wal)
-            // FULL: a commit survives a power cut too, not only a killed process.
-            .synchronous(SqliteSynchronous::Full)
-            .foreign_keys(true)
-            .busy_timeout(Duration::from_secs(10));
-        let writer = SqlitePoolOptions::new()
-            .max_connections(1)
-            .connect_with(options.clone())
-            .await
-            .map_err(backend)?;
-        MIGRATOR
-            .run(&writer)
-            .await
-            .map_err(|e| StoreError::Backend(format!("migrations failed: {e}")))?;
-        let pool = SqlitePoolOptions::new()
-            .max_connections(4)
-            .connect_with(options.read_only(true))
-            .await
-            .map_err(backend)?;
+        // `?`, `#` and `%` would otherwise be read as the URL's query, fragment or escapes.
+        let file = path
+            .to_string_lossy()
+            .replace('%', "%25")
+            .replace('?', "%3F")
+            .replace('#', "%23");
+        Self::connect(&format!("sqlite://{file}?mode=rwc"), Lease::default()).await
+    }
+
+    /// Opens the database at `url`: `sqlite://path` or `postgres://user@host:port/db`.
+    /// SQLite marks every run left `running` as `interrupted` (it has one instance); PostgreSQL
+    /// only those whose lease expired (the others belong to live instances).
+    pub async fn connect(url: &str, lease: Lease) -> Result<Self, StoreError> {
+        sqlx::any::install_default_drivers();
+        let dialect = if url.starts_with("postgres:") || url.starts_with("postgresql:") {
+            SqlDialect::Postgres
+        } else if url.starts_with("sqlite:") {
+            SqlDialect::Sqlite
+        } else {
+            return Err(StoreError::Backend(format!(
+                "unsupported database URL (sqlite:// or postgres://): {}",
+                redact(url)
+            )));
+        };
+        let (pool, writer) = match dialect {
+            SqlDialect::Sqlite => {
+                let writer = AnyPoolOptions::new()
+                    .max_connections(1)
+                    .after_connect(|conn, _| {
+                        Box::pin(async move {
+                            // FULL: a commit survives a power cut too, not only a killed process.
+                            conn.execute(
+                                "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; \
+                                 PRAGMA busy_timeout = 10000; PRAGMA foreign_keys = ON;",
+                            )
+                            .await
+                            .map(|_| ())
+                        })
+                    })
+                    .connect(url)
+                    .await
+                    .map_err(backend)?;
+                SQLITE_MIGRATIONS
+                    .run(&writer)
+                    .await
+                    .map_err(|e| StoreError::Backend(format!("migrations failed: {e}")))?;
+                let read_only = url.replace("mode=rwc", "mode=ro");
+                let pool = AnyPoolOptions::new()
+                    .max_connections(4)
+                    .after_connect(|conn, _| {
+                        Box::pin(async move {
+                            conn.execute("PRAGMA busy_timeout = 10000;")
+                                .await
+                                .map(|_| ())
+                        })
+                    })
+                    .connect(&read_only)
+                    .await
+                    .map_err(backend)?;
+                (pool, writer)
+            }
+            SqlDialect::Postgres => {
+                let pool = AnyPoolOptions::new()
+                    .max_connections(16)
+                    .acquire_timeout(Duration::from_secs(10))
+                    .connect(url)
+                    .await
+                    .map_err(backend)?;
+                POSTGRES_MIGRATIONS
+                    .run(&pool)
+                    .await
+                    .map_err(|e| StoreError::Backend(format!("migrations failed: {e}")))?;
+                (pool.clone(), pool)
+            }
+        };
         let store = Self {
+            dialect,
             pool,
             writer,
             clock: AtomicI64::new(0),
+            clock_offset: AtomicI64::new(0),
             interrupted_at_startup: AtomicU64::new(0),
+            lease,
         };
-        let interrupted = store.interrupt_running_runs().await?;
+        store.sync_clock().await?;
+        let interrupted = match dialect {
+            SqlDialect::Sqlite => store.interrupt_running_runs().await?,
+            SqlDialect::Postgres => store.interrupt_expired_runs().await?.len() as u64,
+        };
         store
             .interrupted_at_startup
             .store(interrupted, Ordering::Relaxed);
         Ok(store)
+    }
+
+    pub fn dialect(&self) -> SqlDialect {
+        self.dialect
     }
 
     /// How many runs [`Self::open`] found `running` and marked `interrupted`.
@@ -82,17 +174,24 @@ impl SqliteStore {
         self.interrupted_at_startup.load(Ordering::Relaxed)
     }
 
-    /// Closes the pool, checkpointing the WAL; for tests and orderly shutdown.
+    /// Closes the pools (with SQLite, checkpointing the WAL); for tests and orderly shutdown.
     pub async fn close(&self) {
         self.pool.close().await;
         self.writer.close().await;
     }
 
-    /// Unix milliseconds, strictly increasing within this store.
+    /// The query for this store's database: `?` placeholders become `$1`, `$2`, … for
+    /// PostgreSQL. No query here has a `?` inside a string literal.
+    fn sql<'q>(&self, query: &'q str) -> Cow<'q, str> {
+        match self.dialect {
+            SqlDialect::Sqlite => Cow::Borrowed(query),
+            SqlDialect::Postgres => Cow::Owned(numbered_placeholders(query)),
+        }
+    }
+
+    /// Unix milliseconds by the database's clock, strictly increasing within this store.
     fn now(&self) -> i64 {
-        let wall = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX));
+        let wall = local_millis() + self.clock_offset.load(Ordering::Relaxed);
         let mut last = self.clock.load(Ordering::Relaxed);
         loop {
             let next = wall.max(last + 1);
@@ -106,12 +205,31 @@ impl SqliteStore {
         }
     }
 
-    async fn begin(&self) -> Result<Transaction<'static, Sqlite>, StoreError> {
+    /// Reads the database's clock (PostgreSQL) and keeps its distance to this machine's.
+    async fn sync_clock(&self) -> Result<(), StoreError> {
+        if self.dialect == SqlDialect::Sqlite {
+            return Ok(());
+        }
+        let before = local_millis();
+        let (database,): (i64,) = sqlx::query_as(
+            "SELECT CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000 AS BIGINT)",
+        )
+        .fetch_one(&self.pool)
+        .await
+        .map_err(backend)?;
+        let after = local_millis();
+        // The database read its clock somewhere in the round trip: its middle is the best guess.
+        self.clock_offset
+            .store(database - (before + after) / 2, Ordering::Relaxed);
+        Ok(())
+    }
+
+    async fn begin(&self) -> Result<Transaction<'static, Any>, StoreError> {
         self.writer.begin().await.map_err(backend)
     }
 
     async fn thread_row(&self, thread_id: &str) -> Result<ThreadRow, StoreError> {
-        sqlx::query_as::<_, ThreadRow>(&format!("{THREAD_COLUMNS} WHERE id = ?"))
+        sqlx::query_as::<_, ThreadRow>(&self.sql(&format!("{THREAD_COLUMNS} WHERE id = ?")))
             .bind(thread_id)
             .fetch_optional(&self.pool)
             .await
@@ -124,7 +242,7 @@ impl SqliteStore {
     }
 
     async fn user_row(&self, user_id: &str) -> Result<UserRecord, StoreError> {
-        sqlx::query_as::<_, UserRow>(&format!("{USER_COLUMNS} WHERE u.id = ?"))
+        sqlx::query_as::<_, UserRow>(&self.sql(&format!("{USER_COLUMNS} WHERE u.id = ?")))
             .bind(user_id)
             .fetch_optional(&self.pool)
             .await
@@ -202,7 +320,7 @@ impl UserRow {
 #[derive(FromRow)]
 struct PreferencesRow {
     theme: Option<String>,
-    notifications_enabled: Option<bool>,
+    notifications_enabled: Option<Flag>,
     default_agent_id: Option<String>,
     language: Option<String>,
     spoken_text_type: Option<String>,
@@ -214,7 +332,7 @@ impl PreferencesRow {
         if let Some(theme) = self.theme {
             preferences.theme = Theme::parse(&theme).ok_or_else(|| corrupt("theme", &theme))?;
         }
-        if let Some(enabled) = self.notifications_enabled {
+        if let Some(Flag(enabled)) = self.notifications_enabled {
             preferences.notifications_enabled = enabled;
         }
         if let Some(agent) = self.default_agent_id {
@@ -265,7 +383,7 @@ struct ApprovalRow {
     risk_level: String,
     requested_by: String,
     requested_at: i64,
-    approved: Option<bool>,
+    approved: Option<Flag>,
     feedback: Option<String>,
     decided_by: Option<String>,
     decided_at: Option<i64>,
@@ -274,7 +392,7 @@ struct ApprovalRow {
 impl ApprovalRow {
     fn into_record(self) -> Result<ApprovalRecord, StoreError> {
         let decision = match (self.approved, self.decided_by, self.decided_at) {
-            (Some(approved), Some(decided_by), Some(decided_at)) => Some(ApprovalDecision {
+            (Some(Flag(approved)), Some(decided_by), Some(decided_at)) => Some(ApprovalDecision {
                 approved,
                 feedback: self.feedback,
                 decided_by,
@@ -381,6 +499,66 @@ fn backend(e: sqlx::Error) -> StoreError {
     StoreError::Backend(e.to_string())
 }
 
+/// `?` → `$1`, `$2`, … in order.
+fn numbered_placeholders(query: &str) -> String {
+    let mut out = String::with_capacity(query.len() + 16);
+    let mut n = 0;
+    for c in query.chars() {
+        if c == '?' {
+            n += 1;
+            out.push('$');
+            out.push_str(&n.to_string());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+fn local_millis() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+}
+
+/// The URL without its password, for an error message.
+fn redact(url: &str) -> String {
+    match (url.find("://"), url.rfind('@')) {
+        (Some(scheme), Some(at)) if at > scheme => {
+            let credentials = &url[scheme + 3..at];
+            match credentials.split_once(':') {
+                Some((user, _)) => format!("{}{user}:***{}", &url[..scheme + 3], &url[at..]),
+                None => url.to_owned(),
+            }
+        }
+        _ => url.to_owned(),
+    }
+}
+
+/// A yes/no column: `BOOLEAN` in PostgreSQL, an integer in SQLite, which sqlx's `Any` driver
+/// reads as a number.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Flag(pub bool);
+
+impl sqlx::Type<Any> for Flag {
+    fn type_info() -> AnyTypeInfo {
+        <bool as sqlx::Type<Any>>::type_info()
+    }
+
+    fn compatible(ty: &AnyTypeInfo) -> bool {
+        matches!(ty.kind(), AnyTypeInfoKind::Bool) || ty.kind().is_integer()
+    }
+}
+
+impl<'r> sqlx::Decode<'r, Any> for Flag {
+    fn decode(value: sqlx::any::AnyValueRef<'r>) -> Result<Self, sqlx::error::BoxDynError> {
+        match <bool as sqlx::Decode<Any>>::decode(value.clone()) {
+            Ok(flag) => Ok(Flag(flag)),
+            Err(_) => <i64 as sqlx::Decode<Any>>::decode(value).map(|n| Flag(n != 0)),
+        }
+    }
+}
+
 fn corrupt(what: &str, value: &str) -> StoreError {
     StoreError::Backend(format!("unreadable {what} in the database: {value}"))
 }
@@ -451,7 +629,7 @@ fn with_id(message: &Message) -> (Message, String) {
 }
 
 #[async_trait::async_trait]
-impl Store for SqliteStore {
+impl Store for SqlStore {
     async fn open_thread(
         &self,
         thread_id: &str,
@@ -461,10 +639,8 @@ impl Store for SqliteStore {
         let now = self.now();
         let title = title_from_text(first_text);
         let mut tx = self.begin().await?;
-        sqlx::query(
-            "INSERT INTO threads (id, owner, title, created_at, last_activity) VALUES (?, ?, ?, ?, ?) \
-             ON CONFLICT (id) DO NOTHING",
-        )
+        sqlx::query(&self.sql("INSERT INTO threads (id, owner, title, created_at, last_activity) VALUES (?, ?, ?, ?, ?) \
+             ON CONFLICT (id) DO NOTHING"))
         .bind(thread_id)
         .bind(owner)
         .bind(&title)
@@ -473,7 +649,7 @@ impl Store for SqliteStore {
         .execute(&mut *tx)
         .await
         .map_err(backend)?;
-        let row = sqlx::query_as::<_, ThreadRow>(&format!("{THREAD_COLUMNS} WHERE id = ?"))
+        let row = sqlx::query_as::<_, ThreadRow>(&self.sql(&format!("{THREAD_COLUMNS} WHERE id = ?")))
             .bind(thread_id)
             .fetch_one(&mut *tx)
             .await
@@ -482,14 +658,14 @@ impl Store for SqliteStore {
             return Err(thread_not_found(thread_id));
         }
         // A thread opened before it had any text gets its title from the first text it sees.
-        sqlx::query("UPDATE threads SET title = ? WHERE id = ? AND title = '' AND title_locked = 0 AND ? <> ''")
+        sqlx::query(&self.sql("UPDATE threads SET title = ? WHERE id = ? AND title = '' AND title_locked = FALSE AND ? <> ''"))
             .bind(&title)
             .bind(thread_id)
             .bind(&title)
             .execute(&mut *tx)
             .await
             .map_err(backend)?;
-        sqlx::query("UPDATE users SET last_activity = ? WHERE id = ?")
+        sqlx::query(&self.sql("UPDATE users SET last_activity = ? WHERE id = ?"))
             .bind(now)
             .bind(owner)
             .execute(&mut *tx)
@@ -519,12 +695,10 @@ impl Store for SqliteStore {
         let mut tx = self.begin().await?;
         // Writing first takes SQLite's write lock for the whole transaction, so the sequence
         // number below cannot race with another writer.
-        let updated = sqlx::query(
-            "UPDATE threads SET last_activity = ?, message_count = message_count + ?, \
-             title = CASE WHEN title = '' AND title_locked = 0 THEN ? ELSE title END, \
+        let updated = sqlx::query(&self.sql("UPDATE threads SET last_activity = ?, message_count = message_count + ?, \
+             title = CASE WHEN title = '' AND title_locked = FALSE THEN ? ELSE title END, \
              first_message_preview = CASE WHEN first_message_preview = '' THEN ? ELSE first_message_preview END \
-             WHERE id = ?",
-        )
+             WHERE id = ?"))
         .bind(now)
         .bind(i64::from(described.visible))
         .bind(&title)
@@ -536,11 +710,9 @@ impl Store for SqliteStore {
         if updated.rows_affected() == 0 {
             return Err(thread_not_found(thread_id));
         }
-        let inserted = sqlx::query(
-            "INSERT INTO messages (thread_id, seq, id, role, agent_id, created_at, body) \
+        let inserted = sqlx::query(&self.sql("INSERT INTO messages (thread_id, seq, id, role, agent_id, created_at, body) \
              SELECT ?, COALESCE(MAX(seq), 0) + 1, ?, ?, ?, ?, ? FROM messages WHERE thread_id = ? \
-             ON CONFLICT DO NOTHING",
-        )
+             ON CONFLICT DO NOTHING"))
         .bind(thread_id)
         .bind(&id)
         .bind(described.role)
@@ -561,7 +733,7 @@ impl Store for SqliteStore {
 
     async fn messages(&self, thread_id: &str) -> Result<Vec<Message>, StoreError> {
         let bodies: Vec<(String,)> =
-            sqlx::query_as("SELECT body FROM messages WHERE thread_id = ? ORDER BY seq")
+            sqlx::query_as(&self.sql("SELECT body FROM messages WHERE thread_id = ? ORDER BY seq"))
                 .bind(thread_id)
                 .fetch_all(&self.pool)
                 .await
@@ -579,7 +751,7 @@ impl Store for SqliteStore {
 
     async fn has_message(&self, thread_id: &str, message_id: &str) -> Result<bool, StoreError> {
         let found: Option<(i64,)> =
-            sqlx::query_as("SELECT 1 FROM messages WHERE thread_id = ? AND id = ?")
+            sqlx::query_as(&self.sql("SELECT 1 FROM messages WHERE thread_id = ? AND id = ?"))
                 .bind(thread_id)
                 .bind(message_id)
                 .fetch_optional(&self.pool)
@@ -589,12 +761,13 @@ impl Store for SqliteStore {
     }
 
     async fn start_run(&self, run_id: &str, thread_id: &str) -> Result<(), StoreError> {
-        let result = sqlx::query(
-            "INSERT INTO runs (id, thread_id, status, started_at) VALUES (?, ?, 'running', ?)",
-        )
+        let result = sqlx::query(&self.sql("INSERT INTO runs (id, thread_id, status, started_at, instance_id, lease_expires_at) \
+             VALUES (?, ?, 'running', ?, ?, ?)"))
         .bind(run_id)
         .bind(thread_id)
         .bind(self.now())
+        .bind(&self.lease.instance_id)
+        .bind(self.lease_expiry())
         .execute(&self.writer)
         .await;
         match result {
@@ -621,9 +794,7 @@ impl Store for SqliteStore {
                 "a run cannot finish as running".to_owned(),
             ));
         }
-        let updated = sqlx::query(
-            "UPDATE runs SET status = ?, finished_at = ?, error = ? WHERE id = ? AND status = 'running'",
-        )
+        let updated = sqlx::query(&self.sql("UPDATE runs SET status = ?, finished_at = ?, error = ? WHERE id = ? AND status = 'running'"))
         .bind(status_str(status))
         .bind(self.now())
         .bind(error)
@@ -632,7 +803,7 @@ impl Store for SqliteStore {
         .await
         .map_err(backend)?;
         if updated.rows_affected() == 0 {
-            let exists: Option<(String,)> = sqlx::query_as("SELECT id FROM runs WHERE id = ?")
+            let exists: Option<(String,)> = sqlx::query_as(&self.sql("SELECT id FROM runs WHERE id = ?"))
                 .bind(run_id)
                 .fetch_optional(&self.pool)
                 .await
@@ -645,10 +816,8 @@ impl Store for SqliteStore {
     }
 
     async fn runs(&self, thread_id: &str) -> Result<Vec<RunRecord>, StoreError> {
-        let rows: Vec<RunRow> = sqlx::query_as(
-            "SELECT id, thread_id, status, started_at, finished_at, error FROM runs WHERE thread_id = ? \
-             ORDER BY started_at, rowid",
-        )
+        let rows: Vec<RunRow> = sqlx::query_as(&self.sql("SELECT id, thread_id, status, started_at, finished_at, error FROM runs WHERE thread_id = ? \
+             ORDER BY started_at, rowid"))
         .bind(thread_id)
         .fetch_all(&self.pool)
         .await
@@ -660,9 +829,7 @@ impl Store for SqliteStore {
     }
 
     async fn run(&self, run_id: &str) -> Result<RunRecord, StoreError> {
-        sqlx::query_as::<_, RunRow>(
-            "SELECT id, thread_id, status, started_at, finished_at, error FROM runs WHERE id = ?",
-        )
+        sqlx::query_as::<_, RunRow>(&self.sql("SELECT id, thread_id, status, started_at, finished_at, error FROM runs WHERE id = ?"))
         .bind(run_id)
         .fetch_optional(&self.pool)
         .await
@@ -675,11 +842,9 @@ impl Store for SqliteStore {
         let parameters = serde_json::to_string(&record.parameters)
             .map_err(|e| StoreError::Backend(e.to_string()))?;
         let decision = record.decision.as_ref();
-        let result = sqlx::query(
-            "INSERT INTO approvals (approval_id, thread_id, run_id, tool_call_id, tool_name, parameters, risk_level, \
+        let result = sqlx::query(&self.sql("INSERT INTO approvals (approval_id, thread_id, run_id, tool_call_id, tool_name, parameters, risk_level, \
              requested_by, requested_at, approved, feedback, decided_by, decided_at) \
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        )
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"))
         .bind(&record.approval_id)
         .bind(&record.thread_id)
         .bind(&record.run_id)
@@ -713,10 +878,8 @@ impl Store for SqliteStore {
         approval_id: &str,
         decision: &ApprovalDecision,
     ) -> Result<(), StoreError> {
-        let updated = sqlx::query(
-            "UPDATE approvals SET approved = ?, feedback = ?, decided_by = ?, decided_at = ? \
-             WHERE approval_id = ? AND decided_at IS NULL",
-        )
+        let updated = sqlx::query(&self.sql("UPDATE approvals SET approved = ?, feedback = ?, decided_by = ?, decided_at = ? \
+             WHERE approval_id = ? AND decided_at IS NULL"))
         .bind(decision.approved)
         .bind(decision.feedback.as_deref())
         .bind(&decision.decided_by)
@@ -729,7 +892,7 @@ impl Store for SqliteStore {
             return Ok(());
         }
         let exists: Option<(String,)> =
-            sqlx::query_as("SELECT approval_id FROM approvals WHERE approval_id = ?")
+            sqlx::query_as(&self.sql("SELECT approval_id FROM approvals WHERE approval_id = ?"))
                 .bind(approval_id)
                 .fetch_optional(&self.pool)
                 .await
@@ -741,11 +904,9 @@ impl Store for SqliteStore {
     }
 
     async fn approvals(&self, thread_id: &str) -> Result<Vec<ApprovalRecord>, StoreError> {
-        let rows: Vec<ApprovalRow> = sqlx::query_as(
-            "SELECT approval_id, thread_id, run_id, tool_call_id, tool_name, parameters, risk_level, requested_by, \
+        let rows: Vec<ApprovalRow> = sqlx::query_as(&self.sql("SELECT approval_id, thread_id, run_id, tool_call_id, tool_name, parameters, risk_level, requested_by, \
              requested_at, approved, feedback, decided_by, decided_at FROM approvals WHERE thread_id = ? \
-             ORDER BY requested_at, rowid",
-        )
+             ORDER BY requested_at, rowid"))
         .bind(thread_id)
         .fetch_all(&self.pool)
         .await
@@ -761,11 +922,9 @@ impl Store for SqliteStore {
             serde_json::to_string(value).map_err(|e| StoreError::Backend(e.to_string()))
         };
         let resolution = record.resolution.as_ref();
-        let result = sqlx::query(
-            "INSERT INTO interrupts (id, thread_id, run_id, reason, message, tool_call_id, tool_name, arguments, \
+        let result = sqlx::query(&self.sql("INSERT INTO interrupts (id, thread_id, run_id, reason, message, tool_call_id, tool_name, arguments, \
              response_schema, created_at, expires_at, resolved_by_run, resolution, payload, resolved_at) \
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        )
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"))
         .bind(&record.id)
         .bind(&record.thread_id)
         .bind(&record.run_id)
@@ -796,9 +955,9 @@ impl Store for SqliteStore {
     }
 
     async fn interrupts(&self, thread_id: &str) -> Result<Vec<InterruptRecord>, StoreError> {
-        let rows: Vec<InterruptRow> = sqlx::query_as(&format!(
+        let rows: Vec<InterruptRow> = sqlx::query_as(&self.sql(&format!(
             "{INTERRUPT_COLUMNS} WHERE thread_id = ? ORDER BY created_at, rowid"
-        ))
+        )))
         .bind(thread_id)
         .fetch_all(&self.pool)
         .await
@@ -821,10 +980,8 @@ impl Store for SqliteStore {
                 .map(serde_json::to_string)
                 .transpose()
                 .map_err(|e| StoreError::Backend(e.to_string()))?;
-            let updated = sqlx::query(
-                "UPDATE interrupts SET resolved_by_run = ?, resolution = ?, payload = ?, resolved_at = ? \
-                 WHERE id = ? AND resolved_at IS NULL",
-            )
+            let updated = sqlx::query(&self.sql("UPDATE interrupts SET resolved_by_run = ?, resolution = ?, payload = ?, resolved_at = ? \
+                 WHERE id = ? AND resolved_at IS NULL"))
             .bind(&resolution.run_id)
             .bind(&resolution.status)
             .bind(payload)
@@ -837,7 +994,7 @@ impl Store for SqliteStore {
                 continue;
             }
             let exists: Option<(String,)> =
-                sqlx::query_as("SELECT id FROM interrupts WHERE id = ?")
+                sqlx::query_as(&self.sql("SELECT id FROM interrupts WHERE id = ?"))
                     .bind(id)
                     .fetch_optional(&mut *tx)
                     .await
@@ -853,9 +1010,9 @@ impl Store for SqliteStore {
 }
 
 #[async_trait::async_trait]
-impl Database for SqliteStore {
+impl Database for SqlStore {
     async fn ping(&self) -> Result<(), StoreError> {
-        sqlx::query("SELECT 1")
+        sqlx::query(&self.sql("SELECT 1"))
             .execute(&self.pool)
             .await
             .map(|_| ())
@@ -863,10 +1020,8 @@ impl Database for SqliteStore {
     }
 
     async fn interrupt_running_runs(&self) -> Result<u64, StoreError> {
-        let updated = sqlx::query(
-            "UPDATE runs SET status = 'interrupted', finished_at = ?, \
-             error = COALESCE(error, 'the server stopped during the run') WHERE status = 'running'",
-        )
+        let updated = sqlx::query(&self.sql("UPDATE runs SET status = 'interrupted', finished_at = ?, \
+             error = COALESCE(error, 'the server stopped during the run') WHERE status = 'running'"))
         .bind(self.now())
         .execute(&self.writer)
         .await
@@ -880,16 +1035,16 @@ impl Database for SqliteStore {
         limit: u32,
         offset: u32,
     ) -> Result<Page<ThreadSummary>, StoreError> {
-        let rows: Vec<ThreadRow> = sqlx::query_as(&format!(
+        let rows: Vec<ThreadRow> = sqlx::query_as(&self.sql(&format!(
             "{THREAD_COLUMNS} WHERE owner = ? ORDER BY last_activity DESC, created_at DESC, id LIMIT ? OFFSET ?"
-        ))
+        )))
         .bind(owner)
         .bind(i64::from(limit))
         .bind(i64::from(offset))
         .fetch_all(&self.pool)
         .await
         .map_err(backend)?;
-        let (total,): (i64,) = sqlx::query_as("SELECT COUNT(*) FROM threads WHERE owner = ?")
+        let (total,): (i64,) = sqlx::query_as(&self.sql("SELECT COUNT(*) FROM threads WHERE owner = ?"))
             .bind(owner)
             .fetch_one(&self.pool)
             .await
@@ -909,7 +1064,7 @@ impl Database for SqliteStore {
         thread_id: &str,
         title: &str,
     ) -> Result<ThreadSummary, StoreError> {
-        let updated = sqlx::query("UPDATE threads SET title = ?, title_locked = 1 WHERE id = ?")
+        let updated = sqlx::query(&self.sql("UPDATE threads SET title = ?, title_locked = TRUE WHERE id = ?"))
             .bind(title)
             .bind(thread_id)
             .execute(&self.writer)
@@ -923,7 +1078,7 @@ impl Database for SqliteStore {
 
     async fn delete_thread(&self, thread_id: &str) -> Result<(), StoreError> {
         // Messages, runs and approvals follow through ON DELETE CASCADE.
-        let deleted = sqlx::query("DELETE FROM threads WHERE id = ?")
+        let deleted = sqlx::query(&self.sql("DELETE FROM threads WHERE id = ?"))
             .bind(thread_id)
             .execute(&self.writer)
             .await
@@ -940,9 +1095,7 @@ impl Database for SqliteStore {
             .clone()
             .unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
         let now = self.now();
-        let result = sqlx::query(
-            "INSERT INTO users (id, email, name, role, created_at, last_activity) VALUES (?, ?, ?, ?, ?, ?)",
-        )
+        let result = sqlx::query(&self.sql("INSERT INTO users (id, email, name, role, created_at, last_activity) VALUES (?, ?, ?, ?, ?, ?)"))
         .bind(&id)
         .bind(&user.email)
         .bind(&user.name)
@@ -954,11 +1107,11 @@ impl Database for SqliteStore {
         match result {
             Ok(_) => self.user_row(&id).await,
             Err(e) if error_kind(&e) == Some(ErrorKind::UniqueViolation) => {
-                let message = e
-                    .as_database_error()
-                    .map(|d| d.message().to_owned())
-                    .unwrap_or_default();
-                Err(StoreError::Conflict(if message.contains("users.email") {
+                // SQLite names the column, PostgreSQL the index on lower(email).
+                let on_email = e.as_database_error().is_some_and(|d| {
+                    d.message().contains("users.email") || d.constraint() == Some("users_email")
+                });
+                Err(StoreError::Conflict(if on_email {
                     format!("A user with email {} already exists", user.email)
                 } else {
                     format!("A user with id {id} already exists")
@@ -990,15 +1143,15 @@ impl Database for SqliteStore {
     }
 
     async fn list_users(&self, limit: u32, offset: u32) -> Result<Page<UserRecord>, StoreError> {
-        let rows: Vec<UserRow> = sqlx::query_as(&format!(
+        let rows: Vec<UserRow> = sqlx::query_as(&self.sql(&format!(
             "{USER_COLUMNS} ORDER BY u.created_at DESC, u.rowid DESC LIMIT ? OFFSET ?"
-        ))
+        )))
         .bind(i64::from(limit))
         .bind(i64::from(offset))
         .fetch_all(&self.pool)
         .await
         .map_err(backend)?;
-        let (total,): (i64,) = sqlx::query_as("SELECT COUNT(*) FROM users")
+        let (total,): (i64,) = sqlx::query_as(&self.sql("SELECT COUNT(*) FROM users"))
             .fetch_one(&self.pool)
             .await
             .map_err(backend)?;
@@ -1018,9 +1171,7 @@ impl Database for SqliteStore {
     ) -> Result<UserRecord, StoreError> {
         let now = self.now();
         let mut tx = self.begin().await?;
-        let updated = sqlx::query(
-            "UPDATE users SET name = COALESCE(?, name), role = COALESCE(?, role), last_activity = ? WHERE id = ?",
-        )
+        let updated = sqlx::query(&self.sql("UPDATE users SET name = COALESCE(?, name), role = COALESCE(?, role), last_activity = ? WHERE id = ?"))
         .bind(update.name.as_deref())
         .bind(update.role.map(UserRole::as_str))
         .bind(now)
@@ -1032,7 +1183,7 @@ impl Database for SqliteStore {
             return Err(user_not_found(user_id));
         }
         if let Some(preferences) = &update.preferences {
-            write_preferences(&mut tx, user_id, preferences, now).await?;
+            self.write_preferences(&mut tx, user_id, preferences, now).await?;
         }
         tx.commit().await.map_err(backend)?;
         self.user_row(user_id).await
@@ -1040,7 +1191,7 @@ impl Database for SqliteStore {
 
     async fn delete_user(&self, user_id: &str) -> Result<u64, StoreError> {
         let mut tx = self.begin().await?;
-        let deleted = sqlx::query("DELETE FROM users WHERE id = ?")
+        let deleted = sqlx::query(&self.sql("DELETE FROM users WHERE id = ?"))
             .bind(user_id)
             .execute(&mut *tx)
             .await
@@ -1048,7 +1199,7 @@ impl Database for SqliteStore {
         if deleted.rows_affected() == 0 {
             return Err(user_not_found(user_id));
         }
-        let threads = sqlx::query("DELETE FROM threads WHERE owner = ?")
+        let threads = sqlx::query(&self.sql("DELETE FROM threads WHERE owner = ?"))
             .bind(user_id)
             .execute(&mut *tx)
             .await
@@ -1068,7 +1219,7 @@ impl Database for SqliteStore {
     ) -> Result<Preferences, StoreError> {
         let now = self.now();
         let mut tx = self.begin().await?;
-        let updated = sqlx::query("UPDATE users SET last_activity = ? WHERE id = ?")
+        let updated = sqlx::query(&self.sql("UPDATE users SET last_activity = ? WHERE id = ?"))
             .bind(now)
             .bind(user_id)
             .execute(&mut *tx)
@@ -1077,23 +1228,23 @@ impl Database for SqliteStore {
         if updated.rows_affected() == 0 {
             return Err(user_not_found(user_id));
         }
-        let preferences = write_preferences(&mut tx, user_id, update, now).await?;
+        let preferences = self.write_preferences(&mut tx, user_id, update, now).await?;
         tx.commit().await.map_err(backend)?;
         Ok(preferences)
     }
 }
 
+impl SqlStore {
 /// Applies `update` to the stored (or default) preferences inside `tx`; returns the result.
-async fn write_preferences(
-    tx: &mut Transaction<'static, Sqlite>,
+    async fn write_preferences(
+    &self,
+    tx: &mut Transaction<'static, Any>,
     user_id: &str,
     update: &PreferencesUpdate,
     now: i64,
 ) -> Result<Preferences, StoreError> {
-    let current: Option<PreferencesRow> = sqlx::query_as(
-        "SELECT theme, notifications_enabled, default_agent_id, language, spoken_text_type \
-         FROM user_preferences WHERE user_id = ?",
-    )
+    let current: Option<PreferencesRow> = sqlx::query_as(&self.sql("SELECT theme, notifications_enabled, default_agent_id, language, spoken_text_type \
+         FROM user_preferences WHERE user_id = ?"))
     .bind(user_id)
     .fetch_optional(&mut **tx)
     .await
@@ -1103,13 +1254,11 @@ async fn write_preferences(
         None => Preferences::default(),
     };
     update.apply(&mut preferences);
-    sqlx::query(
-        "INSERT INTO user_preferences (user_id, theme, notifications_enabled, default_agent_id, language, \
+    sqlx::query(&self.sql("INSERT INTO user_preferences (user_id, theme, notifications_enabled, default_agent_id, language, \
          spoken_text_type, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?) \
          ON CONFLICT (user_id) DO UPDATE SET theme = excluded.theme, \
          notifications_enabled = excluded.notifications_enabled, default_agent_id = excluded.default_agent_id, \
-         language = excluded.language, spoken_text_type = excluded.spoken_text_type, updated_at = excluded.updated_at",
-    )
+         language = excluded.language, spoken_text_type = excluded.spoken_text_type, updated_at = excluded.updated_at"))
     .bind(user_id)
     .bind(preferences.theme.as_str())
     .bind(preferences.notifications_enabled)
@@ -1121,4 +1270,5 @@ async fn write_preferences(
     .await
     .map_err(backend)?;
     Ok(preferences)
+}
 }

@@ -1,43 +1,90 @@
-//! The SQLite store on its own: messages in order, runs cut off by a stop, the approval audit
-//! log, cascades, users and preferences.
+//! The store on its own, run against both databases: SQLite (a file in a temporary directory)
+//! and PostgreSQL (a fresh database on the server `AGORA_TEST_POSTGRES_URL` names; `make test`
+//! starts a throw-away one, see `scripts/with-postgres.sh`). Messages in order, runs cut off
+//! by a stop, the approval audit log, cascades, users and preferences; and what instances on
+//! one database share: run leases, the event log, rate limits.
 #![cfg(feature = "ssr")]
 
-use std::path::{Path, PathBuf};
-use std::sync::Arc;
+mod common;
 
+use std::sync::Arc;
+use std::time::Duration;
+
+use agora_hai::orchestrator::cluster::SharedEvent;
 use agora_hai::orchestrator::store::{
     ApprovalDecision, ApprovalRecord, RunStatus, Store, StoreError,
 };
 use agora_hai::protocol::Message;
 use agora_hai::server::store::{
-    Database, NewUser, PreferencesUpdate, SqliteStore, Theme, UNTITLED, UserRole, UserUpdate,
+    Database, Lease, NewUser, PreferencesUpdate, SqlStore, Theme, UNTITLED, UserRole, UserUpdate,
 };
+use common::TempDir;
+use common::postgres::fresh_database;
 use serde_json::json;
 
-/// A directory under the system's temp dir, removed when dropped.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new() -> Self {
-        let path = std::env::temp_dir().join(format!("agora-store-{}", uuid::Uuid::new_v4()));
-        std::fs::create_dir_all(&path).unwrap();
-        Self(path)
-    }
-
-    fn db(&self) -> PathBuf {
-        self.0.join("agora.db")
-    }
+/// Where a test's store lives; opening it again is a restart of the instance.
+enum Backend {
+    Sqlite(TempDir),
+    Postgres(String),
 }
 
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
+impl Backend {
+    async fn sqlite() -> Self {
+        Self::Sqlite(TempDir::new("agora-store"))
     }
+
+    async fn postgres() -> Self {
+        Self::Postgres(fresh_database().await)
+    }
+
+    async fn open(&self) -> SqlStore {
+        self.open_with(Lease::default()).await
+    }
+
+    /// Another instance, or this one restarted: a fresh instance id, `lease` long.
+    async fn open_with(&self, lease: Lease) -> SqlStore {
+        match self {
+            Self::Sqlite(dir) => {
+                let url = format!("sqlite://{}?mode=rwc", dir.0.join("agora.db").display());
+                SqlStore::connect(&url, lease).await.unwrap()
+            }
+            Self::Postgres(url) => SqlStore::connect(url, lease).await.unwrap(),
+        }
+    }
+
 }
 
-async fn open(path: &Path) -> SqliteStore {
-    SqliteStore::open(path).await.unwrap()
+/// Each test runs once on SQLite and once on PostgreSQL.
+macro_rules! both {
+    ($($name:ident),* $(,)?) => {
+        mod sqlite {
+            $(#[tokio::test]
+            async fn $name() {
+                super::$name(super::Backend::sqlite().await).await;
+            })*
+        }
+        mod postgres {
+            $(#[tokio::test]
+            async fn $name() {
+                super::$name(super::Backend::postgres().await).await;
+            })*
+        }
+    };
 }
+
+both!(
+    messages_round_trip_in_order_and_survive_a_reopen,
+    unknown_and_foreign_threads_are_not_found,
+    runs_left_running_become_interrupted_on_reopen,
+    approvals_are_an_audit_log,
+    deleting_a_thread_takes_its_messages_runs_and_approvals,
+    threads_list_by_last_activity_and_can_be_renamed,
+    users_preferences_and_cascading_deletes,
+    concurrent_appends_number_a_thread_without_gaps,
+    a_dead_instances_runs_are_interrupted_once_their_lease_runs_out,
+    the_event_log_keeps_each_threads_events_in_order,
+    rate_limits_hold_for_every_instance,
+);
 
 fn message(value: serde_json::Value) -> Message {
     serde_json::from_value(value).unwrap()
@@ -68,10 +115,8 @@ fn conversation() -> Vec<Message> {
     ]
 }
 
-#[tokio::test]
-async fn messages_round_trip_in_order_and_survive_a_reopen() {
-    let dir = TempDir::new();
-    let store = open(&dir.db()).await;
+async fn messages_round_trip_in_order_and_survive_a_reopen(backend: Backend) {
+    let store = backend.open().await;
     let thread = store.open_thread("t1", "koen", "").await.unwrap();
     assert_eq!(thread.title, UNTITLED);
     assert_eq!(thread.message_count, 0);
@@ -113,15 +158,13 @@ async fn messages_round_trip_in_order_and_survive_a_reopen() {
 
     store.close().await;
     drop(store);
-    let store = open(&dir.db()).await;
+    let store = backend.open().await;
     assert_eq!(store.messages("t1").await.unwrap(), stored);
     assert_eq!(store.thread("t1").await.unwrap().message_count, 5);
 }
 
-#[tokio::test]
-async fn unknown_and_foreign_threads_are_not_found() {
-    let dir = TempDir::new();
-    let store = open(&dir.db()).await;
+async fn unknown_and_foreign_threads_are_not_found(backend: Backend) {
+    let store = backend.open().await;
     let not_found = |r: Result<_, StoreError>| matches!(r, Err(StoreError::NotFound(_)));
     assert!(not_found(store.thread("nope").await.map(|_| ())));
     assert!(not_found(store.messages("nope").await.map(|_| ())));
@@ -148,10 +191,14 @@ async fn unknown_and_foreign_threads_are_not_found() {
     ));
 }
 
-#[tokio::test]
-async fn runs_left_running_become_interrupted_on_reopen() {
-    let dir = TempDir::new();
-    let store = open(&dir.db()).await;
+async fn runs_left_running_become_interrupted_on_reopen(backend: Backend) {
+    // A short lease: with PostgreSQL a restarted instance interrupts only runs whose lease
+    // ran out (others may belong to live instances); with SQLite, every run left running.
+    let lease = Lease {
+        duration: Duration::from_millis(200),
+        ..Default::default()
+    };
+    let store = backend.open_with(lease).await;
     assert_eq!(store.interrupted_at_startup(), 0);
     store.open_thread("t1", "koen", "vraag").await.unwrap();
     store.start_run("r1", "t1").await.unwrap();
@@ -193,8 +240,9 @@ async fn runs_left_running_become_interrupted_on_reopen() {
     assert!(runs[2].finished_at.is_none());
     // No orderly close: the process "dies" with r3 running.
     drop(store);
+    tokio::time::sleep(Duration::from_millis(300)).await;
 
-    let store = open(&dir.db()).await;
+    let store = backend.open().await;
     assert_eq!(store.interrupted_at_startup(), 1);
     let runs = store.runs("t1").await.unwrap();
     assert_eq!(runs[0].status, RunStatus::Finished);
@@ -209,7 +257,7 @@ async fn runs_left_running_become_interrupted_on_reopen() {
         .unwrap();
     store.close().await;
     drop(store);
-    assert_eq!(open(&dir.db()).await.interrupted_at_startup(), 0);
+    assert_eq!(backend.open().await.interrupted_at_startup(), 0);
 }
 
 fn approval(id: &str) -> ApprovalRecord {
@@ -227,10 +275,8 @@ fn approval(id: &str) -> ApprovalRecord {
     }
 }
 
-#[tokio::test]
-async fn approvals_are_an_audit_log() {
-    let dir = TempDir::new();
-    let store = open(&dir.db()).await;
+async fn approvals_are_an_audit_log(backend: Backend) {
+    let store = backend.open().await;
     store.open_thread("t1", "koen", "rapport").await.unwrap();
     store.start_run("r1", "t1").await.unwrap();
     store
@@ -278,10 +324,8 @@ async fn approvals_are_an_audit_log() {
     assert_eq!(log[1].decision, None);
 }
 
-#[tokio::test]
-async fn deleting_a_thread_takes_its_messages_runs_and_approvals() {
-    let dir = TempDir::new();
-    let store = open(&dir.db()).await;
+async fn deleting_a_thread_takes_its_messages_runs_and_approvals(backend: Backend) {
+    let store = backend.open().await;
     store.open_thread("t1", "koen", "vraag").await.unwrap();
     for m in conversation() {
         store.append_message("t1", &m).await.unwrap();
@@ -320,10 +364,8 @@ async fn deleting_a_thread_takes_its_messages_runs_and_approvals() {
     assert_eq!(store.messages("t1").await.unwrap().len(), 1);
 }
 
-#[tokio::test]
-async fn threads_list_by_last_activity_and_can_be_renamed() {
-    let dir = TempDir::new();
-    let store = open(&dir.db()).await;
+async fn threads_list_by_last_activity_and_can_be_renamed(backend: Backend) {
+    let store = backend.open().await;
     for id in ["a", "b", "c"] {
         store
             .open_thread(id, "koen", &format!("vraag {id}"))
@@ -360,10 +402,8 @@ async fn threads_list_by_last_activity_and_can_be_renamed() {
     ));
 }
 
-#[tokio::test]
-async fn users_preferences_and_cascading_deletes() {
-    let dir = TempDir::new();
-    let store: Arc<dyn Database> = Arc::new(open(&dir.db()).await);
+async fn users_preferences_and_cascading_deletes(backend: Backend) {
+    let store: Arc<dyn Database> = Arc::new(backend.open().await);
     let jan = store
         .create_user(&NewUser {
             id: None,
@@ -445,4 +485,116 @@ async fn users_preferences_and_cascading_deletes() {
         store.preferences(&jan.id).await,
         Err(StoreError::NotFound(_))
     ));
+}
+
+async fn concurrent_appends_number_a_thread_without_gaps(backend: Backend) {
+    // Two instances writing to one thread at once: numbering is the database's job.
+    let a = Arc::new(backend.open().await);
+    let b = Arc::new(backend.open().await);
+    a.open_thread("t1", "koen", "").await.unwrap();
+    let mut tasks = Vec::new();
+    for n in 0..40 {
+        let store = if n % 2 == 0 { a.clone() } else { b.clone() };
+        tasks.push(tokio::spawn(async move {
+            let m = message(json!({"role": "user", "id": format!("m{n}"), "content": format!("bericht {n}")}));
+            store.append_message("t1", &m).await.unwrap();
+        }));
+    }
+    for task in tasks {
+        task.await.unwrap();
+    }
+    let stored = a.messages("t1").await.unwrap();
+    assert_eq!(stored.len(), 40);
+    let mut ids: Vec<String> = stored
+        .iter()
+        .map(|m| match m {
+            Message::User(u) => u.id.clone().unwrap(),
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    ids.sort();
+    ids.dedup();
+    assert_eq!(ids.len(), 40, "every message once");
+    assert_eq!(b.thread("t1").await.unwrap().message_count, 40);
+}
+
+async fn a_dead_instances_runs_are_interrupted_once_their_lease_runs_out(backend: Backend) {
+    let short = |id: &str| Lease {
+        instance_id: id.to_owned(),
+        duration: Duration::from_millis(400),
+    };
+    let a = backend.open_with(short("a")).await;
+    let b = backend.open_with(short("b")).await;
+    a.open_thread("t1", "koen", "vraag").await.unwrap();
+    a.start_run("run-a", "t1").await.unwrap();
+    b.start_run("run-b", "t1").await.unwrap();
+    // Both renew in time: nothing expires.
+    for _ in 0..4 {
+        tokio::time::sleep(Duration::from_millis(150)).await;
+        assert_eq!(a.renew_leases().await.unwrap(), 1);
+        assert_eq!(b.renew_leases().await.unwrap(), 1);
+        assert!(b.interrupt_expired_runs().await.unwrap().is_empty());
+    }
+    // A stops renewing (it died): B marks A's run, and only A's, interrupted.
+    tokio::time::sleep(Duration::from_millis(600)).await;
+    b.renew_leases().await.unwrap();
+    let expired = b.interrupt_expired_runs().await.unwrap();
+    assert_eq!(expired.len(), 1, "{expired:?}");
+    assert_eq!(expired[0].run_id, "run-a");
+    assert_eq!(expired[0].thread_id, "t1");
+    let run = b.run("run-a").await.unwrap();
+    assert_eq!(run.status, RunStatus::Interrupted);
+    assert!(run.finished_at.is_some());
+    assert_eq!(b.run("run-b").await.unwrap().status, RunStatus::Running);
+    // Marked once: the next sweep finds nothing, and A's late ending changes nothing.
+    assert!(b.interrupt_expired_runs().await.unwrap().is_empty());
+    a.finish_run("run-a", RunStatus::Finished, None).await.unwrap();
+    assert_eq!(b.run("run-a").await.unwrap().status, RunStatus::Interrupted);
+}
+
+async fn the_event_log_keeps_each_threads_events_in_order(backend: Backend) {
+    let store = backend.open().await;
+    let event = |thread: &str, seq: u64| SharedEvent {
+        thread_id: thread.to_owned(),
+        seq,
+        run_id: "r1".into(),
+        json: format!(r#"{{"type":"CUSTOM","name":"n","value":{seq},"seq":{seq}}}"#).into(),
+    };
+    assert_eq!(store.last_event_seq("t1").await.unwrap(), 0);
+    let batch: Vec<SharedEvent> = (100..350).map(|n| event("t1", n)).collect();
+    store.append_events(&batch).await.unwrap();
+    store.append_events(&[event("t2", 7)]).await.unwrap();
+    // Written again (a retried batch): nothing doubles.
+    store.append_events(&batch[..10]).await.unwrap();
+    assert_eq!(store.last_event_seq("t1").await.unwrap(), 349);
+    assert_eq!(store.last_event_seq("t2").await.unwrap(), 7);
+    let after = store.events_after("t1", 199, 1000).await.unwrap();
+    assert_eq!(after.len(), 150);
+    assert_eq!(after[0], event("t1", 200));
+    assert!(after.windows(2).all(|w| w[1].seq == w[0].seq + 1));
+    assert_eq!(store.events_after("t1", 100, 5).await.unwrap().len(), 5);
+    assert!(store.has_event("t1", 100).await.unwrap());
+    assert!(!store.has_event("t1", 99).await.unwrap());
+    // Pruned by age: nothing is younger than an hour, everything is younger than zero.
+    assert_eq!(store.prune_events(Duration::from_secs(3600)).await.unwrap(), 0);
+    tokio::time::sleep(Duration::from_millis(5)).await;
+    assert_eq!(store.prune_events(Duration::ZERO).await.unwrap(), 251);
+    assert_eq!(store.last_event_seq("t1").await.unwrap(), 0);
+}
+
+async fn rate_limits_hold_for_every_instance(backend: Backend) {
+    let a = backend.open().await;
+    let b = backend.open().await;
+    // Three a minute: three at once from either instance, then a wait of about 20 s.
+    assert_eq!(a.take_run_slot("koen", 3).await.unwrap(), None);
+    assert_eq!(b.take_run_slot("koen", 3).await.unwrap(), None);
+    assert_eq!(a.take_run_slot("koen", 3).await.unwrap(), None);
+    let wait = b.take_run_slot("koen", 3).await.unwrap().expect("refused");
+    assert!(
+        wait > Duration::from_secs(15) && wait <= Duration::from_secs(20),
+        "{wait:?}"
+    );
+    assert!(a.take_run_slot("koen", 3).await.unwrap().is_some());
+    // Someone else has their own allowance.
+    assert_eq!(b.take_run_slot("fatima", 3).await.unwrap(), None);
 }

@@ -1,6 +1,6 @@
 //! Accounts and sessions in SQLite.
 
-use super::{SqliteStore, USER_COLUMNS, UserRow, backend, user_not_found};
+use super::{Flag, SqlStore, USER_COLUMNS, UserRow, backend, user_not_found};
 use crate::server::store::{AuthStore, LoginRecord, StoreError, UserRecord};
 
 #[derive(sqlx::FromRow)]
@@ -8,7 +8,7 @@ struct LoginRow {
     #[sqlx(flatten)]
     user: UserRow,
     password_hash: Option<String>,
-    disabled: bool,
+    disabled: Flag,
 }
 
 const LOGIN_COLUMNS: &str = "SELECT u.id, u.email, u.name, u.role, u.created_at, u.last_activity, p.theme, \
@@ -17,9 +17,9 @@ const LOGIN_COLUMNS: &str = "SELECT u.id, u.email, u.name, u.role, u.created_at,
                              FROM users u LEFT JOIN user_preferences p ON p.user_id = u.id";
 
 #[async_trait::async_trait]
-impl AuthStore for SqliteStore {
+impl AuthStore for SqlStore {
     async fn login_record(&self, email: &str) -> Result<Option<LoginRecord>, StoreError> {
-        let row = sqlx::query_as::<_, LoginRow>(&format!("{LOGIN_COLUMNS} WHERE u.email = ?"))
+        let row = sqlx::query_as::<_, LoginRow>(&self.sql(&format!("{LOGIN_COLUMNS} WHERE lower(u.email) = lower(?)")))
             .bind(email.trim())
             .fetch_optional(&self.pool)
             .await
@@ -28,7 +28,7 @@ impl AuthStore for SqliteStore {
             Ok(LoginRecord {
                 user: row.user.into_record()?,
                 password_hash: row.password_hash,
-                disabled: row.disabled,
+                disabled: row.disabled.0,
             })
         })
         .transpose()
@@ -41,7 +41,7 @@ impl AuthStore for SqliteStore {
         keep_session: Option<&str>,
     ) -> Result<(), StoreError> {
         let mut tx = self.writer.begin().await.map_err(backend)?;
-        let done = sqlx::query("UPDATE users SET password_hash = ? WHERE id = ?")
+        let done = sqlx::query(&self.sql("UPDATE users SET password_hash = ? WHERE id = ?"))
             .bind(password_hash)
             .bind(user_id)
             .execute(&mut *tx)
@@ -50,7 +50,7 @@ impl AuthStore for SqliteStore {
         if done.rows_affected() == 0 {
             return Err(user_not_found(user_id));
         }
-        sqlx::query("DELETE FROM sessions WHERE user_id = ? AND token_hash IS NOT ?")
+        sqlx::query(&self.sql("DELETE FROM sessions WHERE user_id = ? AND token_hash IS DISTINCT FROM ?"))
             .bind(user_id)
             .bind(keep_session)
             .execute(&mut *tx)
@@ -61,7 +61,7 @@ impl AuthStore for SqliteStore {
 
     async fn set_disabled(&self, user_id: &str, disabled: bool) -> Result<(), StoreError> {
         let mut tx = self.writer.begin().await.map_err(backend)?;
-        let done = sqlx::query("UPDATE users SET disabled = ? WHERE id = ?")
+        let done = sqlx::query(&self.sql("UPDATE users SET disabled = ? WHERE id = ?"))
             .bind(disabled)
             .bind(user_id)
             .execute(&mut *tx)
@@ -71,7 +71,7 @@ impl AuthStore for SqliteStore {
             return Err(user_not_found(user_id));
         }
         if disabled {
-            sqlx::query("DELETE FROM sessions WHERE user_id = ?")
+            sqlx::query(&self.sql("DELETE FROM sessions WHERE user_id = ?"))
                 .bind(user_id)
                 .execute(&mut *tx)
                 .await
@@ -81,27 +81,25 @@ impl AuthStore for SqliteStore {
     }
 
     async fn is_disabled(&self, user_id: &str) -> Result<bool, StoreError> {
-        sqlx::query_scalar::<_, bool>("SELECT disabled FROM users WHERE id = ?")
+        sqlx::query_scalar::<_, Flag>(&self.sql("SELECT disabled FROM users WHERE id = ?"))
             .bind(user_id)
             .fetch_optional(&self.pool)
             .await
             .map_err(backend)?
+            .map(|Flag(disabled)| disabled)
             .ok_or_else(|| user_not_found(user_id))
     }
 
     async fn has_admin_login(&self) -> Result<bool, StoreError> {
-        sqlx::query_scalar::<_, bool>(
-            "SELECT EXISTS (SELECT 1 FROM users WHERE role = 'admin' AND password_hash IS NOT NULL AND disabled = 0)",
-        )
+        sqlx::query_scalar::<_, Flag>(&self.sql("SELECT EXISTS (SELECT 1 FROM users WHERE role = 'admin' AND password_hash IS NOT NULL AND disabled = FALSE)"))
         .fetch_one(&self.pool)
         .await
+        .map(|Flag(exists)| exists)
         .map_err(backend)
     }
 
     async fn other_enabled_admins(&self, user_id: &str) -> Result<u64, StoreError> {
-        sqlx::query_scalar::<_, i64>(
-            "SELECT COUNT(*) FROM users WHERE role = 'admin' AND disabled = 0 AND id <> ?",
-        )
+        sqlx::query_scalar::<_, i64>(&self.sql("SELECT COUNT(*) FROM users WHERE role = 'admin' AND disabled = FALSE AND id <> ?"))
         .bind(user_id)
         .fetch_one(&self.pool)
         .await
@@ -115,7 +113,7 @@ impl AuthStore for SqliteStore {
         user_id: &str,
         expires_at: i64,
     ) -> Result<(), StoreError> {
-        sqlx::query("INSERT INTO sessions (token_hash, user_id, created_at, expires_at) VALUES (?, ?, ?, ?)")
+        sqlx::query(&self.sql("INSERT INTO sessions (token_hash, user_id, created_at, expires_at) VALUES (?, ?, ?, ?)"))
             .bind(token_hash)
             .bind(user_id)
             .bind(self.now())
@@ -133,9 +131,9 @@ impl AuthStore for SqliteStore {
     ) -> Result<Option<UserRecord>, StoreError> {
         let query = format!(
             "{USER_COLUMNS} JOIN sessions s ON s.user_id = u.id \
-             WHERE s.token_hash = ? AND s.expires_at > ? AND u.disabled = 0"
+             WHERE s.token_hash = ? AND s.expires_at > ? AND u.disabled = FALSE"
         );
-        sqlx::query_as::<_, UserRow>(&query)
+        sqlx::query_as::<_, UserRow>(&self.sql(&query))
             .bind(token_hash)
             .bind(now)
             .fetch_optional(&self.pool)
@@ -146,7 +144,7 @@ impl AuthStore for SqliteStore {
     }
 
     async fn delete_session(&self, token_hash: &str) -> Result<(), StoreError> {
-        sqlx::query("DELETE FROM sessions WHERE token_hash = ?")
+        sqlx::query(&self.sql("DELETE FROM sessions WHERE token_hash = ?"))
             .bind(token_hash)
             .execute(&self.writer)
             .await

@@ -1,0 +1,294 @@
+//! Several instances on one PostgreSQL database, sharing the work through it and nothing else
+//! (no home-made cluster protocol):
+//! - every event a run sends is also written to `thread_events` (in batches, off the run's
+//!   path) and rings `NOTIFY agora_events` with the thread id; an instance whose clients follow
+//!   that thread reads what it has not seen and hands it to them, and a client that comes back
+//!   on any instance catches up from the table;
+//! - an approval answered on an instance whose runs do not wait for it is checked against the
+//!   database and sent with `NOTIFY agora_decisions` to the one whose run does;
+//! - each instance renews the lease on its running runs every third of the lease, and marks
+//!   `interrupted` the runs whose lease ran out (their instance died), telling their followers;
+//! - old logged events are pruned.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use sqlx::postgres::PgListener;
+use tokio::sync::mpsc;
+
+use crate::orchestrator::Orchestrator;
+use crate::orchestrator::approval::Refusal;
+use crate::orchestrator::cluster::{ForwardedDecision, Peers, SharedEvent};
+use crate::orchestrator::journal::with_seq;
+use crate::orchestrator::store::StoreError;
+use crate::protocol::Event;
+use crate::server::store::SqlStore;
+
+/// Channel that rings when a thread has new logged events (payload: the thread id).
+const EVENTS_CHANNEL: &str = "agora_events";
+/// Channel that carries an approval decision to the instance whose run waits (payload: JSON).
+const DECISIONS_CHANNEL: &str = "agora_decisions";
+/// Events waiting to be written before new ones are dropped (and logged): a database that
+/// stopped answering must not take the memory with it.
+const QUEUE_LIMIT: usize = 100_000;
+/// The most events one write takes; while it runs, the next batch gathers.
+const BATCH: usize = 500;
+/// Events read from the log at once for one thread.
+const FETCH: u32 = 1_000;
+
+/// This instance's side of the sharing; the orchestrator holds it as `Arc<dyn Peers>`.
+pub struct PgPeers {
+    /// The shared database: the log, approvals, runs and their leases.
+    store: Arc<SqlStore>,
+    /// Events this instance's runs sent, on their way to the log (see [`write_events`]).
+    queue: mpsc::Sender<SharedEvent>,
+}
+
+impl PgPeers {
+    /// Starts the task that writes this instance's events to the log.
+    pub fn start(store: Arc<SqlStore>) -> Arc<Self> {
+        let (queue, receiver) = mpsc::channel(QUEUE_LIMIT);
+        tokio::spawn(write_events(store.clone(), receiver));
+        Arc::new(Self { store, queue })
+    }
+}
+
+#[async_trait::async_trait]
+impl Peers for PgPeers {
+    fn shared(&self) -> bool {
+        true
+    }
+
+    fn event_sent(&self, event: SharedEvent) {
+        if let Err(e) = self.queue.try_send(event) {
+            tracing::error!(error = %e, "event log queue full: an event reaches no other instance");
+        }
+    }
+
+    async fn seq_floor(&self, thread_id: &str) -> Result<u64, StoreError> {
+        self.store.last_event_seq(thread_id).await
+    }
+
+    async fn events_after(
+        &self,
+        thread_id: &str,
+        after_seq: u64,
+    ) -> Result<Option<Vec<SharedEvent>>, StoreError> {
+        let events = self
+            .store
+            .events_after(thread_id, after_seq.saturating_sub(1), FETCH)
+            .await?;
+        Ok(events
+            .first()
+            .is_some_and(|first| first.seq == after_seq)
+            .then_some(events))
+    }
+
+    async fn forward_decision(&self, decision: ForwardedDecision) -> Result<(), Refusal> {
+        let pending = match self.store.pending_approval(&decision.approval_id).await {
+            Ok(Some(pending)) => pending,
+            Ok(None) => return Err(Refusal::Unknown),
+            Err(e) => {
+                tracing::error!(error = %e, "approval lookup failed");
+                return Err(Refusal::Unknown);
+            }
+        };
+        if pending.owner != decision.user_id {
+            return Err(Refusal::Foreign);
+        }
+        if pending.decided {
+            return Err(Refusal::Duplicate);
+        }
+        if !pending.run_alive {
+            // Its instance stopped: the run will be marked interrupted and nobody waits.
+            return Err(Refusal::Unknown);
+        }
+        let payload = serde_json::to_string(&decision).map_err(|_| Refusal::Unknown)?;
+        self.store
+            .notify(DECISIONS_CHANNEL, &payload)
+            .await
+            .map_err(|e| {
+                tracing::error!(error = %e, "approval could not be forwarded");
+                Refusal::Unknown
+            })
+    }
+}
+
+/// Writes queued events to the log: whatever gathered while the last write ran goes in one
+/// transaction (one INSERT per hundred events, one NOTIFY per thread).
+async fn write_events(store: Arc<SqlStore>, mut receiver: mpsc::Receiver<SharedEvent>) {
+    let mut batch = Vec::with_capacity(BATCH);
+    while receiver.recv_many(&mut batch, BATCH).await > 0 {
+        let mut attempt = 0;
+        while let Err(e) = store.append_events(&batch).await {
+            attempt += 1;
+            if attempt == 3 {
+                tracing::error!(error = %e, events = batch.len(), "event log write failed; these events reach no other instance");
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(200 * attempt)).await;
+        }
+        batch.clear();
+    }
+}
+
+/// Starts what listens to the other instances and keeps the leases: runs until the process
+/// ends.
+pub fn spawn_tasks(store: Arc<SqlStore>, url: String, orchestrator: Arc<Orchestrator>) {
+    tokio::spawn(listen(store.clone(), url, orchestrator.clone()));
+    tokio::spawn(keep_leases(store, orchestrator));
+}
+
+/// LISTENs for new logged events and forwarded decisions; reconnects when the connection
+/// drops (then reads what every followed thread missed).
+async fn listen(store: Arc<SqlStore>, url: String, orchestrator: Arc<Orchestrator>) {
+    loop {
+        let mut listener = match PgListener::connect(&url).await {
+            Ok(listener) => listener,
+            Err(e) => {
+                tracing::error!(error = %e, "cannot LISTEN to the database; retrying");
+                tokio::time::sleep(Duration::from_secs(2)).await;
+                continue;
+            }
+        };
+        if let Err(e) = listener
+            .listen_all([EVENTS_CHANNEL, DECISIONS_CHANNEL])
+            .await
+        {
+            tracing::error!(error = %e, "LISTEN failed; retrying");
+            tokio::time::sleep(Duration::from_secs(2)).await;
+            continue;
+        }
+        // Anything rung while this instance was not listening.
+        for thread_id in orchestrator.journals.attended_threads() {
+            catch_up(&store, &orchestrator, &thread_id).await;
+        }
+        loop {
+            match listener.try_recv().await {
+                Ok(Some(notification)) => match notification.channel() {
+                    EVENTS_CHANNEL => {
+                        catch_up(&store, &orchestrator, notification.payload()).await;
+                    }
+                    DECISIONS_CHANNEL => deliver(&orchestrator, notification.payload()),
+                    _ => {}
+                },
+                // The connection dropped; the listener reconnects, and what was rung in
+                // between is read again.
+                Ok(None) => {
+                    for thread_id in orchestrator.journals.attended_threads() {
+                        catch_up(&store, &orchestrator, &thread_id).await;
+                    }
+                }
+                Err(e) => {
+                    tracing::warn!(error = %e, "LISTEN connection lost");
+                    break;
+                }
+            }
+        }
+    }
+}
+
+/// Hands a followed thread's logged events this instance has not seen to its followers.
+/// The thread's own run here publishes directly; nobody following means nothing to do.
+async fn catch_up(store: &SqlStore, orchestrator: &Orchestrator, thread_id: &str) {
+    let Some(journal) = orchestrator.journals.existing(thread_id) else {
+        return;
+    };
+    if journal.live_run().is_some() || !orchestrator.journals.attended(thread_id) {
+        return;
+    }
+    let max_bytes = orchestrator.config().journal.max_bytes_per_thread;
+    loop {
+        match store.events_after(thread_id, journal.last_seq(), FETCH).await {
+            Ok(events) if events.is_empty() => return,
+            Ok(events) => {
+                let full = events.len() == FETCH as usize;
+                journal.import(&events, max_bytes);
+                if !full {
+                    return;
+                }
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, thread_id, "logged events unreadable");
+                return;
+            }
+        }
+    }
+}
+
+/// A decision another instance checked and sent: to the run waiting here, if it is here.
+fn deliver(orchestrator: &Orchestrator, payload: &str) {
+    let Ok(decision) = serde_json::from_str::<ForwardedDecision>(payload) else {
+        tracing::warn!(payload, "unreadable forwarded decision");
+        return;
+    };
+    // No connection of this instance sent it: the owner's answer counts, anyone else's not.
+    let _ = orchestrator.approvals.resolve(
+        &decision.approval_id,
+        u64::MAX,
+        &decision.user_id,
+        decision.approved,
+        decision.feedback,
+    );
+}
+
+/// Renews this instance's leases and interrupts the runs of instances that stopped renewing
+/// theirs, every third of the lease; prunes the event log every minute.
+async fn keep_leases(store: Arc<SqlStore>, orchestrator: Arc<Orchestrator>) {
+    let period = store.lease().duration / 3;
+    let retain = orchestrator.config().journal.retain;
+    let mut ticks = tokio::time::interval(period.max(Duration::from_millis(100)));
+    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let mut last_prune = tokio::time::Instant::now();
+    loop {
+        ticks.tick().await;
+        if let Err(e) = store.renew_leases().await {
+            tracing::error!(error = %e, "run leases not renewed");
+        }
+        match store.interrupt_expired_runs().await {
+            Ok(expired) => {
+                for run in expired {
+                    tracing::warn!(run_id = %run.run_id, thread_id = %run.thread_id, "run's instance stopped; marked interrupted");
+                    announce_interrupted(&store, &run.thread_id, &run.run_id).await;
+                }
+            }
+            Err(e) => tracing::error!(error = %e, "expired runs not checked"),
+        }
+        if last_prune.elapsed() >= Duration::from_secs(60) {
+            last_prune = tokio::time::Instant::now();
+            if let Err(e) = store.prune_events(retain).await {
+                tracing::warn!(error = %e, "event log not pruned");
+            }
+        }
+    }
+}
+
+/// Tells whoever follows the thread, on any instance, that its run ended with its instance.
+async fn announce_interrupted(store: &SqlStore, thread_id: &str, run_id: &str) {
+    let mut event = Event::run_error(
+        "De server die dit gesprek uitvoerde is gestopt; stuur uw bericht opnieuw.",
+        "run_interrupted",
+    );
+    if let Event::RunError(error) = &mut event {
+        error
+            .base
+            .extra
+            .insert("threadId".to_owned(), thread_id.into());
+        error.base.extra.insert("runId".to_owned(), run_id.into());
+    }
+    let result = async {
+        let seq = store.last_event_seq(thread_id).await? + 1;
+        let json = serde_json::to_string(&event).map_err(|e| StoreError::Backend(e.to_string()))?;
+        store
+            .append_events(&[SharedEvent {
+                thread_id: thread_id.to_owned(),
+                seq,
+                run_id: run_id.into(),
+                json: with_seq(json, seq).into(),
+            }])
+            .await
+    };
+    if let Err(e) = result.await {
+        tracing::warn!(error = %e, thread_id, "interrupted run not announced");
+    }
+}

@@ -1,0 +1,301 @@
+//! What instances on one database share beyond the threads: who runs which run (leases), each
+//! thread's recent events, and rate limits. Used by `server::cluster`; with SQLite (one
+//! instance) only the lease columns are written.
+
+use std::time::Duration;
+
+use super::{SqlDialect, SqlStore, backend};
+use crate::orchestrator::cluster::SharedEvent;
+use crate::server::store::StoreError;
+
+/// This process's claim on the runs it executes.
+#[derive(Debug, Clone)]
+pub struct Lease {
+    /// Written on each run this process starts; fresh at every start, so a restarted instance
+    /// never renews the runs its previous life left behind.
+    pub instance_id: String,
+    /// How long a claim holds unless renewed. The owner renews every third of it; another
+    /// instance marks the run interrupted once it has run out.
+    pub duration: Duration,
+}
+
+impl Default for Lease {
+    fn default() -> Self {
+        Self {
+            instance_id: uuid::Uuid::new_v4().to_string(),
+            duration: Duration::from_secs(30),
+        }
+    }
+}
+
+/// A run whose instance stopped renewing its lease, now marked `interrupted`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExpiredRun {
+    pub run_id: String,
+    pub thread_id: String,
+}
+
+/// The most rows one INSERT of events carries.
+const EVENTS_PER_INSERT: usize = 100;
+
+impl SqlStore {
+    pub fn lease(&self) -> &Lease {
+        &self.lease
+    }
+
+    fn lease_millis(&self) -> i64 {
+        i64::try_from(self.lease.duration.as_millis()).unwrap_or(i64::MAX)
+    }
+
+    /// When a claim taken now runs out.
+    pub(super) fn lease_expiry(&self) -> i64 {
+        self.now().saturating_add(self.lease_millis())
+    }
+
+    /// Extends the claim on every run this instance still has `running`, and re-reads the
+    /// database's clock. Returns how many runs.
+    pub async fn renew_leases(&self) -> Result<u64, StoreError> {
+        self.sync_clock().await?;
+        let renewed = sqlx::query(&self.sql(
+            "UPDATE runs SET lease_expires_at = ? WHERE status = 'running' AND instance_id = ?",
+        ))
+        .bind(self.lease_expiry())
+        .bind(&self.lease.instance_id)
+        .execute(&self.writer)
+        .await
+        .map_err(backend)?;
+        Ok(renewed.rows_affected())
+    }
+
+    /// Marks `interrupted` every run still `running` whose lease ran out (its instance died or
+    /// lost the database); returns them. Runs without a lease (written before leases existed)
+    /// count as expired.
+    pub async fn interrupt_expired_runs(&self) -> Result<Vec<ExpiredRun>, StoreError> {
+        let now = self.now();
+        let rows: Vec<(String, String)> = sqlx::query_as(&self.sql(
+            "UPDATE runs SET status = 'interrupted', finished_at = ?, \
+             error = COALESCE(error, 'the instance running it stopped') \
+             WHERE status = 'running' AND (lease_expires_at IS NULL OR lease_expires_at < ?) \
+             RETURNING id, thread_id",
+        ))
+        .bind(now)
+        .bind(now)
+        .fetch_all(&self.writer)
+        .await
+        .map_err(backend)?;
+        Ok(rows
+            .into_iter()
+            .map(|(run_id, thread_id)| ExpiredRun { run_id, thread_id })
+            .collect())
+    }
+
+    /// Appends events to the shared log and, with PostgreSQL, rings `agora_events` once per
+    /// thread (delivered when the transaction commits). Events already there are skipped.
+    pub async fn append_events(&self, events: &[SharedEvent]) -> Result<(), StoreError> {
+        if events.is_empty() {
+            return Ok(());
+        }
+        let now = self.now();
+        let mut tx = self.writer.begin().await.map_err(backend)?;
+        for chunk in events.chunks(EVENTS_PER_INSERT) {
+            let mut query = String::from(
+                "INSERT INTO thread_events (thread_id, seq, run_id, body, created_at) VALUES ",
+            );
+            for i in 0..chunk.len() {
+                query.push_str(if i == 0 { "(?, ?, ?, ?, ?)" } else { ", (?, ?, ?, ?, ?)" });
+            }
+            query.push_str(" ON CONFLICT DO NOTHING");
+            let query = self.sql(&query);
+            let mut insert = sqlx::query(&query);
+            for event in chunk {
+                insert = insert
+                    .bind(&event.thread_id)
+                    .bind(seq_to_db(event.seq))
+                    .bind(&*event.run_id)
+                    .bind(&*event.json)
+                    .bind(now);
+            }
+            insert.execute(&mut *tx).await.map_err(backend)?;
+        }
+        if self.dialect == SqlDialect::Postgres {
+            let mut threads: Vec<&str> = events.iter().map(|e| e.thread_id.as_str()).collect();
+            threads.sort_unstable();
+            threads.dedup();
+            for thread in threads {
+                // pg_notify returns void, which sqlx's Any driver cannot read: count instead.
+                sqlx::query("SELECT COUNT(*) FROM (SELECT pg_notify('agora_events', $1)) AS rung")
+                    .bind(thread)
+                    .execute(&mut *tx)
+                    .await
+                    .map_err(backend)?;
+            }
+        }
+        tx.commit().await.map_err(backend)
+    }
+
+    /// Sends `payload` on a PostgreSQL notification channel (when the call's transaction
+    /// commits, here at once); nothing with SQLite, where no other instance listens.
+    pub async fn notify(&self, channel: &str, payload: &str) -> Result<(), StoreError> {
+        if self.dialect != SqlDialect::Postgres {
+            return Ok(());
+        }
+        sqlx::query("SELECT COUNT(*) FROM (SELECT pg_notify($1, $2)) AS rung")
+            .bind(channel)
+            .bind(payload)
+            .execute(&self.writer)
+            .await
+            .map(|_| ())
+            .map_err(backend)
+    }
+
+    /// The thread's logged events after `after_seq`, in order, at most `limit`.
+    pub async fn events_after(
+        &self,
+        thread_id: &str,
+        after_seq: u64,
+        limit: u32,
+    ) -> Result<Vec<SharedEvent>, StoreError> {
+        let rows: Vec<(i64, String, String)> = sqlx::query_as(&self.sql(
+            "SELECT seq, run_id, body FROM thread_events WHERE thread_id = ? AND seq > ? \
+             ORDER BY seq LIMIT ?",
+        ))
+        .bind(thread_id)
+        .bind(seq_to_db(after_seq))
+        .bind(i64::from(limit))
+        .fetch_all(&self.pool)
+        .await
+        .map_err(backend)?;
+        Ok(rows
+            .into_iter()
+            .map(|(seq, run_id, body)| SharedEvent {
+                thread_id: thread_id.to_owned(),
+                seq: u64::try_from(seq).unwrap_or(0),
+                run_id: run_id.into(),
+                json: body.into(),
+            })
+            .collect())
+    }
+
+    /// Whether the log holds the thread's event `seq` (so everything after it is there too).
+    pub async fn has_event(&self, thread_id: &str, seq: u64) -> Result<bool, StoreError> {
+        let found: Option<(i64,)> = sqlx::query_as(&self.sql(
+            "SELECT seq FROM thread_events WHERE thread_id = ? AND seq = ?",
+        ))
+        .bind(thread_id)
+        .bind(seq_to_db(seq))
+        .fetch_optional(&self.pool)
+        .await
+        .map_err(backend)?;
+        Ok(found.is_some())
+    }
+
+    /// The highest number the log holds for the thread (0 when none): a run starting on any
+    /// instance numbers its events above it.
+    pub async fn last_event_seq(&self, thread_id: &str) -> Result<u64, StoreError> {
+        let (last,): (Option<i64>,) = sqlx::query_as(&self.sql(
+            "SELECT MAX(seq) FROM thread_events WHERE thread_id = ?",
+        ))
+        .bind(thread_id)
+        .fetch_one(&self.pool)
+        .await
+        .map_err(backend)?;
+        Ok(last.and_then(|n| u64::try_from(n).ok()).unwrap_or(0))
+    }
+
+    /// Forgets logged events older than `age`; returns how many.
+    pub async fn prune_events(&self, age: Duration) -> Result<u64, StoreError> {
+        let cutoff = self.now() - i64::try_from(age.as_millis()).unwrap_or(i64::MAX / 2);
+        let deleted = sqlx::query(&self.sql("DELETE FROM thread_events WHERE created_at < ?"))
+            .bind(cutoff)
+            .execute(&self.writer)
+            .await
+            .map_err(backend)?;
+        Ok(deleted.rows_affected())
+    }
+
+    /// The pending approval's thread owner and whether its run is still held by a live
+    /// instance; `None` when no such approval waits (unknown, or already decided).
+    pub async fn pending_approval(
+        &self,
+        approval_id: &str,
+    ) -> Result<Option<PendingApproval>, StoreError> {
+        let row: Option<(String, String, Option<String>, Option<i64>, Option<i64>)> =
+            sqlx::query_as(&self.sql(
+                "SELECT t.owner, a.run_id, r.status, r.lease_expires_at, a.decided_at \
+                 FROM approvals a JOIN threads t ON t.id = a.thread_id \
+                 LEFT JOIN runs r ON r.id = a.run_id WHERE a.approval_id = ?",
+            ))
+            .bind(approval_id)
+            .fetch_optional(&self.pool)
+            .await
+            .map_err(backend)?;
+        let now = self.now();
+        Ok(row.map(|(owner, run_id, status, lease, decided_at)| PendingApproval {
+            owner,
+            run_id,
+            decided: decided_at.is_some(),
+            run_alive: status.as_deref() == Some("running") && lease.is_some_and(|l| l >= now),
+        }))
+    }
+
+    /// Takes one run from `account`'s allowance of `per_minute` (GCRA, one statement, so
+    /// instances agree): `Ok(None)` when allowed, else how long to wait.
+    pub async fn take_run_slot(
+        &self,
+        account: &str,
+        per_minute: u32,
+    ) -> Result<Option<Duration>, StoreError> {
+        let interval = 60_000 / i64::from(per_minute.max(1));
+        // A burst of `per_minute` at once, then one every `interval`.
+        let burst = interval * i64::from(per_minute.max(1));
+        let now = self.now();
+        let allowed: Option<(i64,)> = sqlx::query_as(&self.sql(
+            "INSERT INTO rate_limits (account, tat) VALUES (?, ?) \
+             ON CONFLICT (account) DO UPDATE SET tat = \
+               CASE WHEN rate_limits.tat > ? THEN rate_limits.tat ELSE ? END + ? \
+             WHERE CASE WHEN rate_limits.tat > ? THEN rate_limits.tat ELSE ? END + ? - ? <= ? \
+             RETURNING tat",
+        ))
+        .bind(account)
+        .bind(now + interval)
+        .bind(now)
+        .bind(now)
+        .bind(interval)
+        .bind(now)
+        .bind(now)
+        .bind(interval)
+        .bind(burst)
+        .bind(now)
+        .fetch_optional(&self.writer)
+        .await
+        .map_err(backend)?;
+        if allowed.is_some() {
+            return Ok(None);
+        }
+        let (tat,): (i64,) =
+            sqlx::query_as(&self.sql("SELECT tat FROM rate_limits WHERE account = ?"))
+                .bind(account)
+                .fetch_one(&self.pool)
+                .await
+                .map_err(backend)?;
+        let wait = (tat + interval - burst - now).max(1);
+        Ok(Some(Duration::from_millis(wait as u64)))
+    }
+}
+
+/// What [`SqlStore::pending_approval`] found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PendingApproval {
+    /// The thread's owner: only they may answer.
+    pub owner: String,
+    pub run_id: String,
+    /// Already answered (or expired): a second answer is a duplicate.
+    pub decided: bool,
+    /// Its run is `running` under a lease that has not run out: some instance waits for it.
+    pub run_alive: bool,
+}
+
+/// Event numbers are clock-based microseconds, far below `i64::MAX`.
+fn seq_to_db(seq: u64) -> i64 {
+    i64::try_from(seq).unwrap_or(i64::MAX)
+}
