@@ -104,6 +104,15 @@ async fn metrics_follow_runs_sockets_approvals_and_sign_in_failures() {
         grew("agora_events_published_total", "dialect=\"agora\"") >= 20.0,
         "{after}"
     );
+    // Every message of the two runs went through the store, timed.
+    assert!(
+        grew("agora_store_call_seconds_count", "op=\"append_message\"") >= 4.0,
+        "{after}"
+    );
+    assert!(
+        grew("agora_store_call_seconds_sum", "op=\"append_message\"") > 0.0,
+        "{after}"
+    );
 }
 
 #[tokio::test]

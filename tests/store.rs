@@ -51,7 +51,6 @@ impl Backend {
             Self::Postgres(url) => SqlStore::connect(url, lease).await.unwrap(),
         }
     }
-
 }
 
 /// Each test runs once on SQLite and once on PostgreSQL.
@@ -496,7 +495,9 @@ async fn concurrent_appends_number_a_thread_without_gaps(backend: Backend) {
     for n in 0..40 {
         let store = if n % 2 == 0 { a.clone() } else { b.clone() };
         tasks.push(tokio::spawn(async move {
-            let m = message(json!({"role": "user", "id": format!("m{n}"), "content": format!("bericht {n}")}));
+            let m = message(
+                json!({"role": "user", "id": format!("m{n}"), "content": format!("bericht {n}")}),
+            );
             store.append_message("t1", &m).await.unwrap();
         }));
     }
@@ -548,7 +549,9 @@ async fn a_dead_instances_runs_are_interrupted_once_their_lease_runs_out(backend
     assert_eq!(b.run("run-b").await.unwrap().status, RunStatus::Running);
     // Marked once: the next sweep finds nothing, and A's late ending changes nothing.
     assert!(b.interrupt_expired_runs().await.unwrap().is_empty());
-    a.finish_run("run-a", RunStatus::Finished, None).await.unwrap();
+    a.finish_run("run-a", RunStatus::Finished, None)
+        .await
+        .unwrap();
     assert_eq!(b.run("run-a").await.unwrap().status, RunStatus::Interrupted);
 }
 
@@ -576,7 +579,10 @@ async fn the_event_log_keeps_each_threads_events_in_order(backend: Backend) {
     assert!(store.has_event("t1", 100).await.unwrap());
     assert!(!store.has_event("t1", 99).await.unwrap());
     // Pruned by age: nothing is younger than an hour, everything is younger than zero.
-    assert_eq!(store.prune_events(Duration::from_secs(3600)).await.unwrap(), 0);
+    assert_eq!(
+        store.prune_events(Duration::from_secs(3600)).await.unwrap(),
+        0
+    );
     tokio::time::sleep(Duration::from_millis(5)).await;
     assert_eq!(store.prune_events(Duration::ZERO).await.unwrap(), 251);
     assert_eq!(store.last_event_seq("t1").await.unwrap(), 0);

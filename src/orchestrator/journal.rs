@@ -380,8 +380,21 @@ impl Journal {
     /// order: kept and handed to the subscribers like this instance's own. Numbers this
     /// journal has already are skipped. A journal that never numbered anything itself takes
     /// the numbering over, so a client's number from the other instance is known here.
-    pub fn import(&self, events: &[super::cluster::SharedEvent], max_bytes: usize) {
+    ///
+    /// `running`: the other instance's run that is live on the thread, as the store says,
+    /// when the events imported do not begin with its start.
+    pub fn import(
+        &self,
+        events: &[super::cluster::SharedEvent],
+        max_bytes: usize,
+        running: Option<&str>,
+    ) {
         let mut inner = self.lock();
+        if let Some(run_id) = running
+            && inner.live.is_none()
+        {
+            inner.remote_run = Some(run_id.into());
+        }
         for event in events {
             if inner.entries.is_empty() && inner.live.is_none() && inner.last_run.is_none() {
                 inner.next_seq = event.seq;
@@ -401,7 +414,12 @@ impl Journal {
                 inner.remote_run = None;
                 inner.quiet_since = Instant::now();
             }
-            inner.keep_and_send(event.seq, event.run_id.clone(), event.json.clone(), max_bytes);
+            inner.keep_and_send(
+                event.seq,
+                event.run_id.clone(),
+                event.json.clone(),
+                max_bytes,
+            );
         }
     }
 
@@ -604,7 +622,12 @@ impl Inner {
                 value["reason"] = json!(reason.wire_name());
             }
         }
-        if let Some(run_id) = self.live.as_ref().map(|l| &l.run_id).or(self.remote_run.as_ref()) {
+        if let Some(run_id) = self
+            .live
+            .as_ref()
+            .map(|l| &l.run_id)
+            .or(self.remote_run.as_ref())
+        {
             value["runId"] = json!(&**run_id);
         }
         let last_run = self

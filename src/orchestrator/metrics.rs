@@ -29,12 +29,19 @@ pub const MODEL_TURNS: &str = "agora_model_turns_total";
 pub const MODEL_TURN_SECONDS: &str = "agora_model_turn_seconds";
 /// Tokens the model server reported, by provider and kind (`prompt`, `completion`).
 pub const MODEL_TOKENS: &str = "agora_model_tokens_total";
+/// How long a store call took (one or a few queries), by operation, seconds.
+pub const STORE_CALL_SECONDS: &str = "agora_store_call_seconds";
 /// Runs refused by the run limit, by account kind.
 pub const RUNS_LIMITED: &str = "agora_runs_rate_limited_total";
 
 /// Buckets for the latency histograms, seconds: from a cached answer to a slow model.
 pub const LATENCY_BUCKETS: &[f64] = &[
     0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 300.0,
+];
+
+/// Buckets for store calls, seconds: from a cached read to a database in trouble.
+pub const STORE_BUCKETS: &[f64] = &[
+    0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1.0, 5.0,
 ];
 
 /// The `dialect` label: `agora` on /ws, `standard` on /agui.

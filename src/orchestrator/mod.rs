@@ -289,10 +289,13 @@ impl Orchestrator {
         approved: bool,
         feedback: Option<String>,
     ) -> Result<(), approval::Refusal> {
-        match self
-            .approvals
-            .resolve(approval_id, connection_id, user_id, approved, feedback.clone())
-        {
+        match self.approvals.resolve(
+            approval_id,
+            connection_id,
+            user_id,
+            approved,
+            feedback.clone(),
+        ) {
             Err(approval::Refusal::Unknown) if self.peers.shared() => {
                 self.peers
                     .forward_decision(cluster::ForwardedDecision {
@@ -793,7 +796,18 @@ impl Orchestrator {
                     // The run went on (or began) on another instance: what it sent is in the
                     // shared log.
                     let max_bytes = self.config.journal.max_bytes_per_thread;
-                    journal.import(&shared, max_bytes);
+                    let running = self
+                        .store
+                        .runs(thread_id)
+                        .await?
+                        .into_iter()
+                        .rev()
+                        .find(|run| run.status == RunStatus::Running);
+                    journal.import(
+                        &shared,
+                        max_bytes,
+                        running.as_ref().map(|run| run.id.as_str()),
+                    );
                     replayed = journal.replay(connection_id, events, after);
                 }
                 match replayed {

@@ -1426,12 +1426,14 @@ impl Run {
         if let Some((seq, run_id, json)) = published
             && self.orchestrator.peers.shared()
         {
-            self.orchestrator.peers.event_sent(super::cluster::SharedEvent {
-                thread_id: self.thread_id.clone(),
-                seq,
-                run_id,
-                json,
-            });
+            self.orchestrator
+                .peers
+                .event_sent(super::cluster::SharedEvent {
+                    thread_id: self.thread_id.clone(),
+                    seq,
+                    run_id,
+                    json,
+                });
         }
     }
 }

@@ -199,11 +199,14 @@ async fn catch_up(store: &SqlStore, orchestrator: &Orchestrator, thread_id: &str
     }
     let max_bytes = orchestrator.config().journal.max_bytes_per_thread;
     loop {
-        match store.events_after(thread_id, journal.last_seq(), FETCH).await {
+        match store
+            .events_after(thread_id, journal.last_seq(), FETCH)
+            .await
+        {
             Ok(events) if events.is_empty() => return,
             Ok(events) => {
                 let full = events.len() == FETCH as usize;
-                journal.import(&events, max_bytes);
+                journal.import(&events, max_bytes, None);
                 if !full {
                     return;
                 }

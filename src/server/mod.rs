@@ -102,11 +102,15 @@ impl AppState {
         }
         let auth = Arc::new(security::authenticator(&config, db.as_ref()).await?);
         let per_minute = |n: u32| std::num::NonZeroU32::new(n).unwrap_or(std::num::NonZeroU32::MIN);
-        let run_limits = Arc::new(run_limits::RunLimits::new(
+        let mut run_limits = run_limits::RunLimits::new(
             per_minute(config.runs_per_minute),
             per_minute(config.service_runs_per_minute),
             &config.runs_per_minute_for,
-        ));
+        );
+        if shared {
+            run_limits = run_limits.shared_through(sql.clone());
+        }
+        let run_limits = Arc::new(run_limits);
         let sockets = ws::SocketRegistry::new(config.max_sockets_per_user);
         Ok(Self {
             leptos,

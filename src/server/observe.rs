@@ -16,6 +16,7 @@ use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
 use super::AppState;
 use crate::orchestrator::metrics::{
     APPROVAL_WAIT_SECONDS, FIRST_TEXT_SECONDS, LATENCY_BUCKETS, MODEL_TURN_SECONDS, RUN_SECONDS,
+    STORE_BUCKETS, STORE_CALL_SECONDS,
 };
 
 static RECORDER: OnceLock<Option<PrometheusHandle>> = OnceLock::new();
@@ -35,6 +36,12 @@ pub fn recorder() -> Option<&'static PrometheusHandle> {
                     .set_buckets_for_metric(Matcher::Full(name.to_owned()), LATENCY_BUCKETS)
                     .expect("the buckets are not empty");
             }
+            builder = builder
+                .set_buckets_for_metric(
+                    Matcher::Full(STORE_CALL_SECONDS.to_owned()),
+                    STORE_BUCKETS,
+                )
+                .expect("the buckets are not empty");
             match builder.install_recorder() {
                 Ok(handle) => Some(handle),
                 Err(e) => {

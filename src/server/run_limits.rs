@@ -4,6 +4,10 @@
 //! Each account gets a GCRA cell from `governor`: a burst of its limit, then one run every
 //! minute/limit. A refusal says how long to wait, so the client can show it and retry on time
 //! instead of timing out on a run that never started.
+//!
+//! Several instances on PostgreSQL keep the same cell in the database as well (one statement
+//! a run, see `SqlStore::take_run_slot`), so an account gets its limit across all of them;
+//! the instance's own cell stays in front, so a flood is refused without a query.
 
 use std::collections::HashMap;
 use std::num::NonZeroU32;
@@ -49,6 +53,8 @@ pub struct RunLimits {
     /// Checks so far, so the quiet accounts' cells are dropped now and then.
     checks: AtomicU64,
     clock: DefaultClock,
+    /// The database all instances share, when there are several.
+    shared: Option<std::sync::Arc<crate::server::store::SqlStore>>,
 }
 
 impl RunLimits {
@@ -69,6 +75,45 @@ impl RunLimits {
                 .collect(),
             checks: AtomicU64::new(0),
             clock: DefaultClock::default(),
+            shared: None,
+        }
+    }
+
+    /// Limits that hold across every instance on `store`'s database.
+    pub fn shared_through(mut self, store: std::sync::Arc<crate::server::store::SqlStore>) -> Self {
+        self.shared = Some(store);
+        self
+    }
+
+    /// Takes one run for `user` here and, with several instances, in the shared cell.
+    pub async fn admit(&self, user: &str, kind: AccountKind) -> Result<(), Limited> {
+        self.check(user, kind)?;
+        let Some(store) = &self.shared else {
+            return Ok(());
+        };
+        let per_minute = match self.named.get(user) {
+            Some((n, _)) => *n,
+            None => match kind {
+                AccountKind::Person => self.people.0,
+                AccountKind::Service => self.services.0,
+            },
+        };
+        match store.take_run_slot(user, per_minute).await {
+            Ok(None) => Ok(()),
+            Ok(Some(retry_after)) => {
+                metrics::counter!(crate::orchestrator::metrics::RUNS_LIMITED, "account" => kind_label(kind))
+                    .increment(1);
+                Err(Limited {
+                    per_minute,
+                    retry_after,
+                })
+            }
+            Err(e) => {
+                // A limit is a guard against floods, not a reason to stop work: this
+                // instance's own cell still holds.
+                tracing::warn!(error = %e, "shared run limit unreadable; this instance's holds");
+                Ok(())
+            }
         }
     }
 
@@ -88,11 +133,7 @@ impl RunLimits {
             }
         };
         outcome.map_err(|not_until| {
-            let kind = match kind {
-                AccountKind::Person => "person",
-                AccountKind::Service => "service",
-            };
-            metrics::counter!(crate::orchestrator::metrics::RUNS_LIMITED, "account" => kind)
+            metrics::counter!(crate::orchestrator::metrics::RUNS_LIMITED, "account" => kind_label(kind))
                 .increment(1);
             Limited {
                 per_minute,
@@ -107,6 +148,14 @@ impl RunLimits {
             limiter.retain_recent();
             limiter.shrink_to_fit();
         }
+    }
+}
+
+/// The account kind's label in `/metrics`.
+fn kind_label(kind: AccountKind) -> &'static str {
+    match kind {
+        AccountKind::Person => "person",
+        AccountKind::Service => "service",
     }
 }
 

@@ -94,7 +94,7 @@ async fn run(
             "a read-only account cannot run agents or approve".to_owned(),
         ));
     }
-    if let Err(limited) = state.run_limits.check(&user.id, user.kind) {
+    if let Err(limited) = state.run_limits.admit(&user.id, user.kind).await {
         return Err(AppError::TooManyRequests {
             detail: format!(
                 "Too many runs: at most {} a minute. Try again in {} s.",

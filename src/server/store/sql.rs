@@ -211,12 +211,11 @@ impl SqlStore {
             return Ok(());
         }
         let before = local_millis();
-        let (database,): (i64,) = sqlx::query_as(
-            "SELECT CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000 AS BIGINT)",
-        )
-        .fetch_one(&self.pool)
-        .await
-        .map_err(backend)?;
+        let (database,): (i64,) =
+            sqlx::query_as("SELECT CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000 AS BIGINT)")
+                .fetch_one(&self.pool)
+                .await
+                .map_err(backend)?;
         let after = local_millis();
         // The database read its clock somewhere in the round trip: its middle is the best guess.
         self.clock_offset
@@ -499,6 +498,27 @@ fn backend(e: sqlx::Error) -> StoreError {
     StoreError::Backend(e.to_string())
 }
 
+/// Records how long a store call took in `/metrics` when dropped: one per call, so the count
+/// is the calls and the sum the time spent waiting for the database.
+pub(crate) struct Timed {
+    op: &'static str,
+    since: std::time::Instant,
+}
+
+pub(crate) fn timed(op: &'static str) -> Timed {
+    Timed {
+        op,
+        since: std::time::Instant::now(),
+    }
+}
+
+impl Drop for Timed {
+    fn drop(&mut self) {
+        metrics::histogram!(crate::orchestrator::metrics::STORE_CALL_SECONDS, "op" => self.op)
+            .record(self.since.elapsed());
+    }
+}
+
 /// `?` → `$1`, `$2`, … in order.
 fn numbered_placeholders(query: &str) -> String {
     let mut out = String::with_capacity(query.len() + 16);
@@ -636,6 +656,7 @@ impl Store for SqlStore {
         owner: &str,
         first_text: &str,
     ) -> Result<ThreadRecord, StoreError> {
+        let _timed = timed("open_thread");
         let now = self.now();
         let title = title_from_text(first_text);
         let mut tx = self.begin().await?;
@@ -649,11 +670,12 @@ impl Store for SqlStore {
         .execute(&mut *tx)
         .await
         .map_err(backend)?;
-        let row = sqlx::query_as::<_, ThreadRow>(&self.sql(&format!("{THREAD_COLUMNS} WHERE id = ?")))
-            .bind(thread_id)
-            .fetch_one(&mut *tx)
-            .await
-            .map_err(backend)?;
+        let row =
+            sqlx::query_as::<_, ThreadRow>(&self.sql(&format!("{THREAD_COLUMNS} WHERE id = ?")))
+                .bind(thread_id)
+                .fetch_one(&mut *tx)
+                .await
+                .map_err(backend)?;
         if row.owner != owner {
             return Err(thread_not_found(thread_id));
         }
@@ -676,6 +698,7 @@ impl Store for SqlStore {
     }
 
     async fn thread(&self, thread_id: &str) -> Result<ThreadRecord, StoreError> {
+        let _timed = timed("thread");
         Ok(self.thread_row(thread_id).await?.into_summary().thread)
     }
 
@@ -683,6 +706,7 @@ impl Store for SqlStore {
     /// write or a client that resends the whole history cannot duplicate messages. A message
     /// without an id is given one.
     async fn append_message(&self, thread_id: &str, message: &Message) -> Result<(), StoreError> {
+        let _timed = timed("append_message");
         let (message, id) = with_id(message);
         let described = describe(&message);
         let body =
@@ -710,9 +734,11 @@ impl Store for SqlStore {
         if updated.rows_affected() == 0 {
             return Err(thread_not_found(thread_id));
         }
-        let inserted = sqlx::query(&self.sql("INSERT INTO messages (thread_id, seq, id, role, agent_id, created_at, body) \
+        let inserted = sqlx::query(&self.sql(
+            "INSERT INTO messages (thread_id, seq, id, role, agent_id, created_at, body) \
              SELECT ?, COALESCE(MAX(seq), 0) + 1, ?, ?, ?, ?, ? FROM messages WHERE thread_id = ? \
-             ON CONFLICT DO NOTHING"))
+             ON CONFLICT DO NOTHING",
+        ))
         .bind(thread_id)
         .bind(&id)
         .bind(described.role)
@@ -732,6 +758,7 @@ impl Store for SqlStore {
     }
 
     async fn messages(&self, thread_id: &str) -> Result<Vec<Message>, StoreError> {
+        let _timed = timed("messages");
         let bodies: Vec<(String,)> =
             sqlx::query_as(&self.sql("SELECT body FROM messages WHERE thread_id = ? ORDER BY seq"))
                 .bind(thread_id)
@@ -750,6 +777,7 @@ impl Store for SqlStore {
     }
 
     async fn has_message(&self, thread_id: &str, message_id: &str) -> Result<bool, StoreError> {
+        let _timed = timed("has_message");
         let found: Option<(i64,)> =
             sqlx::query_as(&self.sql("SELECT 1 FROM messages WHERE thread_id = ? AND id = ?"))
                 .bind(thread_id)
@@ -761,8 +789,11 @@ impl Store for SqlStore {
     }
 
     async fn start_run(&self, run_id: &str, thread_id: &str) -> Result<(), StoreError> {
-        let result = sqlx::query(&self.sql("INSERT INTO runs (id, thread_id, status, started_at, instance_id, lease_expires_at) \
-             VALUES (?, ?, 'running', ?, ?, ?)"))
+        let _timed = timed("start_run");
+        let result = sqlx::query(&self.sql(
+            "INSERT INTO runs (id, thread_id, status, started_at, instance_id, lease_expires_at) \
+             VALUES (?, ?, 'running', ?, ?, ?)",
+        ))
         .bind(run_id)
         .bind(thread_id)
         .bind(self.now())
@@ -789,6 +820,7 @@ impl Store for SqlStore {
         status: RunStatus,
         error: Option<&str>,
     ) -> Result<(), StoreError> {
+        let _timed = timed("finish_run");
         if status == RunStatus::Running {
             return Err(StoreError::Conflict(
                 "a run cannot finish as running".to_owned(),
@@ -803,11 +835,12 @@ impl Store for SqlStore {
         .await
         .map_err(backend)?;
         if updated.rows_affected() == 0 {
-            let exists: Option<(String,)> = sqlx::query_as(&self.sql("SELECT id FROM runs WHERE id = ?"))
-                .bind(run_id)
-                .fetch_optional(&self.pool)
-                .await
-                .map_err(backend)?;
+            let exists: Option<(String,)> =
+                sqlx::query_as(&self.sql("SELECT id FROM runs WHERE id = ?"))
+                    .bind(run_id)
+                    .fetch_optional(&self.pool)
+                    .await
+                    .map_err(backend)?;
             if exists.is_none() {
                 return Err(StoreError::NotFound(format!("run {run_id} not found")));
             }
@@ -816,6 +849,7 @@ impl Store for SqlStore {
     }
 
     async fn runs(&self, thread_id: &str) -> Result<Vec<RunRecord>, StoreError> {
+        let _timed = timed("runs");
         let rows: Vec<RunRow> = sqlx::query_as(&self.sql("SELECT id, thread_id, status, started_at, finished_at, error FROM runs WHERE thread_id = ? \
              ORDER BY started_at, rowid"))
         .bind(thread_id)
@@ -829,7 +863,10 @@ impl Store for SqlStore {
     }
 
     async fn run(&self, run_id: &str) -> Result<RunRecord, StoreError> {
-        sqlx::query_as::<_, RunRow>(&self.sql("SELECT id, thread_id, status, started_at, finished_at, error FROM runs WHERE id = ?"))
+        let _timed = timed("run");
+        sqlx::query_as::<_, RunRow>(&self.sql(
+            "SELECT id, thread_id, status, started_at, finished_at, error FROM runs WHERE id = ?",
+        ))
         .bind(run_id)
         .fetch_optional(&self.pool)
         .await
@@ -839,6 +876,7 @@ impl Store for SqlStore {
     }
 
     async fn record_approval_request(&self, record: &ApprovalRecord) -> Result<(), StoreError> {
+        let _timed = timed("record_approval_request");
         let parameters = serde_json::to_string(&record.parameters)
             .map_err(|e| StoreError::Backend(e.to_string()))?;
         let decision = record.decision.as_ref();
@@ -878,8 +916,11 @@ impl Store for SqlStore {
         approval_id: &str,
         decision: &ApprovalDecision,
     ) -> Result<(), StoreError> {
-        let updated = sqlx::query(&self.sql("UPDATE approvals SET approved = ?, feedback = ?, decided_by = ?, decided_at = ? \
-             WHERE approval_id = ? AND decided_at IS NULL"))
+        let _timed = timed("record_approval_decision");
+        let updated = sqlx::query(&self.sql(
+            "UPDATE approvals SET approved = ?, feedback = ?, decided_by = ?, decided_at = ? \
+             WHERE approval_id = ? AND decided_at IS NULL",
+        ))
         .bind(decision.approved)
         .bind(decision.feedback.as_deref())
         .bind(&decision.decided_by)
@@ -904,6 +945,7 @@ impl Store for SqlStore {
     }
 
     async fn approvals(&self, thread_id: &str) -> Result<Vec<ApprovalRecord>, StoreError> {
+        let _timed = timed("approvals");
         let rows: Vec<ApprovalRow> = sqlx::query_as(&self.sql("SELECT approval_id, thread_id, run_id, tool_call_id, tool_name, parameters, risk_level, requested_by, \
              requested_at, approved, feedback, decided_by, decided_at FROM approvals WHERE thread_id = ? \
              ORDER BY requested_at, rowid"))
@@ -918,6 +960,7 @@ impl Store for SqlStore {
     }
 
     async fn record_interrupt(&self, record: &InterruptRecord) -> Result<(), StoreError> {
+        let _timed = timed("record_interrupt");
         let to_text = |value: &serde_json::Value| {
             serde_json::to_string(value).map_err(|e| StoreError::Backend(e.to_string()))
         };
@@ -955,6 +998,7 @@ impl Store for SqlStore {
     }
 
     async fn interrupts(&self, thread_id: &str) -> Result<Vec<InterruptRecord>, StoreError> {
+        let _timed = timed("interrupts");
         let rows: Vec<InterruptRow> = sqlx::query_as(&self.sql(&format!(
             "{INTERRUPT_COLUMNS} WHERE thread_id = ? ORDER BY created_at, rowid"
         )))
@@ -972,6 +1016,7 @@ impl Store for SqlStore {
         &self,
         answers: &[(String, InterruptResolution)],
     ) -> Result<(), StoreError> {
+        let _timed = timed("resolve_interrupts");
         let mut tx = self.begin().await?;
         for (id, resolution) in answers {
             let payload = resolution
@@ -1012,6 +1057,7 @@ impl Store for SqlStore {
 #[async_trait::async_trait]
 impl Database for SqlStore {
     async fn ping(&self) -> Result<(), StoreError> {
+        let _timed = timed("ping");
         sqlx::query(&self.sql("SELECT 1"))
             .execute(&self.pool)
             .await
@@ -1020,8 +1066,11 @@ impl Database for SqlStore {
     }
 
     async fn interrupt_running_runs(&self) -> Result<u64, StoreError> {
-        let updated = sqlx::query(&self.sql("UPDATE runs SET status = 'interrupted', finished_at = ?, \
-             error = COALESCE(error, 'the server stopped during the run') WHERE status = 'running'"))
+        let _timed = timed("interrupt_running_runs");
+        let updated = sqlx::query(&self.sql(
+            "UPDATE runs SET status = 'interrupted', finished_at = ?, \
+             error = COALESCE(error, 'the server stopped during the run') WHERE status = 'running'",
+        ))
         .bind(self.now())
         .execute(&self.writer)
         .await
@@ -1035,6 +1084,7 @@ impl Database for SqlStore {
         limit: u32,
         offset: u32,
     ) -> Result<Page<ThreadSummary>, StoreError> {
+        let _timed = timed("list_threads");
         let rows: Vec<ThreadRow> = sqlx::query_as(&self.sql(&format!(
             "{THREAD_COLUMNS} WHERE owner = ? ORDER BY last_activity DESC, created_at DESC, id LIMIT ? OFFSET ?"
         )))
@@ -1044,11 +1094,12 @@ impl Database for SqlStore {
         .fetch_all(&self.pool)
         .await
         .map_err(backend)?;
-        let (total,): (i64,) = sqlx::query_as(&self.sql("SELECT COUNT(*) FROM threads WHERE owner = ?"))
-            .bind(owner)
-            .fetch_one(&self.pool)
-            .await
-            .map_err(backend)?;
+        let (total,): (i64,) =
+            sqlx::query_as(&self.sql("SELECT COUNT(*) FROM threads WHERE owner = ?"))
+                .bind(owner)
+                .fetch_one(&self.pool)
+                .await
+                .map_err(backend)?;
         Ok(Page {
             items: rows.into_iter().map(ThreadRow::into_summary).collect(),
             total: u64::try_from(total).unwrap_or(0),
@@ -1056,6 +1107,7 @@ impl Database for SqlStore {
     }
 
     async fn thread_summary(&self, thread_id: &str) -> Result<ThreadSummary, StoreError> {
+        let _timed = timed("thread_summary");
         Ok(self.thread_row(thread_id).await?.into_summary())
     }
 
@@ -1064,12 +1116,15 @@ impl Database for SqlStore {
         thread_id: &str,
         title: &str,
     ) -> Result<ThreadSummary, StoreError> {
-        let updated = sqlx::query(&self.sql("UPDATE threads SET title = ?, title_locked = TRUE WHERE id = ?"))
-            .bind(title)
-            .bind(thread_id)
-            .execute(&self.writer)
-            .await
-            .map_err(backend)?;
+        let _timed = timed("rename_thread");
+        let updated = sqlx::query(
+            &self.sql("UPDATE threads SET title = ?, title_locked = TRUE WHERE id = ?"),
+        )
+        .bind(title)
+        .bind(thread_id)
+        .execute(&self.writer)
+        .await
+        .map_err(backend)?;
         if updated.rows_affected() == 0 {
             return Err(thread_not_found(thread_id));
         }
@@ -1077,6 +1132,7 @@ impl Database for SqlStore {
     }
 
     async fn delete_thread(&self, thread_id: &str) -> Result<(), StoreError> {
+        let _timed = timed("delete_thread");
         // Messages, runs and approvals follow through ON DELETE CASCADE.
         let deleted = sqlx::query(&self.sql("DELETE FROM threads WHERE id = ?"))
             .bind(thread_id)
@@ -1090,6 +1146,7 @@ impl Database for SqlStore {
     }
 
     async fn create_user(&self, user: &NewUser) -> Result<UserRecord, StoreError> {
+        let _timed = timed("create_user");
         let id = user
             .id
             .clone()
@@ -1122,6 +1179,7 @@ impl Database for SqlStore {
     }
 
     async fn ensure_user(&self, user: &NewUser) -> Result<UserRecord, StoreError> {
+        let _timed = timed("ensure_user");
         if let Some(id) = &user.id {
             match self.user_row(id).await {
                 Ok(existing) => return Ok(existing),
@@ -1139,10 +1197,12 @@ impl Database for SqlStore {
     }
 
     async fn user(&self, user_id: &str) -> Result<UserRecord, StoreError> {
+        let _timed = timed("user");
         self.user_row(user_id).await
     }
 
     async fn list_users(&self, limit: u32, offset: u32) -> Result<Page<UserRecord>, StoreError> {
+        let _timed = timed("list_users");
         let rows: Vec<UserRow> = sqlx::query_as(&self.sql(&format!(
             "{USER_COLUMNS} ORDER BY u.created_at DESC, u.rowid DESC LIMIT ? OFFSET ?"
         )))
@@ -1169,6 +1229,7 @@ impl Database for SqlStore {
         user_id: &str,
         update: &UserUpdate,
     ) -> Result<UserRecord, StoreError> {
+        let _timed = timed("update_user");
         let now = self.now();
         let mut tx = self.begin().await?;
         let updated = sqlx::query(&self.sql("UPDATE users SET name = COALESCE(?, name), role = COALESCE(?, role), last_activity = ? WHERE id = ?"))
@@ -1183,13 +1244,15 @@ impl Database for SqlStore {
             return Err(user_not_found(user_id));
         }
         if let Some(preferences) = &update.preferences {
-            self.write_preferences(&mut tx, user_id, preferences, now).await?;
+            self.write_preferences(&mut tx, user_id, preferences, now)
+                .await?;
         }
         tx.commit().await.map_err(backend)?;
         self.user_row(user_id).await
     }
 
     async fn delete_user(&self, user_id: &str) -> Result<u64, StoreError> {
+        let _timed = timed("delete_user");
         let mut tx = self.begin().await?;
         let deleted = sqlx::query(&self.sql("DELETE FROM users WHERE id = ?"))
             .bind(user_id)
@@ -1209,6 +1272,7 @@ impl Database for SqlStore {
     }
 
     async fn preferences(&self, user_id: &str) -> Result<Preferences, StoreError> {
+        let _timed = timed("preferences");
         Ok(self.user_row(user_id).await?.preferences)
     }
 
@@ -1217,6 +1281,7 @@ impl Database for SqlStore {
         user_id: &str,
         update: &PreferencesUpdate,
     ) -> Result<Preferences, StoreError> {
+        let _timed = timed("update_preferences");
         let now = self.now();
         let mut tx = self.begin().await?;
         let updated = sqlx::query(&self.sql("UPDATE users SET last_activity = ? WHERE id = ?"))
@@ -1228,33 +1293,37 @@ impl Database for SqlStore {
         if updated.rows_affected() == 0 {
             return Err(user_not_found(user_id));
         }
-        let preferences = self.write_preferences(&mut tx, user_id, update, now).await?;
+        let preferences = self
+            .write_preferences(&mut tx, user_id, update, now)
+            .await?;
         tx.commit().await.map_err(backend)?;
         Ok(preferences)
     }
 }
 
 impl SqlStore {
-/// Applies `update` to the stored (or default) preferences inside `tx`; returns the result.
+    /// Applies `update` to the stored (or default) preferences inside `tx`; returns the result.
     async fn write_preferences(
-    &self,
-    tx: &mut Transaction<'static, Any>,
-    user_id: &str,
-    update: &PreferencesUpdate,
-    now: i64,
-) -> Result<Preferences, StoreError> {
-    let current: Option<PreferencesRow> = sqlx::query_as(&self.sql("SELECT theme, notifications_enabled, default_agent_id, language, spoken_text_type \
-         FROM user_preferences WHERE user_id = ?"))
-    .bind(user_id)
-    .fetch_optional(&mut **tx)
-    .await
-    .map_err(backend)?;
-    let mut preferences = match current {
-        Some(row) => row.into_preferences()?,
-        None => Preferences::default(),
-    };
-    update.apply(&mut preferences);
-    sqlx::query(&self.sql("INSERT INTO user_preferences (user_id, theme, notifications_enabled, default_agent_id, language, \
+        &self,
+        tx: &mut Transaction<'static, Any>,
+        user_id: &str,
+        update: &PreferencesUpdate,
+        now: i64,
+    ) -> Result<Preferences, StoreError> {
+        let current: Option<PreferencesRow> = sqlx::query_as(&self.sql(
+            "SELECT theme, notifications_enabled, default_agent_id, language, spoken_text_type \
+         FROM user_preferences WHERE user_id = ?",
+        ))
+        .bind(user_id)
+        .fetch_optional(&mut **tx)
+        .await
+        .map_err(backend)?;
+        let mut preferences = match current {
+            Some(row) => row.into_preferences()?,
+            None => Preferences::default(),
+        };
+        update.apply(&mut preferences);
+        sqlx::query(&self.sql("INSERT INTO user_preferences (user_id, theme, notifications_enabled, default_agent_id, language, \
          spoken_text_type, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?) \
          ON CONFLICT (user_id) DO UPDATE SET theme = excluded.theme, \
          notifications_enabled = excluded.notifications_enabled, default_agent_id = excluded.default_agent_id, \
@@ -1269,6 +1338,6 @@ impl SqlStore {
     .execute(&mut **tx)
     .await
     .map_err(backend)?;
-    Ok(preferences)
-}
+        Ok(preferences)
+    }
 }

@@ -66,7 +66,7 @@ impl Connection<'_> {
                     return self.refuse("invalid_message", "threadId ontbreekt of is leeg.", None);
                 }
                 let user = self.run_user(input.user_id.as_deref());
-                if let Err(limited) = self.state.run_limits.check(&user, self.user.kind) {
+                if let Err(limited) = self.state.run_limits.admit(&user, self.user.kind).await {
                     // Tied to the run the client asked for, so it can stop waiting for it and
                     // retry when the limit allows.
                     let run_id = input

@@ -1,6 +1,6 @@
 //! Accounts and sessions in SQLite.
 
-use super::{Flag, SqlStore, USER_COLUMNS, UserRow, backend, user_not_found};
+use super::{Flag, SqlStore, USER_COLUMNS, UserRow, backend, timed, user_not_found};
 use crate::server::store::{AuthStore, LoginRecord, StoreError, UserRecord};
 
 #[derive(sqlx::FromRow)]
@@ -19,11 +19,14 @@ const LOGIN_COLUMNS: &str = "SELECT u.id, u.email, u.name, u.role, u.created_at,
 #[async_trait::async_trait]
 impl AuthStore for SqlStore {
     async fn login_record(&self, email: &str) -> Result<Option<LoginRecord>, StoreError> {
-        let row = sqlx::query_as::<_, LoginRow>(&self.sql(&format!("{LOGIN_COLUMNS} WHERE lower(u.email) = lower(?)")))
-            .bind(email.trim())
-            .fetch_optional(&self.pool)
-            .await
-            .map_err(backend)?;
+        let _timed = timed("login_record");
+        let row = sqlx::query_as::<_, LoginRow>(
+            &self.sql(&format!("{LOGIN_COLUMNS} WHERE lower(u.email) = lower(?)")),
+        )
+        .bind(email.trim())
+        .fetch_optional(&self.pool)
+        .await
+        .map_err(backend)?;
         row.map(|row| {
             Ok(LoginRecord {
                 user: row.user.into_record()?,
@@ -40,6 +43,7 @@ impl AuthStore for SqlStore {
         password_hash: &str,
         keep_session: Option<&str>,
     ) -> Result<(), StoreError> {
+        let _timed = timed("set_password");
         let mut tx = self.writer.begin().await.map_err(backend)?;
         let done = sqlx::query(&self.sql("UPDATE users SET password_hash = ? WHERE id = ?"))
             .bind(password_hash)
@@ -50,16 +54,19 @@ impl AuthStore for SqlStore {
         if done.rows_affected() == 0 {
             return Err(user_not_found(user_id));
         }
-        sqlx::query(&self.sql("DELETE FROM sessions WHERE user_id = ? AND token_hash IS DISTINCT FROM ?"))
-            .bind(user_id)
-            .bind(keep_session)
-            .execute(&mut *tx)
-            .await
-            .map_err(backend)?;
+        sqlx::query(
+            &self.sql("DELETE FROM sessions WHERE user_id = ? AND token_hash IS DISTINCT FROM ?"),
+        )
+        .bind(user_id)
+        .bind(keep_session)
+        .execute(&mut *tx)
+        .await
+        .map_err(backend)?;
         tx.commit().await.map_err(backend)
     }
 
     async fn set_disabled(&self, user_id: &str, disabled: bool) -> Result<(), StoreError> {
+        let _timed = timed("set_disabled");
         let mut tx = self.writer.begin().await.map_err(backend)?;
         let done = sqlx::query(&self.sql("UPDATE users SET disabled = ? WHERE id = ?"))
             .bind(disabled)
@@ -81,6 +88,7 @@ impl AuthStore for SqlStore {
     }
 
     async fn is_disabled(&self, user_id: &str) -> Result<bool, StoreError> {
+        let _timed = timed("is_disabled");
         sqlx::query_scalar::<_, Flag>(&self.sql("SELECT disabled FROM users WHERE id = ?"))
             .bind(user_id)
             .fetch_optional(&self.pool)
@@ -91,6 +99,7 @@ impl AuthStore for SqlStore {
     }
 
     async fn has_admin_login(&self) -> Result<bool, StoreError> {
+        let _timed = timed("has_admin_login");
         sqlx::query_scalar::<_, Flag>(&self.sql("SELECT EXISTS (SELECT 1 FROM users WHERE role = 'admin' AND password_hash IS NOT NULL AND disabled = FALSE)"))
         .fetch_one(&self.pool)
         .await
@@ -99,7 +108,10 @@ impl AuthStore for SqlStore {
     }
 
     async fn other_enabled_admins(&self, user_id: &str) -> Result<u64, StoreError> {
-        sqlx::query_scalar::<_, i64>(&self.sql("SELECT COUNT(*) FROM users WHERE role = 'admin' AND disabled = FALSE AND id <> ?"))
+        let _timed = timed("other_enabled_admins");
+        sqlx::query_scalar::<_, i64>(&self.sql(
+            "SELECT COUNT(*) FROM users WHERE role = 'admin' AND disabled = FALSE AND id <> ?",
+        ))
         .bind(user_id)
         .fetch_one(&self.pool)
         .await
@@ -113,6 +125,7 @@ impl AuthStore for SqlStore {
         user_id: &str,
         expires_at: i64,
     ) -> Result<(), StoreError> {
+        let _timed = timed("create_session");
         sqlx::query(&self.sql("INSERT INTO sessions (token_hash, user_id, created_at, expires_at) VALUES (?, ?, ?, ?)"))
             .bind(token_hash)
             .bind(user_id)
@@ -129,6 +142,7 @@ impl AuthStore for SqlStore {
         token_hash: &str,
         now: i64,
     ) -> Result<Option<UserRecord>, StoreError> {
+        let _timed = timed("session_user");
         let query = format!(
             "{USER_COLUMNS} JOIN sessions s ON s.user_id = u.id \
              WHERE s.token_hash = ? AND s.expires_at > ? AND u.disabled = FALSE"
@@ -144,6 +158,7 @@ impl AuthStore for SqlStore {
     }
 
     async fn delete_session(&self, token_hash: &str) -> Result<(), StoreError> {
+        let _timed = timed("delete_session");
         sqlx::query(&self.sql("DELETE FROM sessions WHERE token_hash = ?"))
             .bind(token_hash)
             .execute(&self.writer)

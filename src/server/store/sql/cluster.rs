@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use super::{SqlDialect, SqlStore, backend};
+use super::{SqlDialect, SqlStore, backend, timed};
 use crate::orchestrator::cluster::SharedEvent;
 use crate::server::store::StoreError;
 
@@ -55,6 +55,7 @@ impl SqlStore {
     /// Extends the claim on every run this instance still has `running`, and re-reads the
     /// database's clock. Returns how many runs.
     pub async fn renew_leases(&self) -> Result<u64, StoreError> {
+        let _timed = timed("renew_leases");
         self.sync_clock().await?;
         let renewed = sqlx::query(&self.sql(
             "UPDATE runs SET lease_expires_at = ? WHERE status = 'running' AND instance_id = ?",
@@ -71,6 +72,7 @@ impl SqlStore {
     /// lost the database); returns them. Runs without a lease (written before leases existed)
     /// count as expired.
     pub async fn interrupt_expired_runs(&self) -> Result<Vec<ExpiredRun>, StoreError> {
+        let _timed = timed("interrupt_expired_runs");
         let now = self.now();
         let rows: Vec<(String, String)> = sqlx::query_as(&self.sql(
             "UPDATE runs SET status = 'interrupted', finished_at = ?, \
@@ -92,6 +94,7 @@ impl SqlStore {
     /// Appends events to the shared log and, with PostgreSQL, rings `agora_events` once per
     /// thread (delivered when the transaction commits). Events already there are skipped.
     pub async fn append_events(&self, events: &[SharedEvent]) -> Result<(), StoreError> {
+        let _timed = timed("append_events");
         if events.is_empty() {
             return Ok(());
         }
@@ -102,7 +105,11 @@ impl SqlStore {
                 "INSERT INTO thread_events (thread_id, seq, run_id, body, created_at) VALUES ",
             );
             for i in 0..chunk.len() {
-                query.push_str(if i == 0 { "(?, ?, ?, ?, ?)" } else { ", (?, ?, ?, ?, ?)" });
+                query.push_str(if i == 0 {
+                    "(?, ?, ?, ?, ?)"
+                } else {
+                    ", (?, ?, ?, ?, ?)"
+                });
             }
             query.push_str(" ON CONFLICT DO NOTHING");
             let query = self.sql(&query);
@@ -136,6 +143,7 @@ impl SqlStore {
     /// Sends `payload` on a PostgreSQL notification channel (when the call's transaction
     /// commits, here at once); nothing with SQLite, where no other instance listens.
     pub async fn notify(&self, channel: &str, payload: &str) -> Result<(), StoreError> {
+        let _timed = timed("notify");
         if self.dialect != SqlDialect::Postgres {
             return Ok(());
         }
@@ -155,6 +163,7 @@ impl SqlStore {
         after_seq: u64,
         limit: u32,
     ) -> Result<Vec<SharedEvent>, StoreError> {
+        let _timed = timed("events_after");
         let rows: Vec<(i64, String, String)> = sqlx::query_as(&self.sql(
             "SELECT seq, run_id, body FROM thread_events WHERE thread_id = ? AND seq > ? \
              ORDER BY seq LIMIT ?",
@@ -178,9 +187,10 @@ impl SqlStore {
 
     /// Whether the log holds the thread's event `seq` (so everything after it is there too).
     pub async fn has_event(&self, thread_id: &str, seq: u64) -> Result<bool, StoreError> {
-        let found: Option<(i64,)> = sqlx::query_as(&self.sql(
-            "SELECT seq FROM thread_events WHERE thread_id = ? AND seq = ?",
-        ))
+        let _timed = timed("has_event");
+        let found: Option<(i64,)> = sqlx::query_as(
+            &self.sql("SELECT seq FROM thread_events WHERE thread_id = ? AND seq = ?"),
+        )
         .bind(thread_id)
         .bind(seq_to_db(seq))
         .fetch_optional(&self.pool)
@@ -192,18 +202,19 @@ impl SqlStore {
     /// The highest number the log holds for the thread (0 when none): a run starting on any
     /// instance numbers its events above it.
     pub async fn last_event_seq(&self, thread_id: &str) -> Result<u64, StoreError> {
-        let (last,): (Option<i64>,) = sqlx::query_as(&self.sql(
-            "SELECT MAX(seq) FROM thread_events WHERE thread_id = ?",
-        ))
-        .bind(thread_id)
-        .fetch_one(&self.pool)
-        .await
-        .map_err(backend)?;
+        let _timed = timed("last_event_seq");
+        let (last,): (Option<i64>,) =
+            sqlx::query_as(&self.sql("SELECT MAX(seq) FROM thread_events WHERE thread_id = ?"))
+                .bind(thread_id)
+                .fetch_one(&self.pool)
+                .await
+                .map_err(backend)?;
         Ok(last.and_then(|n| u64::try_from(n).ok()).unwrap_or(0))
     }
 
     /// Forgets logged events older than `age`; returns how many.
     pub async fn prune_events(&self, age: Duration) -> Result<u64, StoreError> {
+        let _timed = timed("prune_events");
         let cutoff = self.now() - i64::try_from(age.as_millis()).unwrap_or(i64::MAX / 2);
         let deleted = sqlx::query(&self.sql("DELETE FROM thread_events WHERE created_at < ?"))
             .bind(cutoff)
@@ -219,22 +230,23 @@ impl SqlStore {
         &self,
         approval_id: &str,
     ) -> Result<Option<PendingApproval>, StoreError> {
-        let row: Option<(String, String, Option<String>, Option<i64>, Option<i64>)> =
-            sqlx::query_as(&self.sql(
-                "SELECT t.owner, a.run_id, r.status, r.lease_expires_at, a.decided_at \
-                 FROM approvals a JOIN threads t ON t.id = a.thread_id \
-                 LEFT JOIN runs r ON r.id = a.run_id WHERE a.approval_id = ?",
-            ))
-            .bind(approval_id)
-            .fetch_optional(&self.pool)
-            .await
-            .map_err(backend)?;
+        let _timed = timed("pending_approval");
+        let row: Option<ApprovalRow> = sqlx::query_as(&self.sql(
+            "SELECT t.owner, a.run_id, r.status, r.lease_expires_at, a.decided_at \
+             FROM approvals a JOIN threads t ON t.id = a.thread_id \
+             LEFT JOIN runs r ON r.id = a.run_id WHERE a.approval_id = ?",
+        ))
+        .bind(approval_id)
+        .fetch_optional(&self.pool)
+        .await
+        .map_err(backend)?;
         let now = self.now();
-        Ok(row.map(|(owner, run_id, status, lease, decided_at)| PendingApproval {
-            owner,
-            run_id,
-            decided: decided_at.is_some(),
-            run_alive: status.as_deref() == Some("running") && lease.is_some_and(|l| l >= now),
+        Ok(row.map(|row| PendingApproval {
+            owner: row.owner,
+            run_id: row.run_id,
+            decided: row.decided_at.is_some(),
+            run_alive: row.status.as_deref() == Some("running")
+                && row.lease_expires_at.is_some_and(|l| l >= now),
         }))
     }
 
@@ -245,6 +257,7 @@ impl SqlStore {
         account: &str,
         per_minute: u32,
     ) -> Result<Option<Duration>, StoreError> {
+        let _timed = timed("take_run_slot");
         let interval = 60_000 / i64::from(per_minute.max(1));
         // A burst of `per_minute` at once, then one every `interval`.
         let burst = interval * i64::from(per_minute.max(1));
@@ -281,6 +294,15 @@ impl SqlStore {
         let wait = (tat + interval - burst - now).max(1);
         Ok(Some(Duration::from_millis(wait as u64)))
     }
+}
+
+#[derive(sqlx::FromRow)]
+struct ApprovalRow {
+    owner: String,
+    run_id: String,
+    status: Option<String>,
+    lease_expires_at: Option<i64>,
+    decided_at: Option<i64>,
 }
 
 /// What [`SqlStore::pending_approval`] found.

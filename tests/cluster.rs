@@ -1,0 +1,249 @@
+//! Two instances of the release binary (`AGORA_BIN`, else this build's) on one PostgreSQL
+//! database, as behind a load balancer without sticky sessions: a run started on A is resumed
+//! by a client on B; an approval answered on B completes the run on A; A killed with SIGKILL
+//! mid-run is marked interrupted by B once its lease runs out, and nothing completed is lost.
+#![cfg(feature = "ssr")]
+
+mod common;
+
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::postgres::fresh_database;
+use common::{Socket, TempDir, streamed_text};
+use serde_json::{Value, json};
+
+/// Seconds a run's lease lasts in these tests (30 by default).
+const LEASE_SECS: u64 = 3;
+
+struct Instance {
+    child: Child,
+    addr: String,
+    _dir: TempDir,
+}
+
+impl Instance {
+    async fn start(database_url: &str) -> Self {
+        let dir = TempDir::new("agora-cluster");
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let addr = format!("127.0.0.1:{port}");
+        let binary = std::env::var("AGORA_BIN")
+            .unwrap_or_else(|_| env!("CARGO_BIN_EXE_agora-hai").to_owned());
+        let mut child = Command::new(binary)
+            .args([
+                "--auth",
+                "dev",
+                "--addr",
+                &addr,
+                "--database-url",
+                database_url,
+            ])
+            .args(["--run-lease-secs", &LEASE_SECS.to_string(), "--data-dir"])
+            .arg(&dir.0)
+            .env("RUST_LOG", "warn")
+            .stdout(Stdio::null())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .unwrap();
+        for _ in 0..300 {
+            if reqwest::get(format!("http://{addr}/ready"))
+                .await
+                .is_ok_and(|r| r.status().is_success())
+            {
+                return Self {
+                    child,
+                    addr,
+                    _dir: dir,
+                };
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        let _ = child.kill();
+        let _ = child.wait();
+        panic!("the binary did not come up on {addr}");
+    }
+
+    async fn socket(&self) -> Socket {
+        Socket::connect(&format!("ws://{}/ws", self.addr)).await
+    }
+
+    async fn history(&self, thread: &str) -> Value {
+        reqwest::get(format!(
+            "http://{}/sessions/{thread}/history?include_tools=true",
+            self.addr
+        ))
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap()
+    }
+}
+
+impl Drop for Instance {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn resume(thread: &str, after_seq: Option<u64>) -> Value {
+    json!({ "type": "CUSTOM", "name": "agora:resume", "value": { "threadId": thread, "afterSeq": after_seq } })
+}
+
+fn seq(event: &Value) -> u64 {
+    event["seq"]
+        .as_u64()
+        .unwrap_or_else(|| panic!("no seq: {event}"))
+}
+
+/// On A: an answered question, then the report run up to its approval. Returns the first
+/// answer, the events shown of the report run and the approval id.
+async fn report_waiting_for_approval(a: &Instance, thread: &str) -> (String, Vec<Value>, String) {
+    let mut socket = a.socket().await;
+    socket
+        .ask(thread, "Start inspectie bij Trattoria Finta Fiore")
+        .await;
+    let first = streamed_text(&socket.until_finished().await);
+    assert!(!first.is_empty());
+    socket.ask(thread, "Genereer het inspectierapport").await;
+    let shown = socket.until_approval_request().await;
+    let approval_id = shown.last().unwrap()["value"]["approvalId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    (first, shown, approval_id)
+}
+
+#[tokio::test]
+async fn a_run_started_on_a_is_resumed_and_approved_on_b_and_completes_on_a() {
+    let url = fresh_database().await;
+    let a = Instance::start(&url).await;
+    let b = Instance::start(&url).await;
+    let thread = uuid::Uuid::new_v4().to_string();
+    let (_, shown, approval_id) = report_waiting_for_approval(&a, &thread).await;
+    let last_seen = seq(shown.last().unwrap());
+    // The tablet lost A (its socket is gone) and reconnects through the balancer to B.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+
+    let mut socket = b.socket().await;
+    socket.send(&resume(&thread, Some(last_seen))).await;
+    let resumed = socket.next().await;
+    assert_eq!(resumed["name"], "agora:resumed", "{resumed}");
+    assert_eq!(resumed["value"]["mode"], "replay", "{resumed}");
+    assert_eq!(resumed["value"]["running"], true, "{resumed}");
+    assert_eq!(resumed["value"]["lastSeq"], last_seen, "{resumed}");
+
+    // Approved on B; the run waiting on A goes on, and B's client sees the rest of it.
+    socket.answer_approval(&approval_id, true, None).await;
+    let rest = socket.until_finished().await;
+    let numbers: Vec<u64> = rest
+        .iter()
+        .filter(|e| e.get("seq").is_some())
+        .map(seq)
+        .collect();
+    assert_eq!(numbers.first(), Some(&(last_seen + 1)), "{rest:?}");
+    assert!(
+        numbers.windows(2).all(|w| w[1] == w[0] + 1),
+        "contiguous: {numbers:?}"
+    );
+    let report_result = rest
+        .iter()
+        .find(|e| e["type"] == "TOOL_CALL_RESULT")
+        .unwrap_or_else(|| panic!("the report's result: {rest:?}"));
+    assert!(
+        !report_result["content"]
+            .as_str()
+            .unwrap_or("")
+            .contains("afgewezen"),
+        "{report_result}"
+    );
+    assert!(!streamed_text(&rest).is_empty());
+
+    // Both instances read the same thread, the approval recorded as the user's.
+    let history = a.history(&thread).await.to_string();
+    assert!(
+        history.contains("Genereer het inspectierapport"),
+        "{history}"
+    );
+    assert_eq!(history, b.history(&thread).await.to_string());
+    // A second answer, on either instance, is refused as a duplicate.
+    socket.answer_approval(&approval_id, false, None).await;
+    assert_eq!(socket.error_code().await, "duplicate_approval");
+}
+
+#[tokio::test]
+async fn a_killed_instance_s_run_is_marked_interrupted_by_the_other() {
+    let url = fresh_database().await;
+    let mut a = Instance::start(&url).await;
+    let b = Instance::start(&url).await;
+    let thread = uuid::Uuid::new_v4().to_string();
+    let (first, shown, _) = report_waiting_for_approval(&a, &thread).await;
+    let last_seen = seq(shown.last().unwrap());
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let mut follower = b.socket().await;
+    follower.send(&resume(&thread, Some(last_seen))).await;
+    assert_eq!(follower.next().await["value"]["mode"], "replay");
+
+    // SIGKILL: A renews nothing any more.
+    a.child.kill().unwrap();
+    a.child.wait().unwrap();
+    let killed = Instant::now();
+    let ended = follower.until(|e| e["type"] == "RUN_ERROR").await;
+    let waited = killed.elapsed();
+    let error = ended.last().unwrap();
+    assert_eq!(error["code"], "run_interrupted", "{error}");
+    assert_eq!(seq(error), last_seen + 1, "{error}");
+    // The lease runs out at most LEASE_SECS after A's last renewal; B looks every third of it.
+    eprintln!("interrupted {} ms after the kill", waited.as_millis());
+    assert!(
+        waited < Duration::from_secs(LEASE_SECS * 3),
+        "marked {waited:?} after the kill"
+    );
+
+    // Nothing completed is lost, and B says how the run ended.
+    let history = b.history(&thread).await;
+    let text = history.to_string();
+    assert!(
+        text.contains("Start inspectie bij Trattoria Finta Fiore"),
+        "{text}"
+    );
+    assert!(text.contains("Genereer het inspectierapport"), "{text}");
+    assert!(
+        strings(&history).contains(&first.as_str()),
+        "first answer kept whole: {text}"
+    );
+    for call in shown.iter().filter(|e| e["type"] == "TOOL_CALL_RESULT") {
+        let id = call["toolCallId"].as_str().unwrap();
+        assert!(text.contains(id), "tool result {id} kept");
+    }
+    let mut socket = b.socket().await;
+    socket.send(&resume(&thread, None)).await;
+    let resumed = socket.next().await;
+    assert_eq!(resumed["value"]["running"], false, "{resumed}");
+    assert_eq!(
+        resumed["value"]["lastRun"]["status"], "interrupted",
+        "{resumed}"
+    );
+
+    // The thread carries on at B.
+    let mut socket = b.socket().await;
+    socket
+        .ask(&thread, "Welke regels gelden voor allergeneninformatie?")
+        .await;
+    assert!(!streamed_text(&socket.until_finished().await).is_empty());
+}
+
+/// Every string anywhere in a JSON value.
+fn strings(value: &Value) -> Vec<&str> {
+    match value {
+        Value::String(s) => vec![s.as_str()],
+        Value::Array(items) => items.iter().flat_map(strings).collect(),
+        Value::Object(map) => map.values().flat_map(strings).collect(),
+        _ => Vec::new(),
+    }
+}
