@@ -60,8 +60,9 @@ bench:
 
 # Load from outside against the release binary (benches/load.rs); STAGES="idle:2000:200 runs:50x20"
 # picks stages, all of them by default.
+# `cluster:CxRxI` runs I instances on a throw-away PostgreSQL (fsync on, as in production).
 bench-load: setup build
-	AGORA_BIN=$(BIN) cargo bench --features ssr --bench load -- $(STAGES)
+	AGORA_BIN=$(BIN) PG_FSYNC=on scripts/with-postgres.sh cargo bench --features ssr --bench load -- $(STAGES)
 
 # Fuzz the protocol parsers (see fuzz/README.md): stable rustc with RUSTC_BOOTSTRAP=1, one job,
 # its own target dir. FUZZ_TARGET=client_message|apply_patch, FUZZ_TIME in seconds.

@@ -44,6 +44,11 @@ struct Server {
 
 impl Server {
     async fn start(binary: &PathBuf) -> Server {
+        Self::start_with(binary, &[]).await
+    }
+
+    /// Started with `extra` arguments (e.g. `--database-url`).
+    async fn start_with(binary: &PathBuf, extra: &[String]) -> Server {
         let port = std::net::TcpListener::bind("127.0.0.1:0")
             .unwrap()
             .local_addr()
@@ -58,6 +63,7 @@ impl Server {
             .args(["--max-connections-per-address", "100000"])
             .args(["--max-sockets-per-user", "100000"])
             .args(["--runs-per-minute", "1000000"])
+            .args(extra)
             .env("RUST_LOG", "warn")
             .stdout(Stdio::null())
             .stderr(Stdio::inherit())
@@ -323,17 +329,54 @@ async fn idle_stage(binary: &PathBuf, sockets: usize, slow: usize) {
 /// `connections` clients making `runs_each` runs; with `slow_reader`, the first of them reads
 /// one frame every [`SLOW_READER_PACE`] and the figures are of the others (is anyone held up
 /// by one who reads slowly?), the slow one's reported apart.
+/// Where a runs stage's servers keep their data: each its own SQLite file, or one shared
+/// PostgreSQL database.
+enum Storage {
+    Sqlite,
+    Postgres { instances: usize },
+}
+
 async fn runs_stage(binary: &PathBuf, connections: usize, runs_each: usize, slow_reader: bool) {
-    let server = Arc::new(Server::start(binary).await);
+    runs_on(binary, connections, runs_each, slow_reader, Storage::Sqlite).await;
+}
+
+async fn runs_on(
+    binary: &PathBuf,
+    connections: usize,
+    runs_each: usize,
+    slow_reader: bool,
+    storage: Storage,
+) {
+    let (servers, database) = match storage {
+        Storage::Sqlite => (vec![Arc::new(Server::start(binary).await)], None),
+        Storage::Postgres { instances } => {
+            let database = postgres::Database::fresh().await;
+            let args = ["--database-url".to_owned(), database.url.clone()];
+            let mut servers = Vec::new();
+            for _ in 0..instances {
+                servers.push(Arc::new(Server::start_with(binary, &args).await));
+            }
+            (servers, Some(database))
+        }
+    };
     // Warm the search index and the first database pages, outside the figures.
-    let mut warm = server.socket("warm".into()).await;
-    for step in 0..3 {
-        run(&mut warm, "warm", script(step)).await;
+    for server in &servers {
+        let mut warm = server.socket("warm".into()).await;
+        for step in 0..3 {
+            run(&mut warm, "warm", script(step)).await;
+        }
     }
-    let cpu_before = server.cpu();
+    let cpu = || servers.iter().map(|s| s.cpu()).sum::<Duration>();
+    let cpu_before = cpu();
+    let database_cpu_before = postgres::cpu();
+    let queries_before = match &database {
+        Some(database) => database.statements().await,
+        None => 0,
+    };
     let start = Instant::now();
     let tasks = (0..connections).map(|c| {
-        let server = server.clone();
+        // Clients spread over the instances, as a balancer without sticky sessions would.
+        let server = servers[c % servers.len()].clone();
         let pace = (slow_reader && c == 0).then_some(SLOW_READER_PACE);
         tokio::spawn(async move {
             let mut ws = server.socket(format!("load-{c}")).await;
@@ -359,7 +402,7 @@ async fn runs_stage(binary: &PathBuf, connections: usize, runs_each: usize, slow
         }
     }
     let wall = start.elapsed();
-    let cpu = server.cpu() - cpu_before;
+    let cpu = cpu() - cpu_before;
     let runs = timings.len() + slow.len();
     let mut totals: Vec<Duration> = timings.iter().map(|t| t.total).collect();
     totals.sort();
@@ -370,6 +413,22 @@ async fn runs_stage(binary: &PathBuf, connections: usize, runs_each: usize, slow
         println!(
             "slow reader: {connections} connections x {runs_each} runs, one of them reading a frame every {}",
             ms(SLOW_READER_PACE)
+        );
+    } else if let Some(database) = &database {
+        println!(
+            "cluster: {connections} connections x {runs_each} runs over {} instances on PostgreSQL",
+            servers.len()
+        );
+        let queries = database.statements().await - queries_before;
+        let database_cpu = postgres::cpu() - database_cpu_before;
+        println!(
+            "  PostgreSQL CPU {:.2} s: {:.2} ms a run (its processes together)",
+            database_cpu.as_secs_f64(),
+            database_cpu.as_secs_f64() * 1000.0 / (connections * runs_each) as f64
+        );
+        println!(
+            "  {queries} database statements: {:.1} a run (pg_stat_statements)",
+            queries as f64 / (connections * runs_each) as f64
         );
     } else {
         println!("runs: {connections} connections x {runs_each} runs");
@@ -567,6 +626,7 @@ async fn main() {
             "runs:50x20",
             "runs:200x5",
             "slow:200x5",
+            "cluster:200x5x2",
             "detached:200",
         ]
         .map(str::to_owned)
@@ -584,8 +644,84 @@ async fn main() {
             "idle" => idle_stage(&binary, number(1), number(2)).await,
             "runs" => runs_stage(&binary, number(1), number(2), false).await,
             "slow" => runs_stage(&binary, number(1), number(2), true).await,
+            "cluster" => {
+                let storage = Storage::Postgres {
+                    instances: number(3),
+                };
+                runs_on(&binary, number(1), number(2), false, storage).await
+            }
             "detached" => detached_stage(&binary, number(1)).await,
-            other => panic!("unknown stage {other}: idle:N:S, runs:CxR, slow:CxR or detached:N"),
+            other => panic!(
+                "unknown stage {other}: idle:N:S, runs:CxR, slow:CxR, cluster:CxRxI or detached:N"
+            ),
+        }
+    }
+}
+
+/// The PostgreSQL a `cluster` stage runs on: a fresh database on the server
+/// `AGORA_TEST_POSTGRES_URL` names (`make bench-load` starts one through
+/// `scripts/with-postgres.sh`, with fsync on and pg_stat_statements loaded).
+mod postgres {
+    use std::time::Duration;
+
+    use sqlx::Connection;
+
+    /// CPU time of every `postgres` process on the machine (the throw-away server's).
+    pub fn cpu() -> Duration {
+        let per_second = unsafe { libc::sysconf(libc::_SC_CLK_TCK) } as u64;
+        let mut ticks = 0;
+        for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+            let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
+                continue;
+            };
+            if !stat.contains(" (postgres) ") {
+                continue;
+            }
+            let rest = &stat[stat.rfind(')').unwrap() + 2..];
+            let fields: Vec<&str> = rest.split(' ').collect();
+            ticks +=
+                fields[11].parse::<u64>().unwrap_or(0) + fields[12].parse::<u64>().unwrap_or(0);
+        }
+        Duration::from_micros(ticks * 1_000_000 / per_second)
+    }
+
+    pub struct Database {
+        pub url: String,
+    }
+
+    impl Database {
+        pub async fn fresh() -> Self {
+            let server = std::env::var("AGORA_TEST_POSTGRES_URL").expect(
+                "AGORA_TEST_POSTGRES_URL is not set: run through `make bench-load` or scripts/with-postgres.sh",
+            );
+            let name = format!("agora_load_{}", uuid::Uuid::new_v4().simple());
+            let mut connection = sqlx::PgConnection::connect(&server).await.unwrap();
+            sqlx::query(&format!("CREATE DATABASE {name}"))
+                .execute(&mut connection)
+                .await
+                .unwrap();
+            let (base, _) = server.rsplit_once('/').unwrap();
+            let url = format!("{base}/{name}");
+            let mut connection = sqlx::PgConnection::connect(&url).await.unwrap();
+            sqlx::query("CREATE EXTENSION IF NOT EXISTS pg_stat_statements")
+                .execute(&mut connection)
+                .await
+                .expect("pg_stat_statements (shared_preload_libraries)");
+            Self { url }
+        }
+
+        /// Statements this database has executed so far (every query, BEGIN and COMMIT).
+        pub async fn statements(&self) -> u64 {
+            let mut connection = sqlx::PgConnection::connect(&self.url).await.unwrap();
+            let (calls,): (Option<i64>,) = sqlx::query_as(
+                "SELECT CAST(SUM(calls) AS BIGINT) FROM pg_stat_statements \
+                 WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database()) \
+                 AND query NOT LIKE '%pg_stat_statements%'",
+            )
+            .fetch_one(&mut connection)
+            .await
+            .unwrap();
+            calls.unwrap_or(0) as u64
         }
     }
 }

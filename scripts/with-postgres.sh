@@ -26,7 +26,7 @@ stop() {
 trap stop EXIT
 "${run[@]}" "$bin/initdb" -D "$dir/data" -A trust -U agora -E UTF8 --no-sync >/dev/null
 "${run[@]}" "$bin/pg_ctl" -D "$dir/data" -l "$dir/log" -w -o \
-  "-p $port -k $dir -c listen_addresses=127.0.0.1 -c max_connections=300 -c fsync=${PG_FSYNC:-off}" \
+  "-p $port -k $dir -c listen_addresses=127.0.0.1 -c max_connections=300 -c fsync=${PG_FSYNC:-off} -c shared_preload_libraries=pg_stat_statements" \
   start >/dev/null || { cat "$dir/log" >&2; exit 1; }
 export AGORA_TEST_POSTGRES_URL="postgres://agora@127.0.0.1:$port/postgres"
 "$@"
