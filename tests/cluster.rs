@@ -6,88 +6,45 @@
 
 mod common;
 
-use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use common::binary::Binary;
 use common::postgres::fresh_database;
-use common::{Socket, TempDir, streamed_text};
+use common::{TempDir, streamed_text, strings};
 use serde_json::{Value, json};
 
 /// Seconds a run's lease lasts in these tests (30 by default).
 const LEASE_SECS: u64 = 3;
 
+/// One instance: the binary on the shared database, with a data directory of its own for
+/// reports.
 struct Instance {
-    child: Child,
-    addr: String,
+    binary: Binary,
     _dir: TempDir,
 }
 
 impl Instance {
     async fn start(database_url: &str) -> Self {
         let dir = TempDir::new("agora-cluster");
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
-        let addr = format!("127.0.0.1:{port}");
-        let binary = std::env::var("AGORA_BIN")
-            .unwrap_or_else(|_| env!("CARGO_BIN_EXE_agora-hai").to_owned());
-        let mut child = Command::new(binary)
-            .args([
-                "--auth",
-                "dev",
-                "--addr",
-                &addr,
-                "--database-url",
-                database_url,
-            ])
-            .args(["--run-lease-secs", &LEASE_SECS.to_string(), "--data-dir"])
-            .arg(&dir.0)
-            .env("RUST_LOG", "warn")
-            .stdout(Stdio::null())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .unwrap();
-        for _ in 0..300 {
-            if reqwest::get(format!("http://{addr}/ready"))
-                .await
-                .is_ok_and(|r| r.status().is_success())
-            {
-                return Self {
-                    child,
-                    addr,
-                    _dir: dir,
-                };
-            }
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-        let _ = child.kill();
-        let _ = child.wait();
-        panic!("the binary did not come up on {addr}");
+        let lease = LEASE_SECS.to_string();
+        let args = ["--database-url", database_url, "--run-lease-secs", &lease];
+        let binary = Binary::start(
+            args.iter()
+                .map(std::ffi::OsStr::new)
+                .chain(["--data-dir".as_ref(), dir.0.as_os_str()]),
+        )
+        .await;
+        Self { binary, _dir: dir }
     }
 
-    async fn socket(&self) -> Socket {
-        Socket::connect(&format!("ws://{}/ws", self.addr)).await
+    async fn socket(&self) -> common::Socket {
+        self.binary.socket().await
     }
 
     async fn history(&self, thread: &str) -> Value {
-        reqwest::get(format!(
-            "http://{}/sessions/{thread}/history?include_tools=true",
-            self.addr
-        ))
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap()
-    }
-}
-
-impl Drop for Instance {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        self.binary
+            .get(&format!("/sessions/{thread}/history?include_tools=true"))
+            .await
     }
 }
 
@@ -190,8 +147,7 @@ async fn a_killed_instance_s_run_is_marked_interrupted_by_the_other() {
     assert_eq!(follower.next().await["value"]["mode"], "replay");
 
     // SIGKILL: A renews nothing any more.
-    a.child.kill().unwrap();
-    a.child.wait().unwrap();
+    a.binary.kill();
     let killed = Instant::now();
     let ended = follower.until(|e| e["type"] == "RUN_ERROR").await;
     let waited = killed.elapsed();
@@ -236,14 +192,4 @@ async fn a_killed_instance_s_run_is_marked_interrupted_by_the_other() {
         .ask(&thread, "Welke regels gelden voor allergeneninformatie?")
         .await;
     assert!(!streamed_text(&socket.until_finished().await).is_empty());
-}
-
-/// Every string anywhere in a JSON value.
-fn strings(value: &Value) -> Vec<&str> {
-    match value {
-        Value::String(s) => vec![s.as_str()],
-        Value::Array(items) => items.iter().flat_map(strings).collect(),
-        Value::Object(map) => map.values().flat_map(strings).collect(),
-        _ => Vec::new(),
-    }
 }

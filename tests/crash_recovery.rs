@@ -4,74 +4,15 @@
 
 mod common;
 
-use std::process::{Child, Command, Stdio};
-use std::time::Duration;
-
-use common::{Socket, TempDir, assert_agora_clean, streamed_text};
-use serde_json::Value;
-
-struct Binary {
-    child: Child,
-    addr: String,
-}
-
-impl Binary {
-    async fn start(data_dir: &std::path::Path) -> Self {
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
-        let addr = format!("127.0.0.1:{port}");
-        let mut child = Command::new(env!("CARGO_BIN_EXE_agora-hai"))
-            .args(["--auth", "dev", "--addr", &addr, "--data-dir"])
-            .arg(data_dir)
-            .env("RUST_LOG", "warn")
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        for _ in 0..200 {
-            if reqwest::get(format!("http://{addr}/health"))
-                .await
-                .is_ok_and(|r| r.status().is_success())
-            {
-                return Self { child, addr };
-            }
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-        let _ = child.kill();
-        let _ = child.wait();
-        panic!("the binary did not come up on {addr}");
-    }
-
-    async fn socket(&self) -> Socket {
-        Socket::connect(&format!("ws://{}/ws", self.addr)).await
-    }
-
-    async fn get(&self, path: &str) -> Value {
-        reqwest::get(format!("http://{}{path}", self.addr))
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap()
-    }
-}
-
-impl Drop for Binary {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
+use common::binary::Binary;
+use common::{TempDir, assert_agora_clean, streamed_text, strings};
 
 #[tokio::test]
 async fn a_killed_server_keeps_what_was_shown_and_marks_the_run_interrupted() {
     let dir = TempDir::new("agora-crash");
     let thread = uuid::Uuid::new_v4().to_string();
 
-    let mut server = Binary::start(&dir.0).await;
+    let mut server = Binary::start(["--data-dir".as_ref(), dir.0.as_os_str()]).await;
     let mut socket = server.socket().await;
     socket
         .ask(&thread, "Start inspectie bij Trattoria Finta Fiore")
@@ -88,12 +29,10 @@ async fn a_killed_server_keeps_what_was_shown_and_marks_the_run_interrupted() {
         .collect();
     assert!(!shown_results.is_empty());
 
-    // SIGKILL: no chance to flush or say goodbye.
-    server.child.kill().unwrap();
-    server.child.wait().unwrap();
+    server.kill();
     drop(server);
 
-    let server = Binary::start(&dir.0).await;
+    let server = Binary::start(["--data-dir".as_ref(), dir.0.as_os_str()]).await;
     let history = server
         .get(&format!("/sessions/{thread}/history?include_tools=true"))
         .await;
@@ -160,14 +99,4 @@ async fn a_killed_server_keeps_what_was_shown_and_marks_the_run_interrupted() {
     let next = socket.until_finished().await;
     assert_agora_clean(&next);
     assert!(!streamed_text(&next).is_empty());
-}
-
-/// Every string anywhere in a JSON value.
-fn strings(value: &Value) -> Vec<&str> {
-    match value {
-        Value::String(s) => vec![s.as_str()],
-        Value::Array(items) => items.iter().flat_map(strings).collect(),
-        Value::Object(map) => map.values().flat_map(strings).collect(),
-        _ => Vec::new(),
-    }
 }

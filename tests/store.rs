@@ -10,11 +10,12 @@ mod common;
 use std::sync::Arc;
 use std::time::Duration;
 
-use agora_hai::orchestrator::cluster::SharedEvent;
+use agora_hai::orchestrator::cluster::{Peers, SharedEvent};
 use agora_hai::orchestrator::store::{
     ApprovalDecision, ApprovalRecord, RunStatus, Store, StoreError,
 };
 use agora_hai::protocol::Message;
+use agora_hai::server::cluster::PgPeers;
 use agora_hai::server::store::{
     Database, Lease, NewUser, PreferencesUpdate, SqlStore, Theme, UNTITLED, UserRole, UserUpdate,
 };
@@ -83,6 +84,7 @@ both!(
     a_dead_instances_runs_are_interrupted_once_their_lease_runs_out,
     the_event_log_keeps_each_threads_events_in_order,
     rate_limits_hold_for_every_instance,
+    a_client_coming_back_elsewhere_gets_the_whole_log,
 );
 
 fn message(value: serde_json::Value) -> Message {
@@ -576,8 +578,6 @@ async fn the_event_log_keeps_each_threads_events_in_order(backend: Backend) {
     assert_eq!(after[0], event("t1", 200));
     assert!(after.windows(2).all(|w| w[1].seq == w[0].seq + 1));
     assert_eq!(store.events_after("t1", 100, 5).await.unwrap().len(), 5);
-    assert!(store.has_event("t1", 100).await.unwrap());
-    assert!(!store.has_event("t1", 99).await.unwrap());
     // Pruned by age: nothing is younger than an hour, everything is younger than zero.
     assert_eq!(
         store.prune_events(Duration::from_secs(3600)).await.unwrap(),
@@ -603,4 +603,27 @@ async fn rate_limits_hold_for_every_instance(backend: Backend) {
     assert!(a.take_run_slot("koen", 3).await.unwrap().is_some());
     // Someone else has their own allowance.
     assert_eq!(b.take_run_slot("fatima", 3).await.unwrap(), None);
+}
+
+async fn a_client_coming_back_elsewhere_gets_the_whole_log(backend: Backend) {
+    // What another instance reads for a client whose last event was `after`: everything from
+    // it on, however long (a run that ended rings no more), or nothing when `after` is gone.
+    let store = Arc::new(backend.open().await);
+    let events: Vec<SharedEvent> = (100..2_600)
+        .map(|seq| SharedEvent {
+            thread_id: "t1".to_owned(),
+            seq,
+            run_id: "r1".into(),
+            json: format!(r#"{{"type":"CUSTOM","name":"n","value":{seq},"seq":{seq}}}"#).into(),
+        })
+        .collect();
+    store.append_events(&events).await.unwrap();
+    let peers = PgPeers::start(store.clone());
+    let read = peers.events_after("t1", 150).await.unwrap().expect("held");
+    assert_eq!(read.len(), 2_450);
+    assert_eq!(read[0].seq, 150);
+    assert!(read.windows(2).all(|w| w[1].seq == w[0].seq + 1));
+    assert_eq!(read.last(), events.last());
+    assert_eq!(peers.events_after("t1", 99).await.unwrap(), None);
+    assert_eq!(peers.events_after("t2", 150).await.unwrap(), None);
 }

@@ -74,14 +74,22 @@ impl Peers for PgPeers {
         thread_id: &str,
         after_seq: u64,
     ) -> Result<Option<Vec<SharedEvent>>, StoreError> {
-        let events = self
+        let mut events = self
             .store
             .events_after(thread_id, after_seq.saturating_sub(1), FETCH)
             .await?;
-        Ok(events
-            .first()
-            .is_some_and(|first| first.seq == after_seq)
-            .then_some(events))
+        if events.first().is_none_or(|first| first.seq != after_seq) {
+            return Ok(None);
+        }
+        // All of it: a run that already ended rings no more, so nothing would fetch the rest.
+        let mut fetched = events.len();
+        while fetched == FETCH as usize {
+            let last = events.last().map_or(after_seq, |e| e.seq);
+            let more = self.store.events_after(thread_id, last, FETCH).await?;
+            fetched = more.len();
+            events.extend(more);
+        }
+        Ok(Some(events))
     }
 
     async fn forward_decision(&self, decision: ForwardedDecision) -> Result<(), Refusal> {

@@ -1,6 +1,7 @@
 //! A real server on port 0 with its own data directory, and a WebSocket client for it.
 #![allow(dead_code)] // each test binary uses its own part of this
 
+pub mod binary;
 pub mod postgres;
 pub mod users;
 
@@ -294,4 +295,14 @@ pub fn streamed_text(events: &[Value]) -> String {
 
 pub fn of_type<'a>(events: &'a [Value], kind: &str) -> Vec<&'a Value> {
     events.iter().filter(|e| e["type"] == kind).collect()
+}
+
+/// Every string anywhere in a JSON value.
+pub fn strings(value: &Value) -> Vec<&str> {
+    match value {
+        Value::String(s) => vec![s.as_str()],
+        Value::Array(items) => items.iter().flat_map(strings).collect(),
+        Value::Object(map) => map.values().flat_map(strings).collect(),
+        _ => Vec::new(),
+    }
 }

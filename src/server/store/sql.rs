@@ -473,16 +473,6 @@ impl InterruptRow {
     }
 }
 
-fn status_str(status: RunStatus) -> &'static str {
-    match status {
-        RunStatus::Running => "running",
-        RunStatus::Finished => "finished",
-        RunStatus::Error => "error",
-        RunStatus::Cancelled => "cancelled",
-        RunStatus::Interrupted => "interrupted",
-    }
-}
-
 fn parse_status(s: &str) -> Result<RunStatus, StoreError> {
     Ok(match s {
         "running" => RunStatus::Running,
@@ -827,7 +817,7 @@ impl Store for SqlStore {
             ));
         }
         let updated = sqlx::query(&self.sql("UPDATE runs SET status = ?, finished_at = ?, error = ? WHERE id = ? AND status = 'running'"))
-        .bind(status_str(status))
+        .bind(status.wire_name())
         .bind(self.now())
         .bind(error)
         .bind(run_id)

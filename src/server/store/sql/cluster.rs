@@ -185,20 +185,6 @@ impl SqlStore {
             .collect())
     }
 
-    /// Whether the log holds the thread's event `seq` (so everything after it is there too).
-    pub async fn has_event(&self, thread_id: &str, seq: u64) -> Result<bool, StoreError> {
-        let _timed = timed("has_event");
-        let found: Option<(i64,)> = sqlx::query_as(
-            &self.sql("SELECT seq FROM thread_events WHERE thread_id = ? AND seq = ?"),
-        )
-        .bind(thread_id)
-        .bind(seq_to_db(seq))
-        .fetch_optional(&self.pool)
-        .await
-        .map_err(backend)?;
-        Ok(found.is_some())
-    }
-
     /// The highest number the log holds for the thread (0 when none): a run starting on any
     /// instance numbers its events above it.
     pub async fn last_event_seq(&self, thread_id: &str) -> Result<u64, StoreError> {
