@@ -312,6 +312,36 @@ async fn agents_lists_the_four_agents() {
 // ---------------------------------------------------------------------------------------------
 // Sessions.
 
+/// The browser reads the real server's answers with the same types the server wrote them with.
+#[tokio::test]
+async fn the_browser_reads_the_servers_answers() {
+    use agora_hai::ui::api::{parse_agents, parse_sessions, parse_user_name};
+    let server = TestServer::start().await;
+    server.seed_thread("s1", DEV_USER_ID, &conversation()).await;
+    let text = |path: &'static str| {
+        let url = server.url(path);
+        async move { reqwest::get(url).await.unwrap().text().await.unwrap() }
+    };
+
+    let sessions = parse_sessions(&text("/sessions").await).unwrap();
+    assert_eq!(sessions.len(), 1);
+    assert_eq!(sessions[0].session_id, "s1");
+    assert_eq!(
+        sessions[0].label(),
+        Some("Start inspectie bij Trattoria Finta Fiore")
+    );
+    let agents = parse_agents(&text("/agents").await).unwrap();
+    assert_eq!(agents.active_agents.len(), 4);
+    assert_eq!(
+        agents.name_of("reporting-agent"),
+        Some("Rapportage Specialist")
+    );
+    assert_eq!(
+        parse_user_name(&text("/users/me").await).as_deref(),
+        Some(agora_hai::server::store::DEV_USER_NAME)
+    );
+}
+
 #[tokio::test]
 async fn sessions_list_by_last_activity_with_paging() {
     let server = TestServer::start().await;

@@ -14,31 +14,8 @@
 
 use super::llm::planner::Lang;
 
-/// The user's choice (`spoken_text_type` in their preferences).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum SpokenTextType {
-    Dictate,
-    #[default]
-    Summarize,
-}
-
-impl SpokenTextType {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Dictate => "dictate",
-            Self::Summarize => "summarize",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<Self> {
-        match s {
-            "dictate" => Some(Self::Dictate),
-            "summarize" => Some(Self::Summarize),
-            _ => None,
-        }
-    }
-}
+/// The user's choice (`spoken_text_type` in their preferences): a wire type.
+pub use crate::protocol::rest::SpokenTextType;
 
 /// Sentences a summary keeps at most, and the length it stops adding at.
 const SUMMARY_SENTENCES: usize = 3;

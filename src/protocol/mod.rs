@@ -8,10 +8,12 @@
 //! - Order rules: [`Verifier`] (incremental) and [`verify`], in two [`Dialect`]s.
 //! - Shared state: [`apply_patch`] for `STATE_DELTA`.
 //! - Tool names for people: [`tools::display_names`].
+//! - REST payloads the browser reads and writes: [`rest`].
 
 pub mod agora;
 mod events;
 mod input;
+pub mod rest;
 mod state;
 pub mod tools;
 mod verify;

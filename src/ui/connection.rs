@@ -257,6 +257,20 @@ mod client {
         pub timer: Option<TimeoutHandle>,
     }
 
+    impl Inner {
+        /// Closes the socket without hearing from it again (its handlers go with it).
+        fn drop_socket(&mut self) {
+            if let Some(old) = self.socket.take() {
+                old.set_onopen(None);
+                old.set_onmessage(None);
+                old.set_onclose(None);
+                let _ = old.close();
+            }
+            self.handlers = None;
+            self.awaiting_history = false;
+        }
+    }
+
     struct Handlers {
         _open: Closure<dyn FnMut()>,
         _message: Closure<dyn FnMut(MessageEvent)>,
@@ -371,14 +385,7 @@ mod client {
                 if let Some(timer) = inner.timer.take() {
                     timer.clear();
                 }
-                if let Some(old) = inner.socket.take() {
-                    old.set_onopen(None);
-                    old.set_onmessage(None);
-                    old.set_onclose(None);
-                    let _ = old.close();
-                }
-                inner.handlers = None;
-                inner.awaiting_history = false;
+                inner.drop_socket();
             });
             self.chat.disconnected();
             self.status.set(ConnectionStatus::Offline);
@@ -392,17 +399,7 @@ mod client {
                 "ws"
             };
             let host = location.host().unwrap_or_default();
-            // Drop an earlier socket quietly.
-            inner(|inner| {
-                if let Some(old) = inner.socket.take() {
-                    old.set_onopen(None);
-                    old.set_onmessage(None);
-                    old.set_onclose(None);
-                    let _ = old.close();
-                }
-                inner.handlers = None;
-                inner.awaiting_history = false;
-            });
+            inner(Inner::drop_socket);
             let Ok(socket) = WebSocket::new(&format!("{scheme}://{host}/ws")) else {
                 self.schedule_reconnect();
                 return;

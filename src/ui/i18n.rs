@@ -19,6 +19,14 @@ impl Lang {
         }
     }
 
+    /// The tag stored in the user's preferences (`language`).
+    pub fn tag(self) -> &'static str {
+        match self {
+            Lang::Nl => "nl-NL",
+            Lang::En => "en-GB",
+        }
+    }
+
     /// `nl`, `nl-NL`, `en-GB`… anything else is Dutch.
     pub fn parse(code: &str) -> Lang {
         if code.trim().to_ascii_lowercase().starts_with("en") {

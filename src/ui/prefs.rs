@@ -8,34 +8,13 @@
 use leptos::prelude::*;
 
 use super::i18n::{Key, Lang};
+#[cfg(feature = "hydrate")]
+use crate::protocol::rest::PreferencesUpdate;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Theme {
-    Light,
-    Dark,
-    #[default]
-    System,
-}
+pub use crate::protocol::rest::Theme;
 
+/// How the screen names a theme (the wire's [`Theme`] is shared with the server).
 impl Theme {
-    pub const ALL: [Theme; 3] = [Theme::System, Theme::Light, Theme::Dark];
-
-    pub fn code(self) -> &'static str {
-        match self {
-            Theme::Light => "light",
-            Theme::Dark => "dark",
-            Theme::System => "system",
-        }
-    }
-
-    pub fn parse(code: &str) -> Theme {
-        match code {
-            "light" => Theme::Light,
-            "dark" => Theme::Dark,
-            _ => Theme::System,
-        }
-    }
-
     pub fn label(self) -> Key {
         match self {
             Theme::Light => Key::ThemeLight,
@@ -181,7 +160,7 @@ impl Prefs {
                 self.lang.set(Lang::parse(&lang));
             }
             if let Some(theme) = storage_get(THEME_KEY) {
-                self.theme.set(Theme::parse(&theme));
+                self.theme.set(Theme::parse(&theme).unwrap_or_default());
             }
             if storage_get(HOOD_KEY).as_deref() == Some("open") {
                 self.hood.set(true);
@@ -200,11 +179,10 @@ impl Prefs {
             set_lang_cookie(lang);
             if storage_get(LANG_KEY).unwrap_or_else(|| rendered.code().into()) != lang.code() {
                 storage_set(LANG_KEY, lang.code());
-                let tag = match lang {
-                    Lang::Nl => "nl-NL",
-                    Lang::En => "en-GB",
-                };
-                save_preferences(serde_json::json!({ "language": tag }));
+                save_preferences(PreferencesUpdate {
+                    language: Some(lang.tag().to_owned()),
+                    ..Default::default()
+                });
             }
         });
         Effect::new(move || {
@@ -222,10 +200,13 @@ impl Prefs {
                 let _ = root.class_list().toggle_with_force("dark", dark);
             }
             if ready.get_value()
-                && storage_get(THEME_KEY).unwrap_or_else(|| "system".into()) != theme.code()
+                && storage_get(THEME_KEY).unwrap_or_else(|| "system".into()) != theme.as_str()
             {
-                storage_set(THEME_KEY, theme.code());
-                save_preferences(serde_json::json!({ "theme": theme.code() }));
+                storage_set(THEME_KEY, theme.as_str());
+                save_preferences(PreferencesUpdate {
+                    theme: Some(theme),
+                    ..Default::default()
+                });
             }
         });
         Effect::new(move || {
@@ -252,10 +233,12 @@ fn set_lang_cookie(lang: Lang) {
 
 /// The user's stored preferences follow the screen (`PUT /users/me/preferences`).
 #[cfg(feature = "hydrate")]
-fn save_preferences(body: serde_json::Value) {
+fn save_preferences(update: PreferencesUpdate) {
+    let Ok(body) = serde_json::to_string(&update) else {
+        return;
+    };
     leptos::task::spawn_local(async move {
-        let _ = super::browser::fetch_text("PUT", "/users/me/preferences", Some(body.to_string()))
-            .await;
+        let _ = super::browser::fetch_text("PUT", "/users/me/preferences", Some(body)).await;
     });
 }
 

@@ -8,6 +8,7 @@ use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
 
 use crate::orchestrator::agents::AGENTS;
+use crate::protocol::rest::{AgentInfo, AgentList};
 
 /// What `/agents` reports as each agent's model until the orchestrator's provider is
 /// in the state: the embedded deterministic planner.
@@ -57,19 +58,19 @@ fn prefers_json(headers: &HeaderMap) -> bool {
     json > 0.0 && json > quality("text", "html")
 }
 
-pub async fn agents() -> Json<Value> {
-    let active: Vec<Value> = AGENTS
-        .iter()
-        .map(|agent| {
-            json!({
-                "id": agent.id,
-                "name": agent.name,
-                "model": MODEL,
-                "description": agent.description,
+pub async fn agents() -> Json<AgentList> {
+    Json(AgentList {
+        active_agents: AGENTS
+            .iter()
+            .map(|agent| AgentInfo {
+                id: agent.id.to_owned(),
+                name: agent.name.to_owned(),
+                model: MODEL.to_owned(),
+                description: agent.description.to_owned(),
             })
-        })
-        .collect();
-    Json(json!({ "active_agents": active, "inactive_agents": [] }))
+            .collect(),
+        inactive_agents: Vec::new(),
+    })
 }
 
 #[cfg(test)]

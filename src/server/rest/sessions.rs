@@ -10,21 +10,22 @@ use serde_json::{Map, Value, json};
 
 use super::{AppError, CurrentUser, Paging, json_object, query_bool, timestamp};
 use crate::protocol::Message;
+use crate::protocol::rest::{SessionList, SessionMetadata};
 use crate::server::AppState;
 use crate::server::store::{MAX_TITLE_CHARS, ThreadSummary, user_text};
 
 /// The contract's `SessionMetadata`.
-fn metadata_json(summary: &ThreadSummary) -> Value {
+fn session_metadata(summary: &ThreadSummary) -> SessionMetadata {
     let thread = &summary.thread;
-    json!({
-        "sessionId": thread.id,
-        "userId": thread.owner,
-        "title": thread.title,
-        "firstMessagePreview": summary.first_message_preview,
-        "messageCount": thread.message_count,
-        "createdAt": timestamp(thread.created_at),
-        "lastActivity": timestamp(thread.last_activity),
-    })
+    SessionMetadata {
+        session_id: thread.id.clone(),
+        user_id: thread.owner.clone(),
+        title: thread.title.clone(),
+        first_message_preview: summary.first_message_preview.clone(),
+        message_count: thread.message_count,
+        created_at: timestamp(thread.created_at),
+        last_activity: timestamp(thread.last_activity),
+    }
 }
 
 /// The session if it exists and belongs to `user`.
@@ -47,18 +48,17 @@ pub async fn list(
     State(state): State<AppState>,
     user: CurrentUser,
     Query(query): Query<HashMap<String, String>>,
-) -> Result<Json<Value>, AppError> {
+) -> Result<Json<SessionList>, AppError> {
     let paging = Paging::from_query(&query)?;
     let page = state
         .db
         .list_threads(&user.id, paging.limit, paging.offset)
         .await?;
-    let sessions: Vec<Value> = page.items.iter().map(metadata_json).collect();
-    Ok(Json(json!({
-        "success": true,
-        "sessions": sessions,
-        "totalCount": page.total,
-    })))
+    Ok(Json(SessionList {
+        success: true,
+        sessions: page.items.iter().map(session_metadata).collect(),
+        total_count: page.total,
+    }))
 }
 
 /// `GET /sessions/{id}/metadata`.
@@ -69,7 +69,7 @@ pub async fn metadata(
 ) -> Result<Json<Value>, AppError> {
     let summary = owned(&state, &user, &session_id).await?;
     Ok(Json(
-        json!({ "success": true, "session": metadata_json(&summary) }),
+        json!({ "success": true, "session": session_metadata(&summary) }),
     ))
 }
 
@@ -190,7 +190,7 @@ pub async fn update(
     owned(&state, &user, &session_id).await?;
     let summary = state.db.rename_thread(&session_id, &title).await?;
     Ok(Json(
-        json!({ "success": true, "session": metadata_json(&summary) }),
+        json!({ "success": true, "session": session_metadata(&summary) }),
     ))
 }
 

@@ -10,6 +10,7 @@ use axum::http::StatusCode;
 use serde_json::{Map, Value, json};
 
 use super::{AppError, CurrentUser, Paging, json_object, timestamp};
+use crate::protocol::rest::UserProfile;
 use crate::server::AppState;
 use crate::server::auth::{AuthMode, hash_password_blocking, require_admin};
 use crate::server::store::{
@@ -21,16 +22,16 @@ use crate::server::ws::Revoked;
 const MAX_NAME_CHARS: usize = 200;
 
 /// The contract's `UserProfile`.
-fn profile_json(user: &UserRecord) -> Value {
-    json!({
-        "id": user.id,
-        "email": user.email,
-        "name": user.name,
-        "role": user.role,
-        "preferences": user.preferences,
-        "createdAt": timestamp(user.created_at),
-        "lastActivity": timestamp(user.last_activity),
-    })
+fn profile(user: &UserRecord) -> UserProfile {
+    UserProfile {
+        id: user.id.clone(),
+        email: user.email.clone(),
+        name: user.name.clone(),
+        role: user.role,
+        preferences: user.preferences.clone(),
+        created_at: timestamp(user.created_at),
+        last_activity: timestamp(user.last_activity),
+    }
 }
 
 fn bad(message: impl Into<String>) -> AppError {
@@ -134,9 +135,12 @@ fn preferences_update(body: &Map<String, Value>) -> Result<PreferencesUpdate, Ap
 }
 
 /// `GET /users/me`: the bare `UserProfile`.
-pub async fn me(State(state): State<AppState>, user: CurrentUser) -> Result<Json<Value>, AppError> {
+pub async fn me(
+    State(state): State<AppState>,
+    user: CurrentUser,
+) -> Result<Json<UserProfile>, AppError> {
     let record = state.db.user(&user.id).await?;
-    Ok(Json(profile_json(&record)))
+    Ok(Json(profile(&record)))
 }
 
 /// `GET /users/me/preferences`.
@@ -198,7 +202,7 @@ pub async fn create(
     }
     Ok((
         StatusCode::CREATED,
-        Json(json!({ "success": true, "user": profile_json(&record) })),
+        Json(json!({ "success": true, "user": profile(&record) })),
     ))
 }
 
@@ -211,7 +215,7 @@ pub async fn list(
     require_admin(&admin)?;
     let paging = Paging::from_query(&query)?;
     let page = state.db.list_users(paging.limit, paging.offset).await?;
-    let users: Vec<Value> = page.items.iter().map(profile_json).collect();
+    let users: Vec<UserProfile> = page.items.iter().map(profile).collect();
     Ok(Json(
         json!({ "success": true, "users": users, "totalCount": page.total }),
     ))
@@ -227,9 +231,7 @@ pub async fn get(
         require_admin(&asking)?;
     }
     let record = state.db.user(&user_id).await?;
-    Ok(Json(
-        json!({ "success": true, "user": profile_json(&record) }),
-    ))
+    Ok(Json(json!({ "success": true, "user": profile(&record) })))
 }
 
 /// `PUT /users/{id}`: `name` and `role` as query parameters (the contract), and also a JSON
@@ -312,9 +314,7 @@ pub async fn update(
             .sockets
             .revoke_other_sessions(&user_id, keep, Revoked::PasswordChanged);
     }
-    Ok(Json(
-        json!({ "success": true, "user": profile_json(&record) }),
-    ))
+    Ok(Json(json!({ "success": true, "user": profile(&record) })))
 }
 
 /// Refuses to remove the last enabled admin (409): nobody could manage the accounts after.

@@ -11,6 +11,8 @@ pub use crate::orchestrator::store::{
     ApprovalDecision, ApprovalRecord, InterruptRecord, InterruptResolution, RunRecord, RunStatus,
     Store, StoreError, ThreadRecord,
 };
+/// The user's role, settings and their parts are wire types: the browser reads them too.
+pub use crate::protocol::rest::{Preferences, PreferencesUpdate, SpokenTextType, Theme, UserRole};
 use crate::protocol::{InputContent, UserContent, UserMessage};
 pub use sql::{ExpiredRun, Lease, PendingApproval, SqlDialect, SqlStore};
 
@@ -27,119 +29,6 @@ pub const AUTO_TITLE_CHARS: usize = 60;
 pub const MAX_TITLE_CHARS: usize = 200;
 /// `firstMessagePreview` is at most this many characters, ellipsis included.
 pub const PREVIEW_CHARS: usize = 100;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum UserRole {
-    Admin,
-    Inspector,
-    Viewer,
-}
-
-impl UserRole {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Admin => "admin",
-            Self::Inspector => "inspector",
-            Self::Viewer => "viewer",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<Self> {
-        match s {
-            "admin" => Some(Self::Admin),
-            "inspector" => Some(Self::Inspector),
-            "viewer" => Some(Self::Viewer),
-            _ => None,
-        }
-    }
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Theme {
-    Light,
-    Dark,
-    System,
-}
-
-impl Theme {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Light => "light",
-            Self::Dark => "dark",
-            Self::System => "system",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<Self> {
-        match s {
-            "light" => Some(Self::Light),
-            "dark" => Some(Self::Dark),
-            "system" => Some(Self::System),
-            _ => None,
-        }
-    }
-}
-
-/// The user's spoken-text choice; the orchestrator makes the spoken text.
-pub use crate::orchestrator::spoken::SpokenTextType;
-
-/// A user's settings; the contract's `UserPreferences`, defaults included.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Preferences {
-    pub theme: Theme,
-    pub notifications_enabled: bool,
-    pub default_agent_id: String,
-    pub language: String,
-    pub spoken_text_type: SpokenTextType,
-}
-
-impl Default for Preferences {
-    fn default() -> Self {
-        Self {
-            theme: Theme::System,
-            notifications_enabled: true,
-            default_agent_id: "general-agent".to_owned(),
-            language: "nl-NL".to_owned(),
-            spoken_text_type: SpokenTextType::Summarize,
-        }
-    }
-}
-
-/// A partial update of [`Preferences`]: `None` keeps the current value.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct PreferencesUpdate {
-    pub theme: Option<Theme>,
-    pub notifications_enabled: Option<bool>,
-    pub default_agent_id: Option<String>,
-    pub language: Option<String>,
-    pub spoken_text_type: Option<SpokenTextType>,
-}
-
-impl PreferencesUpdate {
-    pub fn is_empty(&self) -> bool {
-        *self == Self::default()
-    }
-
-    pub fn apply(&self, to: &mut Preferences) {
-        if let Some(theme) = self.theme {
-            to.theme = theme;
-        }
-        if let Some(enabled) = self.notifications_enabled {
-            to.notifications_enabled = enabled;
-        }
-        if let Some(agent) = &self.default_agent_id {
-            to.default_agent_id.clone_from(agent);
-        }
-        if let Some(language) = &self.language {
-            to.language.clone_from(language);
-        }
-        if let Some(kind) = self.spoken_text_type {
-            to.spoken_text_type = kind;
-        }
-    }
-}
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct UserRecord {
@@ -198,8 +87,6 @@ pub struct Page<T> {
     pub total: u64,
 }
 
-/// What the REST API needs beyond the orchestrator's [`Store`]. `AppState` holds an
-/// `Arc<dyn Database>`; the orchestrator takes it as `Arc<dyn Store>` (trait upcasting).
 /// A user as sign-in sees them: the record, the password hash (none until one is set) and
 /// whether an admin disabled the account.
 #[derive(Debug, Clone, PartialEq)]
@@ -245,6 +132,8 @@ pub trait AuthStore: Send + Sync + 'static {
     async fn delete_session(&self, token_hash: &str) -> Result<(), StoreError>;
 }
 
+/// What the REST API needs beyond the orchestrator's [`Store`]. `AppState` holds an
+/// `Arc<dyn Database>`; the orchestrator takes it as `Arc<dyn Store>` (trait upcasting).
 #[async_trait::async_trait]
 pub trait Database: Store + AuthStore {
     /// Whether the database answers (`/ready`).

@@ -13,7 +13,7 @@ pub fn AgentList() -> impl IntoView {
     view! {
         <ul class="flex flex-col gap-1">
             <For
-                each=move || directory.agents.get()
+                each=move || directory.agents.with(|agents| agents.active_agents.clone())
                 key=|agent| agent.id.clone()
                 children=|agent| view! { <AgentRow id=agent.id name=agent.name /> }
             />

@@ -9,7 +9,7 @@ pub fn ThemeSwitch() -> impl IntoView {
     let prefs = expect_context::<Prefs>();
     let option = move |theme: Theme| {
         view! {
-            <option value=theme.code() selected=move || prefs.theme.get() == theme>
+            <option value=theme.as_str() selected=move || prefs.theme.get() == theme>
                 {move || prefs.t(theme.label())}
             </option>
         }
@@ -19,8 +19,8 @@ pub fn ThemeSwitch() -> impl IntoView {
         <select
             id="theme-select"
             class="rounded-md border border-slate-300 bg-white px-1 py-1 text-xs focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-emerald-600 dark:border-slate-600 dark:bg-slate-900"
-            prop:value=move || prefs.theme.get().code()
-            on:change=move |ev| prefs.theme.set(Theme::parse(&event_target_value(&ev)))
+            prop:value=move || prefs.theme.get().as_str()
+            on:change=move |ev| prefs.theme.set(Theme::parse(&event_target_value(&ev)).unwrap_or_default())
         >
             {option(Theme::System)}
             {option(Theme::Light)}

@@ -5,7 +5,7 @@
 use leptos::html::{Button, Input};
 use leptos::prelude::*;
 
-use crate::ui::api::Session;
+use crate::ui::api::SessionMetadata;
 use crate::ui::api::Sessions;
 use crate::ui::chat::Chat;
 use crate::ui::connection::Connection;
@@ -62,7 +62,7 @@ impl ThreadList {
 const SMALL: &str = "rounded px-2 py-1 text-xs";
 
 #[component]
-pub fn ThreadItem(session: Session) -> impl IntoView {
+pub fn ThreadItem(session: SessionMetadata) -> impl IntoView {
     let list = expect_context::<ThreadList>();
     let prefs = expect_context::<Prefs>();
     let chat = expect_context::<Chat>();
@@ -76,7 +76,7 @@ pub fn ThreadItem(session: Session) -> impl IntoView {
             .with_value(|t| t.clone())
             .unwrap_or_else(|| prefs.t(Key::Untitled).to_owned())
     };
-    let stored_title = session.title.clone();
+    let stored_title = Some(session.title.clone()).filter(|t| !t.trim().is_empty());
     let last_activity = StoredValue::new(session.last_activity.clone());
     let mode = move || {
         list.editing.with(|editing| match editing {
