@@ -25,6 +25,8 @@ test("approved by mouse, the run continues and the report's PDF downloads", asyn
   const dialog = await askForReport(page);
   await expect(dialog).toContainText("Inspectierapport genereren");
   await expect(dialog).toContainText("generate_final_report");
+  // What the tool does, in the inspector's language (not the model's English description).
+  await expect(dialog).toContainText("Maakt het officiële inspectierapport (PDF)");
   await expect(dialog.locator("[data-risk=critical]")).toHaveText(/kritiek/i);
   await expect(dialog).toContainText('"kvk": "99990001"');
   await expect(dialog).toContainText("Rapportage Specialist wil");
@@ -138,4 +140,17 @@ test("several approvals are stepped through, 1 / n, with the risk colours", asyn
     ["a-medium", false, null],
     ["a-high", true, null],
   ]);
+});
+
+test("a tool the page does not know is described in the server's words", async ({ page }) => {
+  await fakeAgora(page, (_text, threadId) => [
+    ...runStart(threadId, "run-u"),
+    approvalRequest("a-unknown", "high", "delete_records"),
+  ]);
+  await page.goto("/");
+  await connected(page);
+  await send(page, "Verwijder de oude registraties");
+  const dialog = page.getByRole("dialog");
+  await expect(dialog).toContainText("delete_records");
+  await expect(dialog).toContainText("Beschrijving van delete_records");
 });

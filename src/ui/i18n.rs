@@ -189,11 +189,23 @@ pub fn relative_time(lang: Lang, then_ms: f64, now_ms: f64) -> String {
 /// The display name of a known tool in `lang`, for tool calls loaded from history (which carry
 /// only the tool's id) and for approval requests (`protocol::tools`, the server's own table).
 pub fn tool_display_name(tool: &str, lang: Lang) -> Option<&'static str> {
-    let (nl, en) = crate::protocol::tools::display_names(tool)?;
-    Some(match lang {
+    let text = crate::protocol::tools::tool_text(tool)?;
+    Some(pick(text.name, lang))
+}
+
+/// What a known tool does, in `lang`, else what the server says (`toolDescription`, written
+/// for the model); `None` when neither says anything.
+pub fn tool_about(tool: &str, from_server: &str, lang: Lang) -> Option<String> {
+    crate::protocol::tools::tool_text(tool)
+        .map(|text| pick(text.about, lang).to_owned())
+        .or_else(|| Some(from_server.trim().to_owned()).filter(|s| !s.is_empty()))
+}
+
+fn pick((nl, en): (&'static str, &'static str), lang: Lang) -> &'static str {
+    match lang {
         Lang::Nl => nl,
         Lang::En => en,
-    })
+    }
 }
 
 #[cfg(test)]
@@ -211,6 +223,30 @@ mod tests {
                 "{key:?}"
             );
         }
+    }
+
+    #[test]
+    fn a_known_tool_says_what_it_does_in_the_page_language_an_unknown_one_as_the_server_does() {
+        let about = |tool, server, lang| tool_about(tool, server, lang);
+        assert!(
+            about(
+                "get_company_info",
+                "Gets a company's register data",
+                Lang::Nl
+            )
+            .unwrap()
+            .starts_with("Haalt de registergegevens op")
+        );
+        assert!(
+            about("get_company_info", "", Lang::En)
+                .unwrap()
+                .starts_with("Gets the register data")
+        );
+        assert_eq!(
+            about("delete_everything", " Deletes it all. ", Lang::Nl).as_deref(),
+            Some("Deletes it all.")
+        );
+        assert_eq!(about("delete_everything", "  ", Lang::En), None);
     }
 
     #[test]

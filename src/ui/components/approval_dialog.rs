@@ -12,7 +12,7 @@ use crate::protocol::ToolApprovalRequest;
 use crate::ui::chat::Chat;
 use crate::ui::connection::Connection;
 use crate::ui::css::{FOCUS, MUTED};
-use crate::ui::i18n::{Key, format, tool_display_name};
+use crate::ui::i18n::{Key, format, tool_about, tool_display_name};
 use crate::ui::prefs::Prefs;
 use crate::ui::present::pretty_json;
 
@@ -137,6 +137,15 @@ fn Dialog() -> impl IntoView {
     let with_request = move |f: fn(&ToolApprovalRequest) -> String| {
         move || request.with(|r| r.as_ref().map(f).unwrap_or_default())
     };
+    // A known tool's own words in the page's language; the server's otherwise.
+    let description = move || {
+        let lang = prefs.lang.get();
+        request.with(|r| {
+            r.as_ref()
+                .and_then(|r| tool_about(&r.tool_name, &r.tool_description, lang))
+                .unwrap_or_default()
+        })
+    };
     let display_name = move || {
         request.with(|r| {
             let Some(r) = r else { return String::new() };
@@ -187,7 +196,7 @@ fn Dialog() -> impl IntoView {
                         </code>
                     </dd>
                     {field(Key::Description)}
-                    <dd id="approval-description">{with_request(|r| r.tool_description.clone())}</dd>
+                    <dd id="approval-description">{description}</dd>
                     {field(Key::Reasoning)}
                     <dd>{with_request(|r| r.reasoning.clone())}</dd>
                     {field(Key::Parameters)}

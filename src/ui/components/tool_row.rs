@@ -9,7 +9,7 @@ use leptos::prelude::*;
 use super::tool_details::ToolDetails;
 use crate::ui::chat::Chat;
 use crate::ui::css::{FOCUS, MUTED};
-use crate::ui::i18n::Key;
+use crate::ui::i18n::{Key, tool_about};
 use crate::ui::prefs::Prefs;
 use crate::ui::present::{status_style, tool_label};
 use crate::ui::state::ToolCall;
@@ -105,8 +105,14 @@ fn ToolCard(
     let call: Signal<ToolCall> = call.into();
     let label = move || call.with(|c| tool_label(c, prefs.lang.get()));
     let description = move || {
-        call.with(|c| c.description.clone())
-            .map(|d| view! { <p class=format!("text-xs {MUTED}")>{d}</p> })
+        call.with(|c| {
+            tool_about(
+                &c.name,
+                c.description.as_deref().unwrap_or(""),
+                prefs.lang.get(),
+            )
+        })
+        .map(|d| view! { <p class=format!("text-xs {MUTED}")>{d}</p> })
     };
     view! {
         <section
