@@ -35,21 +35,31 @@ export async function fakeAgora(
     ws.onMessage((message) => {
       const frame = JSON.parse(String(message));
       received.push(frame);
-      if (frame.type === "CUSTOM" && frame.name === "agora:history_request") {
-        send([{ type: "MESSAGES_SNAPSHOT", messages: history }]);
-      } else if (frame.type === "CUSTOM" && frame.name === "agora:resume") {
-        // As the real server answers a page that has nothing yet: the thread as stored.
-        const threadId = frame.value.threadId;
-        send([
-          { type: "CUSTOM", name: "agora:resumed", value: { threadId, mode: "snapshot", reason: "requested", lastSeq: 0, running: false } },
-          { type: "MESSAGES_SNAPSHOT", messages: history },
-        ]);
+      const stored = storedThread(frame, history);
+      if (stored) {
+        send(stored);
       } else if (!frame.type && Array.isArray(frame.messages)) {
         send(onRun(frame.messages[frame.messages.length - 1].content, frame.threadId));
       }
     });
   });
   return { received, send, socket: () => route };
+}
+
+/**
+ * The answer to a page asking for the thread as stored (`agora:history_request`, or
+ * `agora:resume` as the real server answers a page that has nothing yet); `undefined` for
+ * any other frame.
+ */
+export function storedThread(frame: any, history: unknown[] = []): AgoraEvent[] | undefined {
+  if (frame.type !== "CUSTOM") return undefined;
+  if (frame.name === "agora:history_request") return [{ type: "MESSAGES_SNAPSHOT", messages: history }];
+  if (frame.name !== "agora:resume") return undefined;
+  const threadId = frame.value.threadId;
+  return [
+    { type: "CUSTOM", name: "agora:resumed", value: { threadId, mode: "snapshot", reason: "requested", lastSeq: 0, running: false } },
+    { type: "MESSAGES_SNAPSHOT", messages: history },
+  ];
 }
 
 let counter = 0;

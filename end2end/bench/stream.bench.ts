@@ -3,7 +3,7 @@
 // question to the rendered Markdown, the longest main-thread task (PerformanceObserver
 // `longtask`), and the time in long tasks.
 import { test, expect } from "@playwright/test";
-import { longAnswer, textRun } from "./fake-agora";
+import { longAnswer, storedThread, textRun } from "./fake-agora";
 import { startFront } from "./ws-proxy";
 
 const TOKENS = 20_000;
@@ -13,8 +13,9 @@ test(`a ${TOKENS}-token answer streamed at full speed renders completely`, async
   const expected = chunks.join("");
   const front = await startFront(baseURL!, (text, send) => {
     const frame = JSON.parse(text);
-    if (frame.type === "CUSTOM" && frame.name === "agora:history_request") {
-      send([JSON.stringify({ type: "MESSAGES_SNAPSHOT", messages: [] })]);
+    const stored = storedThread(frame);
+    if (stored) {
+      send(stored.map((e) => JSON.stringify(e)));
     } else if (!frame.type) {
       send(textRun(frame.threadId, chunks, "regulation-agent").map((e) => JSON.stringify(e)));
     }
