@@ -2,7 +2,7 @@
 // fast as Node can: the page must show all of it. Reports the total time from sending the
 // question to the rendered Markdown, the longest main-thread task (PerformanceObserver
 // `longtask`), and the time in long tasks.
-import { test, expect } from "@playwright/test";
+import { test, expect } from "../support/fixtures";
 import { longAnswer, storedThread, textRun } from "./fake-agora";
 import { startFront } from "./ws-proxy";
 
