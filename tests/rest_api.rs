@@ -312,9 +312,11 @@ async fn agents_lists_the_four_agents() {
 // ---------------------------------------------------------------------------------------------
 // Sessions.
 
-/// The browser reads the real server's answers with the same types the server wrote them with.
+/// The browser reads the real server's answers with the same types the server wrote them
+/// with, and the server takes what the browser writes with them.
 #[tokio::test]
-async fn the_browser_reads_the_servers_answers() {
+async fn the_browser_and_the_server_read_each_other() {
+    use agora_hai::protocol::rest::{PreferencesUpdate, SessionRename, Theme, UserProfile};
     use agora_hai::ui::api::{parse_agents, parse_sessions, parse_user_name};
     let server = TestServer::start().await;
     server.seed_thread("s1", DEV_USER_ID, &conversation()).await;
@@ -340,6 +342,32 @@ async fn the_browser_reads_the_servers_answers() {
         parse_user_name(&text("/users/me").await).as_deref(),
         Some(agora_hai::server::store::DEV_USER_NAME)
     );
+
+    // What the theme switch and the language switch send, and a rename.
+    let update = PreferencesUpdate {
+        theme: Some(Theme::Dark),
+        language: Some("en-GB".to_owned()),
+        ..Default::default()
+    };
+    let (status, _) = server
+        .put(
+            "/users/me/preferences",
+            &serde_json::to_value(&update).unwrap(),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    let rename = SessionRename {
+        title: "Herinspectie Finta Fiore".to_owned(),
+    };
+    let (status, _) = server
+        .put("/sessions/s1", &serde_json::to_value(&rename).unwrap())
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    let me: UserProfile = serde_json::from_str(&text("/users/me").await).unwrap();
+    assert_eq!(me.preferences.theme, Theme::Dark);
+    assert_eq!(me.preferences.language, "en-GB");
+    let sessions = parse_sessions(&text("/sessions").await).unwrap();
+    assert_eq!(sessions[0].label(), Some("Herinspectie Finta Fiore"));
 }
 
 #[tokio::test]

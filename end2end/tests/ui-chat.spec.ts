@@ -3,6 +3,7 @@
 import { type Page } from "@playwright/test";
 import { test, expect } from "../support/fixtures";
 import { connected, send } from "../support/ui";
+import { type AgoraEvent, fakeAgora, textRun } from "../bench/fake-agora";
 
 const log = (page: Page) => page.getByRole("log");
 
@@ -97,4 +98,45 @@ test("Enter sends, Shift+Enter starts a new line, and the composer waits during 
     .filter({ hasText: "Bevinding: rauwe vis" });
   await expect(bubble).toContainText("naast groenten");
   await expect(log(page).locator("article").filter({ hasText: "Regelgeving Specialist" })).toBeVisible();
+});
+
+test("at its end an answer keeps the blocks it showed while streaming; a loose list is drawn again as one", async ({ page }) => {
+  const streamed = (answer: string) => answer.match(/[^]{1,7}/g)!;
+  let held: AgoraEvent[] = [];
+  const fake = await fakeAgora(page, (text, threadId) => {
+    const answer = text.includes("lijst")
+      ? "Twee punten:\n\n- koelcel\n\n- afvoer\n\nDat was het."
+      : "## Koelcel\n\nDe temperatuur was **9 °C**.\n\n- te warm\n- geen registratie\n\nTot slot een zin zonder regeleinde";
+    const events = textRun(threadId, streamed(answer), "regulation-agent");
+    // Everything up to the message's end now; the end when the test says so.
+    const end = events.findIndex((e) => e.type === "TEXT_MESSAGE_END");
+    held = events.slice(end);
+    return events.slice(0, end);
+  });
+  await page.goto("/");
+  await connected(page);
+  const answer = () => log(page).locator("article").last();
+
+  await send(page, "Hoe was de koelcel?");
+  await expect(answer().getByRole("heading", { name: "Koelcel" })).toBeVisible();
+  await expect(answer().locator("ul > li")).toHaveCount(2);
+  await answer().getByRole("heading", { name: "Koelcel" }).evaluate((h) => ((h as any).__streamed = true));
+  fake.send(held);
+  await expect(log(page).locator("article[aria-busy=true]")).toHaveCount(0);
+  // The same heading element, the list once, the last sentence as a paragraph, no caret.
+  expect(await answer().getByRole("heading", { name: "Koelcel" }).evaluate((h) => (h as any).__streamed === true)).toBe(true);
+  await expect(answer().locator("ul")).toHaveCount(1);
+  await expect(answer().locator("p", { hasText: "Tot slot een zin zonder regeleinde" })).toBeVisible();
+  await expect(answer().getByText("▍")).toHaveCount(0);
+  await expect(answer().locator("p.whitespace-pre-wrap")).toHaveCount(0);
+
+  await send(page, "Geef een lijst");
+  await expect(answer()).toContainText("Twee punten");
+  await expect(answer().locator("ul")).toHaveCount(2);
+  fake.send(held);
+  await expect(log(page).locator("article[aria-busy=true]")).toHaveCount(0);
+  // The blank lines had cut the list in two while it streamed; the whole text is one list.
+  await expect(answer().locator("ul")).toHaveCount(1);
+  await expect(answer().locator("ul > li")).toHaveCount(2);
+  await expect(answer().getByText("▍")).toHaveCount(0);
 });

@@ -280,9 +280,11 @@ impl Chat {
         });
     }
 
-    /// The message's view went away (or the message ended).
-    pub fn detach_stream(&self, key: u64) {
-        core(|core| core.streams.remove(&key));
+    /// The message's view went away, or the message ended: its stream, no longer fed
+    /// (`None` if it had none).
+    #[cfg(feature = "hydrate")]
+    pub fn detach_stream(&self, key: u64) -> Option<super::components::assistant_message::Stream> {
+        core(|core| core.streams.remove(&key))
     }
 
     fn act(&self, action: impl FnOnce(&mut ChatState) -> super::state::Changes) {
@@ -342,7 +344,8 @@ impl Chat {
                     ..
                 } = &item.kind
                 {
-                    core.streams.remove(&item.key);
+                    // The stream stays until its view sees the end and takes it back
+                    // (`AssistantMessage`), so the blocks it already shows can stay.
                     update.finished_answer = Some(text.clone());
                 }
                 update.refreshed.push((view.clone(), item.clone()));

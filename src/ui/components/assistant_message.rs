@@ -1,8 +1,9 @@
 //! An agent's answer with the agent's name. While it streams, each delta is one more text
 //! node in the paragraph that grows (O(1) per delta, however long the answer), with a caret;
 //! each block is shown as Markdown as soon as it has ended (`markdown::BlockCutter`), parsed
-//! once. When the message has ended it is rendered once more as a whole, so blocks that span
-//! blank lines (loose lists) read as one.
+//! once. When the message has ended, the whole text is parsed once more: where its blocks
+//! begin with the ones already shown, only the rest is rendered; otherwise (a loose list, whose
+//! items the blank lines had cut apart) the whole message is rendered again, so it reads as one.
 //!
 //! The body is the one imperative part of the screen, on purpose: a reactive text would
 //! re-render (and re-parse) the whole answer per delta. The component owns its body element;
@@ -37,16 +38,26 @@ pub fn AssistantMessage(
         Effect::new(move || {
             let Some(body) = body.get() else { return };
             let body: web_sys::Element = body.into();
-            crate::ui::dom::clear(&body);
             match finished.get() {
                 Some(text) => {
-                    chat.detach_stream(key);
-                    super::markdown_view::render(&body, &crate::ui::markdown::parse(&text));
+                    let blocks = crate::ui::markdown::parse(&text);
+                    let kept = chat
+                        .detach_stream(key)
+                        .is_some_and(|stream| stream.finish(&blocks));
+                    if !kept {
+                        crate::ui::dom::clear(&body);
+                        super::markdown_view::render(&body, &blocks);
+                    }
                 }
-                None => chat.attach_stream(key, Stream::new(body)),
+                None => {
+                    crate::ui::dom::clear(&body);
+                    chat.attach_stream(key, Stream::new(body));
+                }
             }
         });
-        on_cleanup(move || chat.detach_stream(key));
+        on_cleanup(move || {
+            chat.detach_stream(key);
+        });
     }
     #[cfg(not(feature = "hydrate"))]
     let _ = (key, finished);
@@ -84,6 +95,9 @@ mod stream {
         /// fence still open, or a paragraph that was only cut for its length).
         pending: String,
         pending_nodes: Vec<Element>,
+        /// The blocks shown as Markdown so far, in order: at the end, what the whole text's
+        /// blocks must begin with for the shown ones to stay.
+        shown: Vec<markdown::Block>,
     }
 
     impl Stream {
@@ -102,7 +116,27 @@ mod stream {
                 cutter: markdown::BlockCutter::default(),
                 pending: String::new(),
                 pending_nodes: Vec::new(),
+                shown: Vec::new(),
             }
+        }
+
+        /// Ends the stream with the whole message's `blocks`. When they begin with the blocks
+        /// already shown, only the rest replaces the plain-text paragraphs (no caret left) and
+        /// `true` is returned; otherwise nothing is touched and the caller renders it all.
+        pub fn finish(self, blocks: &[markdown::Block]) -> bool {
+            let Some(rest) = blocks.strip_prefix(self.shown.as_slice()) else {
+                return false;
+            };
+            let tail = el("div", "contents");
+            markdown_view::render(&tail, rest);
+            for node in &self.pending_nodes {
+                node.remove();
+            }
+            if let Some(paragraph) = self.text.parent_element() {
+                paragraph.remove();
+            }
+            let _ = self.body.append_child(&tail);
+            true
         }
 
         /// Appends a delta in O(delta), plus one parse of each block that it completes.
@@ -114,6 +148,7 @@ mod stream {
                 cutter,
                 pending,
                 pending_nodes,
+                shown: shown_blocks,
             } = self;
             cutter.push(delta, |cut| match cut {
                 markdown::Cut::Text(s) => text(growing, s),
@@ -125,7 +160,9 @@ mod stream {
                     *growing = new_paragraph(body, caret);
                     if block {
                         let shown = el("div", "contents");
-                        markdown_view::render(&shown, &markdown::parse(pending));
+                        let blocks = markdown::parse(pending);
+                        markdown_view::render(&shown, &blocks);
+                        shown_blocks.extend(blocks);
                         if let Some(first) = pending_nodes.first() {
                             let _ = body.insert_before(&shown, Some(first));
                         }
