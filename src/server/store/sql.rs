@@ -581,6 +581,20 @@ fn user_not_found(user_id: &str) -> StoreError {
     StoreError::NotFound(format!("User {user_id} not found"))
 }
 
+/// A failed insert of a row that belongs to a thread: its key taken is a conflict (`what`
+/// names the row), a thread that does not exist is not found, anything else the backend's.
+fn thread_insert_error(
+    e: sqlx::Error,
+    what: impl FnOnce() -> String,
+    thread_id: &str,
+) -> StoreError {
+    match error_kind(&e) {
+        Some(ErrorKind::UniqueViolation) => StoreError::Conflict(format!("{} exists", what())),
+        Some(ErrorKind::ForeignKeyViolation) => thread_not_found(thread_id),
+        _ => backend(e),
+    }
+}
+
 fn error_kind(e: &sqlx::Error) -> Option<ErrorKind> {
     e.as_database_error().map(|d| d.kind())
 }
@@ -791,16 +805,9 @@ impl Store for SqlStore {
         .bind(self.lease_expiry())
         .execute(&self.writer)
         .await;
-        match result {
-            Ok(_) => Ok(()),
-            Err(e) => Err(match error_kind(&e) {
-                Some(ErrorKind::UniqueViolation) => {
-                    StoreError::Conflict(format!("run {run_id} exists"))
-                }
-                Some(ErrorKind::ForeignKeyViolation) => thread_not_found(thread_id),
-                _ => backend(e),
-            }),
-        }
+        result
+            .map(drop)
+            .map_err(|e| thread_insert_error(e, || format!("run {run_id}"), thread_id))
     }
 
     /// The first ending wins: finishing a run that already ended changes nothing.
@@ -888,16 +895,13 @@ impl Store for SqlStore {
         .bind(decision.map(|d| d.decided_at))
         .execute(&self.writer)
         .await;
-        match result {
-            Ok(_) => Ok(()),
-            Err(e) => Err(match error_kind(&e) {
-                Some(ErrorKind::UniqueViolation) => {
-                    StoreError::Conflict(format!("approval {} exists", record.approval_id))
-                }
-                Some(ErrorKind::ForeignKeyViolation) => thread_not_found(&record.thread_id),
-                _ => backend(e),
-            }),
-        }
+        result.map(drop).map_err(|e| {
+            thread_insert_error(
+                e,
+                || format!("approval {}", record.approval_id),
+                &record.thread_id,
+            )
+        })
     }
 
     /// An audit log is never rewritten: a second decision is a `Conflict`.
@@ -975,16 +979,9 @@ impl Store for SqlStore {
         .bind(resolution.map(|r| r.resolved_at))
         .execute(&self.writer)
         .await;
-        match result {
-            Ok(_) => Ok(()),
-            Err(e) => Err(match error_kind(&e) {
-                Some(ErrorKind::UniqueViolation) => {
-                    StoreError::Conflict(format!("interrupt {} exists", record.id))
-                }
-                Some(ErrorKind::ForeignKeyViolation) => thread_not_found(&record.thread_id),
-                _ => backend(e),
-            }),
-        }
+        result.map(drop).map_err(|e| {
+            thread_insert_error(e, || format!("interrupt {}", record.id), &record.thread_id)
+        })
     }
 
     async fn interrupts(&self, thread_id: &str) -> Result<Vec<InterruptRecord>, StoreError> {
