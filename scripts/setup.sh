@@ -1,5 +1,12 @@
 #!/usr/bin/env bash
 # Installs what the build (and, with `test`, the tests) need, each only when missing.
+#   scripts/setup.sh              what `make run` needs: the Rust tools, then Tailwind and wasm-opt
+#   scripts/setup.sh test         that, and what the tests need
+#   scripts/setup.sh tools        the Rust tools alone (rustup parts, wasm-bindgen, cargo-leptos)
+#   scripts/setup.sh test-only    what the tests need but the build does not (apt, PyPI, npm)
+# `make test` runs `tools` beside the test build: cargo-leptos's install is about 13 minutes of a
+# cold run that needs no project code, so it overlaps the longest native build instead of
+# preceding it.
 # Everything comes from the package registries: crates.io, npm, Debian apt, rustup targets.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -12,36 +19,40 @@ step() { printf '\033[1m==> %s\033[0m\n' "$*"; }
 
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 
-if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
-  step "rustup target add wasm32-unknown-unknown"
-  rustup target add wasm32-unknown-unknown
-fi
+rust_tools() {
+  if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
+    step "rustup target add wasm32-unknown-unknown"
+    rustup target add wasm32-unknown-unknown
+  fi
 
-# The frontend's std is built from source for size (see the Makefile's build target).
-if ! rustup component list --installed | grep -q '^rust-src'; then
-  step "rustup component add rust-src"
-  rustup component add rust-src
-fi
+  # The frontend's std is built from source for size (see the Makefile's build target).
+  if ! rustup component list --installed | grep -q '^rust-src'; then
+    step "rustup component add rust-src"
+    rustup component add rust-src
+  fi
 
-if [ "$(wasm-bindgen --version 2>/dev/null || true)" != "wasm-bindgen $WASM_BINDGEN_VERSION" ]; then
-  step "cargo install wasm-bindgen-cli@$WASM_BINDGEN_VERSION (about 4 minutes)"
-  cargo install wasm-bindgen-cli@"$WASM_BINDGEN_VERSION" --locked --force
-fi
+  if [ "$(wasm-bindgen --version 2>/dev/null || true)" != "wasm-bindgen $WASM_BINDGEN_VERSION" ]; then
+    step "cargo install wasm-bindgen-cli@$WASM_BINDGEN_VERSION (about 4 minutes)"
+    cargo install wasm-bindgen-cli@"$WASM_BINDGEN_VERSION" --locked --force
+  fi
 
-if [ "$(cargo leptos --version 2>/dev/null || true)" != "cargo-leptos $CARGO_LEPTOS_VERSION" ]; then
-  # --debug halves the install time (13 instead of 23 minutes on 2 cores); no_downloads keeps
-  # cargo-leptos from fetching tools outside the registries.
-  step "cargo install cargo-leptos@$CARGO_LEPTOS_VERSION (about 13 minutes, once per machine)"
-  cargo install cargo-leptos@"$CARGO_LEPTOS_VERSION" --locked --features no_downloads --debug --force
-fi
+  if [ "$(cargo leptos --version 2>/dev/null || true)" != "cargo-leptos $CARGO_LEPTOS_VERSION" ]; then
+    # --debug halves the install time (13 instead of 23 minutes on 2 cores); no_downloads keeps
+    # cargo-leptos from fetching tools outside the registries.
+    step "cargo install cargo-leptos@$CARGO_LEPTOS_VERSION (about 13 minutes, once per machine)"
+    cargo install cargo-leptos@"$CARGO_LEPTOS_VERSION" --locked --features no_downloads --debug --force
+  fi
+}
 
-# Tailwind and wasm-opt, found by cargo-leptos in node_modules/.bin.
-if [ ! -x node_modules/.bin/tailwindcss ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
-  step "npm ci (Tailwind, binaryen)"
-  npm ci --no-audit --no-fund
-fi
+node_tools() {
+  # Tailwind and wasm-opt, found by cargo-leptos in node_modules/.bin.
+  if [ ! -x node_modules/.bin/tailwindcss ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+    step "npm ci (Tailwind, binaryen)"
+    npm ci --no-audit --no-fund
+  fi
+}
 
-if [ "${1:-}" = test ]; then
+test_tools() {
   # pdftotext: the report tests read the generated PDFs' text.
   if ! command -v pdftotext >/dev/null; then
     step "apt-get install poppler-utils"
@@ -96,4 +107,12 @@ if [ "${1:-}" = test ]; then
     step "npm ci in end2end (browser downloads off)"
     (cd end2end && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund)
   fi
-fi
+}
+
+case "${1:-}" in
+  "") rust_tools; node_tools ;;
+  test) rust_tools; node_tools; test_tools ;;
+  tools) rust_tools ;;
+  test-only) node_tools; test_tools ;;
+  *) echo "usage: scripts/setup.sh [test|tools|test-only]" >&2; exit 2 ;;
+esac
