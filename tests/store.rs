@@ -12,7 +12,8 @@ use std::time::Duration;
 
 use agora_hai::orchestrator::cluster::{Peers, SharedEvent};
 use agora_hai::orchestrator::store::{
-    ApprovalDecision, ApprovalRecord, RunStatus, Store, StoreError,
+    ApprovalDecision, ApprovalRecord, InterruptRecord, RunStatus, Store, StoreError, Turn,
+    TurnRequest,
 };
 use agora_hai::protocol::Message;
 use agora_hai::server::cluster::PgPeers;
@@ -85,6 +86,8 @@ both!(
     the_event_log_keeps_each_threads_events_in_order,
     rate_limits_hold_for_every_instance,
     a_client_coming_back_elsewhere_gets_the_whole_log,
+    a_turn_begins_in_one_transaction,
+    a_refused_turn_writes_nothing,
 );
 
 fn message(value: serde_json::Value) -> Message {
@@ -626,4 +629,188 @@ async fn a_client_coming_back_elsewhere_gets_the_whole_log(backend: Backend) {
     assert_eq!(read.last(), events.last());
     assert_eq!(peers.events_after("t1", 99).await.unwrap(), None);
     assert_eq!(peers.events_after("t2", 150).await.unwrap(), None);
+}
+
+/// What a call left without a result gets in these tests.
+fn closed(call_id: &str, name: &str) -> Message {
+    message(
+        json!({"role": "tool", "id": format!("closed-{call_id}"), "toolCallId": call_id,
+        "content": format!("{{\"status\":\"interrupted\",\"tool\":\"{name}\"}}")}),
+    )
+}
+
+fn turn<'a>(thread_id: &'a str, owner: &'a str, message: Option<&'a Message>) -> TurnRequest<'a> {
+    TurnRequest {
+        thread_id,
+        owner,
+        title_text: "Start inspectie bij Finta Fiore",
+        run_id: None,
+        refuse_open_interrupts: false,
+        results: &[],
+        keep_open: &[],
+        close_call: closed,
+        close_approvals: None,
+        message,
+    }
+}
+
+fn begun(turn: Turn) -> (Vec<Message>, Vec<String>) {
+    match turn {
+        Turn::Begun { messages, answered } => (messages, answered),
+        other => panic!("not begun: {other:?}"),
+    }
+}
+
+async fn a_turn_begins_in_one_transaction(backend: Backend) {
+    let store = backend.open().await;
+    // A new thread: created for its owner, named, the message stored.
+    let m1 =
+        message(json!({"role": "user", "id": "m1", "content": "Start inspectie bij Finta Fiore"}));
+    let (messages, answered) = begun(
+        store
+            .begin_turn(&turn("t1", "koen", Some(&m1)))
+            .await
+            .unwrap(),
+    );
+    assert_eq!(messages, vec![m1.clone()]);
+    assert!(answered.is_empty());
+    assert_eq!(store.messages("t1").await.unwrap(), messages);
+    let thread = store.thread("t1").await.unwrap();
+    assert_eq!((thread.owner.as_str(), thread.message_count), ("koen", 1));
+    assert_eq!(thread.title, "Start inspectie bij Finta Fiore");
+
+    // What a stopped run left open is closed before the message: calls get a result, the
+    // approvals a decision.
+    let call = message(
+        json!({"role": "assistant", "id": "a1", "name": "reporting-agent", "toolCalls": [
+            {"id": "call-1", "type": "function", "function": {"name": "generate_final_report", "arguments": "{}"}}
+        ]}),
+    );
+    store.append_message("t1", &call).await.unwrap();
+    store.start_run("r1", "t1").await.unwrap();
+    store
+        .record_approval_request(&approval("ap1"))
+        .await
+        .unwrap();
+    let rejected = ApprovalDecision::rejected_by_system("De server stopte.", 1_700_000_009_000);
+    let m2 = message(json!({"role": "user", "id": "m2", "content": "En nu?"}));
+    let mut request = turn("t1", "koen", Some(&m2));
+    request.close_approvals = Some(&rejected);
+    let (messages, _) = begun(store.begin_turn(&request).await.unwrap());
+    let expected = vec![
+        m1.clone(),
+        call.clone(),
+        closed("call-1", "generate_final_report"),
+        m2.clone(),
+    ];
+    assert_eq!(messages, expected);
+    assert_eq!(store.messages("t1").await.unwrap(), expected);
+    assert_eq!(
+        store.approvals("t1").await.unwrap()[0].decision,
+        Some(rejected)
+    );
+    assert_eq!(store.thread("t1").await.unwrap().message_count, 2);
+
+    // The client's results are stored for the calls that wait for one (once each, others
+    // ignored); a call kept open stays so; no message is fine.
+    let calls = message(
+        json!({"role": "assistant", "id": "a2", "name": "general-agent", "toolCalls": [
+            {"id": "call-2", "type": "function", "function": {"name": "take_photo", "arguments": "{}"}},
+            {"id": "call-3", "type": "function", "function": {"name": "generate_final_report", "arguments": "{}"}}
+        ]}),
+    );
+    store.append_message("t1", &calls).await.unwrap();
+    let results = [
+        message(
+            json!({"role": "tool", "id": "res-2", "toolCallId": "call-2", "content": "foto.jpg"}),
+        ),
+        message(
+            json!({"role": "tool", "id": "res-2b", "toolCallId": "call-2", "content": "nog een"}),
+        ),
+        message(json!({"role": "tool", "id": "res-9", "toolCallId": "call-9", "content": "?"})),
+    ];
+    let keep_open = ["call-3".to_owned()];
+    let mut request = turn("t1", "koen", None);
+    request.results = &results;
+    request.keep_open = &keep_open;
+    let (messages, answered) = begun(store.begin_turn(&request).await.unwrap());
+    assert_eq!(answered, vec!["call-2".to_owned()]);
+    assert_eq!(
+        &messages[messages.len() - 2..],
+        &[calls.clone(), results[0].clone()]
+    );
+    assert_eq!(store.messages("t1").await.unwrap(), messages);
+
+    // Without keeping it open, the waiting call is closed.
+    let (messages, _) = begun(store.begin_turn(&turn("t1", "koen", None)).await.unwrap());
+    assert_eq!(
+        messages.last(),
+        Some(&closed("call-3", "generate_final_report"))
+    );
+}
+
+async fn a_refused_turn_writes_nothing(backend: Backend) {
+    let store = backend.open().await;
+    let m1 = message(json!({"role": "user", "id": "m1", "content": "Eerste vraag"}));
+    begun(
+        store
+            .begin_turn(&turn("t1", "koen", Some(&m1)))
+            .await
+            .unwrap(),
+    );
+    let before = store.messages("t1").await.unwrap();
+
+    // The same message again (a resend) is held.
+    assert!(matches!(
+        store.begin_turn(&turn("t1", "koen", Some(&m1))).await,
+        Ok(Turn::Held)
+    ));
+    // Someone else's thread does not exist for them.
+    let m2 = message(json!({"role": "user", "id": "m2", "content": "Tweede vraag"}));
+    assert!(matches!(
+        store.begin_turn(&turn("t1", "fatima", Some(&m2))).await,
+        Err(StoreError::NotFound(_))
+    ));
+    // A run id that is taken refuses the turn, and a new thread is not created for it.
+    store.start_run("r1", "t1").await.unwrap();
+    for thread in ["t1", "t2"] {
+        let mut request = turn(thread, "koen", Some(&m2));
+        request.run_id = Some("r1");
+        assert!(matches!(
+            store.begin_turn(&request).await,
+            Ok(Turn::RunIdInUse)
+        ));
+    }
+    assert!(matches!(
+        store.thread("t2").await,
+        Err(StoreError::NotFound(_))
+    ));
+    // Open interrupts refuse a turn that asks so, listed oldest first.
+    for (id, at) in [("int-2", 1_700_000_002_000), ("int-1", 1_700_000_001_000)] {
+        store
+            .record_interrupt(&InterruptRecord {
+                id: id.to_owned(),
+                thread_id: "t1".to_owned(),
+                run_id: "r1".to_owned(),
+                reason: "tool_call".to_owned(),
+                message: "Mag dit?".to_owned(),
+                tool_call_id: format!("call-{id}"),
+                tool_name: "generate_final_report".to_owned(),
+                arguments: json!({}),
+                response_schema: json!({"type": "object"}),
+                created_at: at,
+                expires_at: at + 600_000,
+                resolution: None,
+            })
+            .await
+            .unwrap();
+    }
+    let mut request = turn("t1", "koen", Some(&m2));
+    request.refuse_open_interrupts = true;
+    match store.begin_turn(&request).await.unwrap() {
+        Turn::InterruptPending(ids) => assert_eq!(ids, vec!["int-1", "int-2"]),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(store.messages("t1").await.unwrap(), before);
+    assert_eq!(store.thread("t1").await.unwrap().message_count, 1);
 }

@@ -49,6 +49,29 @@ pub fn needs_approval(risk: RiskLevel) -> bool {
     matches!(risk, RiskLevel::High | RiskLevel::Critical)
 }
 
+/// `low`, `medium`, `high` or `critical`, as the wire and the audit log spell it.
+pub fn risk_wire_name(risk: RiskLevel) -> String {
+    serde_json::to_value(risk)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_owned))
+        .unwrap_or_default()
+}
+
+/// Why the run asks, as the approval dialog (or the interrupt) shows it to the inspector.
+pub fn reason(agent: &str, display_name: &str, tool_name: &str, risk: RiskLevel) -> String {
+    let agent_name = super::agents::agent(agent).map_or(agent, |a| a.name);
+    let risk = match risk {
+        RiskLevel::Low => "laag",
+        RiskLevel::Medium => "middel",
+        RiskLevel::High => "hoog",
+        RiskLevel::Critical => "kritiek",
+    };
+    format!(
+        "{agent_name} wil '{display_name}' (`{tool_name}`) uitvoeren. Dit is een handeling met \
+         risico {risk} en vraagt daarom uw toestemming."
+    )
+}
+
 /// What the user decided; an expired request counts as rejected.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Decision {

@@ -1,5 +1,5 @@
-//! What the orchestrator needs from persistence. The SQLite implementation lives in
-//! `server::store`; a PostgreSQL one can follow for several instances behind a load balancer.
+//! What the orchestrator needs from persistence. The implementation (SQLite and PostgreSQL,
+//! one set of queries) lives in `server::store`.
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -139,6 +139,48 @@ pub struct InterruptResolution {
     pub resolved_at: i64,
 }
 
+/// A new turn on a thread, written by [`Store::begin_turn`] in one transaction. The dialect
+/// decides what the turn closes and brings; the store checks and writes it all or nothing.
+pub struct TurnRequest<'a> {
+    pub thread_id: &'a str,
+    /// Whose thread it is: created for them, or checked (someone else's is `NotFound`).
+    pub owner: &'a str,
+    /// The text a new thread is named after.
+    pub title_text: &'a str,
+    /// A run id the client chose: a run that has it already refuses the turn.
+    pub run_id: Option<&'a str>,
+    /// A thread with open interrupts refuses a new turn until they are answered (standard).
+    pub refuse_open_interrupts: bool,
+    /// Tool results the client brought (standard): each stored when its call waits for one.
+    pub results: &'a [Message],
+    /// Waiting calls left open: the run settles them (answered interrupts).
+    pub keep_open: &'a [String],
+    /// The result every other call left without one gets: (call id, tool name) → message.
+    pub close_call: fn(&str, &str) -> Message,
+    /// Approvals still waiting are decided so (AGORA: their run is gone).
+    pub close_approvals: Option<&'a ApprovalDecision>,
+    /// The user's message, stored last. A thread that holds its id already makes the turn
+    /// [`Turn::Held`].
+    pub message: Option<&'a Message>,
+}
+
+/// What [`Store::begin_turn`] did.
+#[derive(Debug)]
+pub enum Turn {
+    /// Written: the thread's messages after the turn's writes, and the calls whose results
+    /// the client brought.
+    Begun {
+        messages: Vec<Message>,
+        answered: Vec<String>,
+    },
+    /// The thread holds the message already (a resend): nothing written.
+    Held,
+    /// The client's run id is taken: nothing written.
+    RunIdInUse,
+    /// These interrupts wait for an answer: nothing written.
+    InterruptPending(Vec<String>),
+}
+
 /// Persistence of threads, messages, runs and approvals. Every write completes before the
 /// orchestrator sends the next event, so what a client saw survives a crash.
 #[async_trait::async_trait]
@@ -152,6 +194,10 @@ pub trait Store: Send + Sync + 'static {
         first_text: &str,
     ) -> Result<ThreadRecord, StoreError>;
     async fn thread(&self, thread_id: &str) -> Result<ThreadRecord, StoreError>;
+    /// Starts a turn in one transaction, in this order: opens the thread (created, or its
+    /// owner checked), checks the run id, the open interrupts and the message id, then stores
+    /// the client's results, closes the calls and approvals left open and appends the message.
+    async fn begin_turn(&self, turn: &TurnRequest<'_>) -> Result<Turn, StoreError>;
     /// Appends in order; an assistant message's `name` carries the agent id.
     async fn append_message(&self, thread_id: &str, message: &Message) -> Result<(), StoreError>;
     async fn messages(&self, thread_id: &str) -> Result<Vec<Message>, StoreError>;

@@ -39,7 +39,7 @@ use super::store::UserRole;
 use crate::orchestrator::Orchestrator;
 use crate::orchestrator::agents::AGENTS;
 use crate::orchestrator::outbox::{Outbox, OutboxReceiver};
-use crate::orchestrator::store::{RunStatus, StoreError};
+use crate::orchestrator::store::StoreError;
 use crate::protocol::{Dialect, Event, RunAgentInput};
 
 /// `/ws` numbers its sockets from 1; HTTP streams count down from the top so that a cancel by
@@ -179,48 +179,18 @@ async fn reattach(
         Err(StoreError::NotFound(_)) => return Err(not_found()),
         Err(e) => return Err(e.into()),
     };
-    let thread = match state.db.thread(&run.thread_id).await {
-        Ok(thread) if thread.owner == user.id => thread,
+    match state.db.thread(&run.thread_id).await {
+        Ok(thread) if thread.owner == user.id => {}
         Ok(_) | Err(StoreError::NotFound(_)) => return Err(not_found()),
         Err(e) => return Err(e.into()),
     };
     let connection_id = NEXT_CONNECTION.fetch_sub(1, Ordering::Relaxed);
     let queue_bytes = usize::try_from(state.config.socket_queue_bytes).unwrap_or(usize::MAX);
     let (events, queue) = Outbox::channel(queue_bytes);
-    let kept = state.orchestrator.journals.reattach(
-        &thread.id,
-        &run_id,
-        after_seq,
-        connection_id,
-        &events,
-    );
-    if kept.is_none() {
-        // The journal no longer has what the client missed: the thread as stored, and how
-        // the run ended.
-        let messages = match state.db.messages(&thread.id).await {
-            Ok(messages) => messages,
-            Err(StoreError::NotFound(_)) => Vec::new(),
-            Err(e) => return Err(e.into()),
-        };
-        let now = now_millis();
-        let snapshot = Event::MessagesSnapshot(crate::protocol::MessagesSnapshot {
-            messages,
-            ..Default::default()
-        });
-        let end = match run.status {
-            RunStatus::Finished => Event::run_finished(&thread.id, &run_id),
-            other => Event::run_error(
-                format!(
-                    "De run is niet meer te volgen: hij is {}.",
-                    other.wire_name()
-                ),
-                other.wire_name(),
-            ),
-        };
-        for event in [Event::run_started(&thread.id, &run_id), snapshot, end] {
-            let _ = events.send(&event.with_timestamp(now));
-        }
-    }
+    state
+        .orchestrator
+        .reattach(&run, after_seq, connection_id, &events)
+        .await?;
     drop(events);
     Ok(stream_response(&state, settings, queue, connection_id))
 }

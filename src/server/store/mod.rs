@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 
 pub use crate::orchestrator::store::{
     ApprovalDecision, ApprovalRecord, InterruptRecord, InterruptResolution, RunRecord, RunStatus,
-    Store, StoreError, ThreadRecord,
+    Store, StoreError, ThreadRecord, Turn, TurnRequest,
 };
 /// The user's role, settings and their parts are wire types: the browser reads them too.
 pub use crate::protocol::rest::{Preferences, PreferencesUpdate, SpokenTextType, Theme, UserRole};

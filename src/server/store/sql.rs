@@ -20,13 +20,14 @@ use sqlx::{Any, AnyPool, Executor, FromRow, Transaction};
 use super::{
     ApprovalDecision, ApprovalRecord, Database, InterruptRecord, InterruptResolution, NewUser,
     Page, Preferences, PreferencesUpdate, RunRecord, RunStatus, SpokenTextType, Store, StoreError,
-    Theme, ThreadRecord, ThreadSummary, UNTITLED, UserRecord, UserRole, UserUpdate,
-    preview_from_text, title_from_text, user_text,
+    Theme, ThreadRecord, ThreadSummary, Turn, TurnRequest, UNTITLED, UserRecord, UserRole,
+    UserUpdate, preview_from_text, title_from_text, user_text,
 };
 use crate::protocol::Message;
 
 mod auth;
 mod cluster;
+mod turn;
 
 pub use cluster::{ExpiredRun, Lease, PendingApproval};
 
@@ -240,6 +241,53 @@ impl SqlStore {
         self.thread_row(thread_id).await.map(|_| ())
     }
 
+    /// Inside `tx`: creates the thread for `owner` or checks that it is theirs (someone
+    /// else's is not found), names it from `title` while it has no name, and marks the owner
+    /// active.
+    async fn open_thread_in(
+        &self,
+        tx: &mut Transaction<'static, Any>,
+        thread_id: &str,
+        owner: &str,
+        title: &str,
+        now: i64,
+    ) -> Result<(), StoreError> {
+        sqlx::query(&self.sql("INSERT INTO threads (id, owner, title, created_at, last_activity) VALUES (?, ?, ?, ?, ?) \
+             ON CONFLICT (id) DO NOTHING"))
+        .bind(thread_id)
+        .bind(owner)
+        .bind(title)
+        .bind(now)
+        .bind(now)
+        .execute(&mut **tx)
+        .await
+        .map_err(backend)?;
+        let row =
+            sqlx::query_as::<_, ThreadRow>(&self.sql(&format!("{THREAD_COLUMNS} WHERE id = ?")))
+                .bind(thread_id)
+                .fetch_one(&mut **tx)
+                .await
+                .map_err(backend)?;
+        if row.owner != owner {
+            return Err(thread_not_found(thread_id));
+        }
+        // A thread opened before it had any text gets its title from the first text it sees.
+        sqlx::query(&self.sql("UPDATE threads SET title = ? WHERE id = ? AND title = '' AND title_locked = FALSE AND ? <> ''"))
+            .bind(title)
+            .bind(thread_id)
+            .bind(title)
+            .execute(&mut **tx)
+            .await
+            .map_err(backend)?;
+        sqlx::query(&self.sql("UPDATE users SET last_activity = ? WHERE id = ?"))
+            .bind(now)
+            .bind(owner)
+            .execute(&mut **tx)
+            .await
+            .map_err(backend)?;
+        Ok(())
+    }
+
     async fn user_row(&self, user_id: &str) -> Result<UserRecord, StoreError> {
         sqlx::query_as::<_, UserRow>(&self.sql(&format!("{USER_COLUMNS} WHERE u.id = ?")))
             .bind(user_id)
@@ -250,6 +298,19 @@ impl SqlStore {
             .into_record()
     }
 }
+
+/// A message counted on its thread: activity, count, and the name and preview of a thread
+/// that has none yet. Binds: now, visible (0/1), title, preview, thread id.
+const TOUCH_THREAD: &str = "UPDATE threads SET last_activity = ?, message_count = message_count + ?, \
+     title = CASE WHEN title = '' AND title_locked = FALSE THEN ? ELSE title END, \
+     first_message_preview = CASE WHEN first_message_preview = '' THEN ? ELSE first_message_preview END \
+     WHERE id = ?";
+
+/// A message appended at the thread's end unless its id is there already. Binds: thread id,
+/// id, role, agent id, created at, body, thread id.
+const INSERT_MESSAGE: &str = "INSERT INTO messages (thread_id, seq, id, role, agent_id, created_at, body) \
+     SELECT ?, COALESCE(MAX(seq), 0) + 1, ?, ?, ?, ?, ? FROM messages WHERE thread_id = ? \
+     ON CONFLICT DO NOTHING";
 
 const THREAD_COLUMNS: &str = "SELECT id, owner, title, first_message_preview, created_at, last_activity, \
                               message_count FROM threads";
@@ -664,41 +725,15 @@ impl Store for SqlStore {
         let now = self.now();
         let title = title_from_text(first_text);
         let mut tx = self.begin().await?;
-        sqlx::query(&self.sql("INSERT INTO threads (id, owner, title, created_at, last_activity) VALUES (?, ?, ?, ?, ?) \
-             ON CONFLICT (id) DO NOTHING"))
-        .bind(thread_id)
-        .bind(owner)
-        .bind(&title)
-        .bind(now)
-        .bind(now)
-        .execute(&mut *tx)
-        .await
-        .map_err(backend)?;
-        let row =
-            sqlx::query_as::<_, ThreadRow>(&self.sql(&format!("{THREAD_COLUMNS} WHERE id = ?")))
-                .bind(thread_id)
-                .fetch_one(&mut *tx)
-                .await
-                .map_err(backend)?;
-        if row.owner != owner {
-            return Err(thread_not_found(thread_id));
-        }
-        // A thread opened before it had any text gets its title from the first text it sees.
-        sqlx::query(&self.sql("UPDATE threads SET title = ? WHERE id = ? AND title = '' AND title_locked = FALSE AND ? <> ''"))
-            .bind(&title)
-            .bind(thread_id)
-            .bind(&title)
-            .execute(&mut *tx)
-            .await
-            .map_err(backend)?;
-        sqlx::query(&self.sql("UPDATE users SET last_activity = ? WHERE id = ?"))
-            .bind(now)
-            .bind(owner)
-            .execute(&mut *tx)
-            .await
-            .map_err(backend)?;
+        self.open_thread_in(&mut tx, thread_id, owner, &title, now)
+            .await?;
         tx.commit().await.map_err(backend)?;
         Ok(self.thread_row(thread_id).await?.into_summary().thread)
+    }
+
+    async fn begin_turn(&self, turn: &TurnRequest<'_>) -> Result<Turn, StoreError> {
+        let _timed = timed("begin_turn");
+        self.begin_turn_tx(turn).await
     }
 
     async fn thread(&self, thread_id: &str) -> Result<ThreadRecord, StoreError> {
@@ -723,36 +758,29 @@ impl Store for SqlStore {
         let mut tx = self.begin().await?;
         // Writing first takes SQLite's write lock for the whole transaction, so the sequence
         // number below cannot race with another writer.
-        let updated = sqlx::query(&self.sql("UPDATE threads SET last_activity = ?, message_count = message_count + ?, \
-             title = CASE WHEN title = '' AND title_locked = FALSE THEN ? ELSE title END, \
-             first_message_preview = CASE WHEN first_message_preview = '' THEN ? ELSE first_message_preview END \
-             WHERE id = ?"))
-        .bind(now)
-        .bind(i64::from(described.visible))
-        .bind(&title)
-        .bind(&preview)
-        .bind(thread_id)
-        .execute(&mut *tx)
-        .await
-        .map_err(backend)?;
+        let updated = sqlx::query(&self.sql(TOUCH_THREAD))
+            .bind(now)
+            .bind(i64::from(described.visible))
+            .bind(&title)
+            .bind(&preview)
+            .bind(thread_id)
+            .execute(&mut *tx)
+            .await
+            .map_err(backend)?;
         if updated.rows_affected() == 0 {
             return Err(thread_not_found(thread_id));
         }
-        let inserted = sqlx::query(&self.sql(
-            "INSERT INTO messages (thread_id, seq, id, role, agent_id, created_at, body) \
-             SELECT ?, COALESCE(MAX(seq), 0) + 1, ?, ?, ?, ?, ? FROM messages WHERE thread_id = ? \
-             ON CONFLICT DO NOTHING",
-        ))
-        .bind(thread_id)
-        .bind(&id)
-        .bind(described.role)
-        .bind(&described.agent_id)
-        .bind(now)
-        .bind(&body)
-        .bind(thread_id)
-        .execute(&mut *tx)
-        .await
-        .map_err(backend)?;
+        let inserted = sqlx::query(&self.sql(INSERT_MESSAGE))
+            .bind(thread_id)
+            .bind(&id)
+            .bind(described.role)
+            .bind(&described.agent_id)
+            .bind(now)
+            .bind(&body)
+            .bind(thread_id)
+            .execute(&mut *tx)
+            .await
+            .map_err(backend)?;
         if inserted.rows_affected() == 0 {
             // Already stored: undo the thread update.
             tx.rollback().await.map_err(backend)?;

@@ -1,0 +1,611 @@
+//! One run: from RUN_STARTED to its last event, in whichever dialect its adapter speaks
+//! (`dialect/`). The loop here names no dialect.
+//!
+//! The run owns its thread's conversation while it lasts. Each completed message and tool
+//! result is stored before the next event goes out, so what a client saw survives a crash.
+//! Its tool calls are in `tools.rs`, where its events go in `publish.rs`.
+
+mod publish;
+mod tools;
+
+pub(crate) use publish::{Publisher, debug_verifier};
+
+use std::collections::HashSet;
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures::StreamExt;
+use serde_json::{Value, json};
+use uuid::Uuid;
+
+use super::dialect::{Adapter, FailedEnd, RunInfo};
+use super::inspection::InspectionState;
+use super::llm::planner::{Lang, detect_language};
+use super::llm::prompts::{self, HANDOFF_TOOL};
+use super::llm::{CompletionRequest, FinishReason, LlmChunk, LlmError, ToolSpec, Usage};
+use super::store::{RunStatus, StoreError};
+use super::{agents, metrics, subagent};
+use crate::protocol::{
+    AssistantMessage, Event, Message, MessagesSnapshot, RunFinished, RunOutcome, ToolCall,
+};
+use tokio_util::sync::CancellationToken;
+
+/// Why a run stopped early.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum RunFailure {
+    #[error("run cancelled")]
+    Cancelled,
+    #[error("the model failed: {0}")]
+    Model(#[from] LlmError),
+    #[error("storage failed: {0}")]
+    Store(#[from] StoreError),
+    #[error("the agents went round in circles: no answer after {0} turns")]
+    TooManyTurns(usize),
+}
+
+impl RunFailure {
+    fn code(&self) -> &'static str {
+        match self {
+            RunFailure::Cancelled => "cancelled",
+            RunFailure::Model(e) => e.code(),
+            RunFailure::Store(_) => "storage_error",
+            RunFailure::TooManyTurns(_) => "too_many_turns",
+        }
+    }
+
+    /// What the inspector reads: short, in the thread's language, without internals (those go
+    /// to the log and `runs.error`).
+    fn user_message(&self, lang: Lang) -> String {
+        match self {
+            RunFailure::Cancelled => "De run is gestopt op verzoek van de gebruiker.".to_owned(),
+            RunFailure::Model(e) => e.user_message(lang == Lang::En),
+            RunFailure::Store(_) => "Het gesprek kon niet worden opgeslagen.".to_owned(),
+            RunFailure::TooManyTurns(n) => {
+                format!("Geen antwoord na {n} stappen; probeer het anders te vragen.")
+            }
+        }
+    }
+}
+
+/// Model turns with unusable tool calls a run answers with errors before it gives up.
+const MAX_REFUSED_TURNS: usize = 1;
+
+/// A run in progress.
+pub(crate) struct Run {
+    /// Who runs it, where, from which connection.
+    pub info: RunInfo,
+    /// Speaks the run's dialect where the dialects differ.
+    pub adapter: Box<dyn Adapter>,
+    /// Where its events go.
+    pub out: Publisher,
+    pub cancel: CancellationToken,
+    /// The thread so far, as the model sees it. Shared with each model turn's request rather
+    /// than copied into it: a long thread cost a deep copy a turn (issue 19). A push copies
+    /// only while a request still holds the previous version, which a finished turn does not.
+    pub messages: Arc<Vec<Message>>,
+    /// The agent answering now; a handoff changes it.
+    pub agent: &'static str,
+    /// Closed on failure, so the stream stays well-formed.
+    pub open_step: Option<&'static str>,
+    /// The assistant text being streamed: id and what was sent, kept if the run is cut short.
+    pub open_text: Option<(String, String)>,
+    /// Tool calls announced to the client (TOOL_CALL_START..END) in this run: a call the run
+    /// closes without running it gets its TOOL_CALL_RESULT only if the client saw it.
+    pub announced: HashSet<String>,
+    /// What the model requests of this run cost, for RUN_FINISHED and the log.
+    pub usage: RunUsage,
+    /// Model turns whose tool calls could not be run; one is answered with errors for the model
+    /// to correct, a second ends the run.
+    pub refused_turns: usize,
+}
+
+/// The model requests of one run and the tokens they used.
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct RunUsage {
+    pub requests: u64,
+    pub prompt_tokens: u64,
+    pub completion_tokens: u64,
+    /// The largest prompt of the run, in tokens as the server counted them.
+    pub largest_prompt: u64,
+    /// Time spent waiting for the model; the run's model deadline counts this, not the time
+    /// an approval waits for a human.
+    pub model_time: Duration,
+}
+
+/// A tool call of a model turn, to run or to refuse.
+enum PlannedCall {
+    Run(ToolCall),
+    /// Cannot be run (malformed, or a tool this agent does not have): answered with an error.
+    Refuse(ToolCall, String),
+}
+
+impl Run {
+    pub async fn execute(mut self) -> RunStatus {
+        let store = self.info.orchestrator.store().clone();
+        let run_id = self.info.run_id.clone();
+        // Not recorded (a race on a reused run id, a storage failure): the end is not recorded
+        // either, so that it cannot land on another run's record.
+        let recorded = match store.start_run(&run_id, &self.info.thread_id).await {
+            Ok(()) => true,
+            Err(e) => {
+                tracing::error!(error = %e, run_id = ?run_id, "could not record run start");
+                false
+            }
+        };
+        let cancel = self.cancel.clone();
+        let outcome = tokio::select! {
+            result = self.work() => result,
+            () = cancel.cancelled() => Err(RunFailure::Cancelled),
+        };
+        let pending_approval = self.adapter.take_pending_approval();
+        if let Some(approval_id) = &pending_approval {
+            self.info.orchestrator.approvals.settle(approval_id);
+        }
+        let (status, error) = match outcome {
+            Ok(()) => {
+                // Interrupts stay open when nobody follows: a client that comes back reads
+                // them (resume, or the thread's stored interrupts) and answers.
+                let _ = self.finish_ok().await;
+                (RunStatus::Finished, None)
+            }
+            Err(failure) => {
+                let status = if matches!(failure, RunFailure::Cancelled) {
+                    RunStatus::Cancelled
+                } else {
+                    RunStatus::Error
+                };
+                if !matches!(failure, RunFailure::Cancelled) {
+                    tracing::warn!(run_id = %run_id, code = failure.code(), error = %failure, "run failed");
+                }
+                let closed = self
+                    .close_unanswered_calls(&failure, pending_approval)
+                    .await;
+                let _ = self.finish_failed(&failure, closed).await;
+                self.adapter.withdraw(&self.info).await;
+                (status, Some(format!("{}: {failure}", failure.code())))
+            }
+        };
+        if self.usage.prompt_tokens > 0 {
+            tracing::info!(
+                run_id = %run_id,
+                model_requests = self.usage.requests,
+                prompt_tokens = self.usage.prompt_tokens,
+                completion_tokens = self.usage.completion_tokens,
+                largest_prompt = self.usage.largest_prompt,
+                model_ms = self.usage.model_time.as_millis() as u64,
+                "model usage"
+            );
+        }
+        if recorded && let Err(e) = store.finish_run(&run_id, status, error.as_deref()).await {
+            tracing::error!(error = %e, run_id = %run_id, "could not record run end");
+        }
+        self.out.finish();
+        status
+    }
+
+    async fn work(&mut self) -> Result<(), RunFailure> {
+        self.emit(Event::run_started(&self.info.thread_id, &self.info.run_id));
+        self.emit(Event::state_snapshot(self.state("processing")));
+        // A specialist that carries on (a resume, client tool results) continues its
+        // invocation of the run it paused.
+        let continued = (self.agent != agents::GENERAL_AGENT)
+            .then(|| subagent::continued(&self.messages, self.agent))
+            .flatten();
+        let opening = self.adapter.open(&self.info, continued).await?;
+        if !opening.settle.is_empty() {
+            // Only their TOOL_CALL_RESULTs go out: the client saw the calls themselves in
+            // the interrupted run.
+            self.step("executing_tools");
+            for settle in opening.settle {
+                self.settle(settle.call, settle.arguments, Some(settle.decision))
+                    .await?;
+            }
+            self.end_step();
+            if let Some(message) = self.adapter.after_settled() {
+                self.append(message).await?;
+            }
+        } else if opening.route {
+            self.step("routing");
+            self.end_step();
+        }
+        let max_turns = self.info.orchestrator.config().max_turns;
+        for turn in 0..max_turns {
+            self.step("thinking");
+            let calls = self.think(turn + 1 == max_turns).await?;
+            self.end_step();
+            if calls.is_empty() {
+                return Ok(());
+            }
+            self.step("executing_tools");
+            let mut refused = Vec::new();
+            for call in calls {
+                match call {
+                    PlannedCall::Run(call) => self.call_tool(call).await?,
+                    PlannedCall::Refuse(call, problem) => {
+                        self.refuse_call(call, &problem).await?;
+                        refused.push(problem);
+                    }
+                }
+            }
+            self.end_step();
+            if !refused.is_empty() {
+                // The model reads why and may correct itself once.
+                self.refused_turns += 1;
+                if self.refused_turns > MAX_REFUSED_TURNS {
+                    return Err(LlmError::InvalidToolCalls(refused.join("; ")).into());
+                }
+            }
+            if self.adapter.paused() {
+                return Ok(());
+            }
+        }
+        Err(RunFailure::TooManyTurns(max_turns))
+    }
+
+    /// Stores a message of the run, then keeps it in the thread the model sees.
+    async fn append(&mut self, message: Message) -> Result<(), RunFailure> {
+        self.info
+            .orchestrator
+            .store()
+            .append_message(&self.info.thread_id, &message)
+            .await?;
+        Arc::make_mut(&mut self.messages).push(message);
+        Ok(())
+    }
+
+    /// One model turn: streams its text and returns the tool calls it asked for, each to run
+    /// or to refuse. The turn's model time counts against the run's model deadline.
+    async fn think(&mut self, last_turn: bool) -> Result<Vec<PlannedCall>, RunFailure> {
+        let tools = self.offered_tools();
+        let offered: HashSet<String> = tools.iter().map(|t| t.name.clone()).collect();
+        let request = CompletionRequest {
+            agent_id: self.agent.to_owned(),
+            system_prompt: prompts::system_prompt(self.agent),
+            messages: Arc::clone(&self.messages),
+            tools,
+            answer_only: last_turn,
+        };
+        let budget = self.info.orchestrator.config().model_time_limit;
+        let remaining = budget.saturating_sub(self.usage.model_time);
+        let started = tokio::time::Instant::now();
+        let turn = tokio::time::timeout(remaining, self.model_turn(request, &offered)).await;
+        self.usage.model_time += started.elapsed();
+        let outcome = match &turn {
+            Ok(Ok(_)) => "ok",
+            Ok(Err(_)) => "error",
+            Err(_) => "timeout",
+        };
+        metrics::model_turn(
+            self.info.orchestrator.provider_name(),
+            outcome,
+            started.elapsed(),
+        );
+        let (mut calls, reason) = match turn {
+            Ok(turn) => turn?,
+            Err(_) => {
+                return Err(LlmError::Timeout(format!(
+                    "the run's model time of {}s is used up",
+                    budget.as_secs()
+                ))
+                .into());
+            }
+        };
+        // The last turn may only answer; calls a server sends anyway are not run.
+        if last_turn && !calls.is_empty() {
+            tracing::info!(run_id = %self.info.run_id, dropped = calls.len(), "ignored tool calls on the run's last turn");
+            calls.clear();
+        }
+        // Servers may ignore `parallel_tool_calls: false` (llama.cpp's grammar allows several
+        // calls): an agent whose turn is one decision gets its first call, the rest never
+        // happened.
+        if prompts::one_call_at_a_time(self.agent) && calls.len() > 1 {
+            tracing::info!(run_id = %self.info.run_id, agent = self.agent, dropped = calls.len() - 1, "kept the first of several tool calls");
+            calls.truncate(1);
+        }
+        let stored: Vec<ToolCall> = calls
+            .iter()
+            .map(|call| match call {
+                PlannedCall::Run(call) | PlannedCall::Refuse(call, _) => call.clone(),
+            })
+            .collect();
+        self.complete_assistant_message(stored).await?;
+        // Text cut off at the output limit, with nothing to run: not an answer to pass off as one.
+        if reason == FinishReason::Length && calls.is_empty() {
+            return Err(LlmError::Truncated.into());
+        }
+        Ok(calls)
+    }
+
+    /// What this agent may call now: its own tools, the handoff, and the client's tools the
+    /// dialect offers.
+    fn offered_tools(&self) -> Vec<ToolSpec> {
+        let toolbox = self.info.orchestrator.toolbox();
+        let mut tools = toolbox.specs(prompts::agent_tools(self.agent));
+        if prompts::agent_tools(self.agent).contains(&HANDOFF_TOOL) {
+            tools.push(prompts::handoff_tool_spec());
+        }
+        for tool in self.adapter.client_tools(toolbox) {
+            if !tools.iter().any(|t| t.name == tool.name) {
+                tools.push(tool);
+            }
+        }
+        tools
+    }
+
+    /// Streams one model response: text goes out as it comes; calls are collected, those the
+    /// agent was not offered or that arrived malformed marked for refusal.
+    async fn model_turn(
+        &mut self,
+        request: CompletionRequest,
+        offered: &HashSet<String>,
+    ) -> Result<(Vec<PlannedCall>, FinishReason), RunFailure> {
+        let mut stream = self.info.orchestrator.provider.complete(request).await?;
+        self.usage.requests += 1;
+        let mut calls = Vec::new();
+        let mut reason = FinishReason::Stop;
+        while let Some(chunk) = stream.next().await {
+            match chunk? {
+                LlmChunk::Text(text) if text.is_empty() => {}
+                LlmChunk::Text(text) => self.stream_text(text),
+                LlmChunk::ToolCall {
+                    id,
+                    name,
+                    arguments,
+                } => {
+                    let call = tools::tool_call(id, name.clone(), arguments.to_string());
+                    calls.push(if offered.contains(&name) {
+                        PlannedCall::Run(call)
+                    } else {
+                        let problem = format!(
+                            "`{name}` is not a tool of {}; its tools are: {}",
+                            self.agent,
+                            offered.iter().cloned().collect::<Vec<_>>().join(", ")
+                        );
+                        PlannedCall::Refuse(call, problem)
+                    });
+                }
+                LlmChunk::InvalidToolCall {
+                    id,
+                    name,
+                    arguments,
+                    problem,
+                } => {
+                    // Stored with empty arguments: servers parse the arguments of a history,
+                    // and the model reads what it sent in the error instead.
+                    let problem = format!("{problem}; the arguments sent were: {arguments}");
+                    calls.push(PlannedCall::Refuse(
+                        tools::tool_call(id, name, "{}".to_owned()),
+                        problem,
+                    ));
+                }
+                LlmChunk::Finished { reason: why, usage } => {
+                    reason = why;
+                    if let Some(usage) = usage {
+                        self.count_usage(usage);
+                    }
+                }
+            }
+        }
+        Ok((calls, reason))
+    }
+
+    fn count_usage(&mut self, usage: Usage) {
+        self.usage.prompt_tokens += usage.prompt_tokens;
+        self.usage.completion_tokens += usage.completion_tokens;
+        metrics::model_tokens(
+            self.info.orchestrator.provider_name(),
+            usage.prompt_tokens,
+            usage.completion_tokens,
+        );
+        self.usage.largest_prompt = self.usage.largest_prompt.max(usage.prompt_tokens);
+    }
+
+    fn stream_text(&mut self, delta: String) {
+        if self.open_text.is_none() {
+            let id = format!("msg_{}", Uuid::new_v4().simple());
+            let mut start = Event::text_message_start(&id);
+            if let Event::TextMessageStart(start) = &mut start {
+                start.name = Some(self.agent.to_owned());
+            }
+            self.open_text = Some((id, String::new()));
+            let lang = self.thread_language();
+            self.adapter.text_started(lang);
+            self.emit(start);
+        }
+        let (id, text) = self.open_text.as_mut().expect("opened above");
+        text.push_str(&delta);
+        let id = id.clone();
+        let follow = self.adapter.text_delta(&id, &delta);
+        self.emit(Event::text_message_content(id, delta));
+        for event in follow {
+            self.emit(event);
+        }
+    }
+
+    /// Stores the turn's assistant message (its text and tool calls, and what the dialect
+    /// keeps with it), then closes its text.
+    async fn complete_assistant_message(&mut self, calls: Vec<ToolCall>) -> Result<(), RunFailure> {
+        let (id, text) = match self.open_text.take() {
+            Some((id, text)) => (id, Some(text)),
+            None if calls.is_empty() => return Ok(()),
+            None => (format!("msg_{}", Uuid::new_v4().simple()), None),
+        };
+        let closing = match text {
+            Some(_) => self.adapter.text_closing(&id),
+            None => Default::default(),
+        };
+        for event in closing.before {
+            self.emit(event);
+        }
+        let mut message = AssistantMessage {
+            id: Some(id.clone()),
+            content: text.clone(),
+            name: Some(self.agent.to_owned()),
+            tool_calls: (!calls.is_empty()).then_some(calls),
+            ..Default::default()
+        };
+        if let Some(spoken) = closing.spoken {
+            message.extra.insert("spokenText".to_owned(), json!(spoken));
+        }
+        self.append(Message::Assistant(message)).await?;
+        if text.is_some() {
+            self.emit(Event::text_message_end(&id));
+        }
+        for event in closing.after {
+            self.emit(event);
+        }
+        Ok(())
+    }
+
+    async fn finish_ok(&mut self) -> Result<(), RunFailure> {
+        let interrupts = self.adapter.close(&mut self.out, None);
+        let (thread_id, run_id) = (self.info.thread_id.clone(), self.info.run_id.clone());
+        if interrupts.is_empty() {
+            self.emit(Event::state_snapshot(self.state("completed")));
+            let mut finished = Event::run_finished(&thread_id, &run_id);
+            self.attach_usage(&mut finished);
+            self.emit(finished);
+            return Ok(());
+        }
+        self.emit(Event::state_snapshot(self.state("interrupted")));
+        let snapshot = Event::MessagesSnapshot(MessagesSnapshot {
+            messages: self.messages.to_vec(),
+            ..Default::default()
+        });
+        self.emit(snapshot);
+        let mut finished = Event::RunFinished(RunFinished {
+            thread_id,
+            run_id,
+            outcome: Some(Some(RunOutcome::Interrupt { interrupts })),
+            ..Default::default()
+        });
+        self.attach_usage(&mut finished);
+        self.emit(finished);
+        Ok(())
+    }
+
+    /// The run's model usage on its last event, as the server reported it (absent with the
+    /// embedded planner, which uses no tokens): `metadata.usage` with the request count and
+    /// the largest prompt; where the dialect says so also AG-UI 1.0's `usage`
+    /// (`TokenUsage[]`), on RUN_FINISHED and RUN_ERROR.
+    fn attach_usage(&self, event: &mut Event) {
+        if self.usage.requests == 0 || self.usage.prompt_tokens == 0 {
+            return;
+        }
+        let tokens = self.adapter.token_usage();
+        let base = match event {
+            Event::RunFinished(finished) => &mut finished.base,
+            Event::RunError(error) if tokens => &mut error.base,
+            _ => return,
+        };
+        if tokens {
+            let tokens = json!([{
+                "provider": self.info.orchestrator.provider_name(),
+                "inputTokens": self.usage.prompt_tokens,
+                "outputTokens": self.usage.completion_tokens,
+                "totalTokens": self.usage.prompt_tokens + self.usage.completion_tokens,
+            }]);
+            base.extra.insert("usage".to_owned(), tokens);
+        }
+        let usage = json!({
+            "modelRequests": self.usage.requests,
+            "promptTokens": self.usage.prompt_tokens,
+            "completionTokens": self.usage.completion_tokens,
+            "largestPromptTokens": self.usage.largest_prompt,
+        });
+        base.metadata
+            .get_or_insert_with(Default::default)
+            .insert("usage".to_owned(), usage);
+    }
+
+    /// Keeps the partial answer, closes what is open, then ends as the dialect says.
+    async fn finish_failed(
+        &mut self,
+        failure: &RunFailure,
+        closed: Vec<(String, String, String)>,
+    ) -> Result<(), RunFailure> {
+        if self.open_text.is_some() {
+            self.complete_assistant_message(Vec::new()).await?;
+        }
+        for (result_id, call_id, content) in closed {
+            self.emit(Event::tool_call_result(result_id, call_id, content));
+        }
+        self.end_step();
+        let message = failure.to_string();
+        self.adapter
+            .close(&mut self.out, Some((&message, failure.code())));
+        let cancelled = matches!(failure, RunFailure::Cancelled);
+        let status = if cancelled { "cancelled" } else { "error" };
+        // The dialect allows nothing but RUN_FINISHED after RUN_ERROR, so the state goes first.
+        self.emit(Event::state_snapshot(self.state(status)));
+        let (thread_id, run_id) = (self.info.thread_id.clone(), self.info.run_id.clone());
+        let end = self.adapter.failed_end(cancelled);
+        if end == FailedEnd::CancelledOutcome {
+            let mut finished = Event::RunFinished(RunFinished {
+                thread_id,
+                run_id,
+                outcome: Some(Some(RunOutcome::Cancelled)),
+                ..Default::default()
+            });
+            self.attach_usage(&mut finished);
+            self.emit(finished);
+            return Ok(());
+        }
+        let lang = self.thread_language();
+        let mut error = Event::run_error(failure.user_message(lang), failure.code());
+        self.attach_usage(&mut error);
+        self.emit(error);
+        if end == FailedEnd::ErrorThenFinished {
+            let mut finished = Event::run_finished(&thread_id, &run_id);
+            self.attach_usage(&mut finished);
+            self.emit(finished);
+        }
+        Ok(())
+    }
+
+    /// The language of the inspector's last message, for what the run says itself.
+    fn thread_language(&self) -> Lang {
+        self.messages
+            .iter()
+            .rev()
+            .find_map(|m| match m {
+                Message::User(user) => match &user.content {
+                    crate::protocol::UserContent::Text(text) => Some(detect_language(text)),
+                    crate::protocol::UserContent::Parts(_) => None,
+                },
+                _ => None,
+            })
+            .unwrap_or_default()
+    }
+
+    fn step(&mut self, name: &'static str) {
+        self.adapter.before_step(&mut self.out);
+        self.open_step = Some(name);
+        self.emit(Event::step_started(name));
+    }
+
+    fn end_step(&mut self) {
+        if let Some(name) = self.open_step.take() {
+            self.emit(Event::step_finished(name));
+        }
+    }
+
+    /// The STATE_SNAPSHOT: where the run is, and the inspection the thread holds (open
+    /// company, pending company choice, findings), read from the thread's messages.
+    fn state(&self, status: &str) -> Value {
+        json!({
+            "threadId": self.info.thread_id,
+            "runId": self.info.run_id,
+            "currentAgent": self.agent,
+            "status": status,
+            "inspection": InspectionState::from_messages(&self.messages),
+        })
+    }
+
+    /// Marks the event as the dialect does and sends it (or holds it, when it is the last).
+    fn emit(&mut self, mut event: Event) {
+        self.adapter.stamp(&mut event);
+        let last = self.adapter.terminal(&event);
+        self.out.send(event, last);
+    }
+}

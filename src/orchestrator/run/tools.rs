@@ -1,0 +1,283 @@
+//! A run's tool calls: announced, approved where the policy asks (the dialect decides how),
+//! carried out or refused, and their results stored before they go out.
+
+use std::sync::Arc;
+
+use serde_json::{Value, json};
+use uuid::Uuid;
+
+use super::super::agents;
+use super::super::approval::{self, Decision};
+use super::super::dialect::Approval;
+use super::super::llm::prompts::HANDOFF_TOOL;
+use super::super::store::ApprovalDecision;
+use super::super::thread::{closed_call, now_millis, unanswered_calls};
+use super::super::tools::ToolContext;
+use super::{Run, RunFailure};
+use crate::protocol::{Event, FunctionCall, Message, ToolCall, ToolMessage};
+
+impl Run {
+    pub(super) async fn call_tool(&mut self, call: ToolCall) -> Result<(), RunFailure> {
+        let name = call.function.name.clone();
+        let arguments: Value =
+            serde_json::from_str(&call.function.arguments).unwrap_or(Value::Null);
+        let toolbox = self.info.orchestrator.toolbox();
+        if let Some(description) = self.adapter.client_call(toolbox, &call) {
+            self.announce_call(&call, &arguments, &name, &description);
+            return Ok(());
+        }
+        let tool = toolbox.get(&name);
+        let (display_name, description) = match (&tool, name.as_str()) {
+            (Some(tool), _) => (tool.display_name(), tool.description()),
+            (None, HANDOFF_TOOL) => (
+                crate::protocol::tools::dutch_name(HANDOFF_TOOL),
+                "Geeft het gesprek door aan de juiste specialist.",
+            ),
+            (None, _) => ("Onbekende tool", "Deze tool bestaat niet."),
+        };
+
+        let risk = approval::risk_level(&name, &arguments);
+        let decision = if approval::needs_approval(risk) {
+            let approval = self
+                .adapter
+                .approve(
+                    &self.info,
+                    &mut self.out,
+                    self.agent,
+                    &call,
+                    &arguments,
+                    risk,
+                    display_name,
+                    description,
+                )
+                .await?;
+            match approval {
+                Approval::Decided(decision) => Some(decision),
+                Approval::Deferred => {
+                    self.announce_call(&call, &arguments, display_name, description);
+                    return Ok(());
+                }
+            }
+        } else {
+            None
+        };
+        self.announce_call(&call, &arguments, display_name, description);
+        self.settle(call, arguments, decision).await
+    }
+
+    /// TOOL_CALL_START, TOOL_CALL_ARGS (the whole JSON) and TOOL_CALL_END; the dialect puts
+    /// the tool's Dutch name and description on TOOL_CALL_START.
+    fn announce_call(
+        &mut self,
+        call: &ToolCall,
+        arguments: &Value,
+        display_name: &str,
+        description: &str,
+    ) {
+        let mut start = Event::tool_call_start(&call.id, &call.function.name);
+        if let Event::ToolCallStart(start) = &mut start {
+            self.adapter
+                .frame_call(start, &self.messages, display_name, description);
+        }
+        self.emit(start);
+        self.announced.insert(call.id.clone());
+        self.emit(Event::tool_call_args(&call.id, arguments.to_string()));
+        self.emit(Event::tool_call_end(&call.id));
+    }
+
+    /// A call that cannot be run: announced like any other, answered with the problem, so the
+    /// model reads it and the thread keeps every call answered.
+    pub(super) async fn refuse_call(
+        &mut self,
+        call: ToolCall,
+        problem: &str,
+    ) -> Result<(), RunFailure> {
+        tracing::info!(run_id = %self.info.run_id, tool = %call.function.name, %problem, "refused a tool call of the model");
+        self.announce_call(
+            &call,
+            &json!({}),
+            "Ongeldige aanroep",
+            "Het taalmodel vroeg een aanroep die niet kan worden uitgevoerd.",
+        );
+        let error = format!("This call was not carried out: {problem}. Correct it and call again.");
+        let content = json!({ "status": "refused", "error": error });
+        self.store_and_send_result(&call.id, content, Some(error))
+            .await
+    }
+
+    /// After a failure: every call of the thread still without a result gets one that says it
+    /// was not carried out, and an approval still waiting is decided (rejected by `system`), so
+    /// the thread stays valid for strict model servers and the audit log has no open request.
+    /// Returns the closed calls that the client saw announced, with their result ids and texts.
+    pub(super) async fn close_unanswered_calls(
+        &mut self,
+        failure: &RunFailure,
+        pending_approval: Option<String>,
+    ) -> Vec<(String, String, String)> {
+        let store = self.info.orchestrator.store().clone();
+        let why = match failure {
+            RunFailure::Cancelled => "cancelled",
+            _ => "failed",
+        };
+        if let Some(approval_id) = pending_approval {
+            let decision = ApprovalDecision::rejected_by_system(
+                format!("De run is gestopt ({why}) voordat er een besluit was."),
+                now_millis() as i64,
+            );
+            if let Err(e) = store
+                .record_approval_decision(&approval_id, &decision)
+                .await
+            {
+                tracing::error!(error = %e, %approval_id, "could not close the approval");
+            }
+        }
+        let mut closed = Vec::new();
+        for (call_id, name) in unanswered_calls(&self.messages) {
+            let error = format!(
+                "`{name}` was not carried out: the run {why} ({}) before it could run.",
+                failure.code()
+            );
+            let message = closed_call(&call_id, why, error);
+            if let Err(e) = store.append_message(&self.info.thread_id, &message).await {
+                tracing::error!(error = %e, run_id = %self.info.run_id, "could not close a tool call");
+                continue;
+            }
+            if let Message::Tool(result) = &message
+                && self.announced.contains(&call_id)
+            {
+                let result_id = result.id.clone().unwrap_or_default();
+                closed.push((result_id, call_id, result.content.clone()));
+            }
+            Arc::make_mut(&mut self.messages).push(message);
+        }
+        closed
+    }
+
+    /// Executes the call, or records its rejection; stores and sends the result, and hands over
+    /// when the call was a handoff.
+    pub(super) async fn settle(
+        &mut self,
+        call: ToolCall,
+        arguments: Value,
+        decision: Option<Decision>,
+    ) -> Result<(), RunFailure> {
+        let name = call.function.name.clone();
+        let (content, error) = match decision {
+            Some(Decision {
+                approved: false,
+                feedback,
+                decided_by,
+            }) => {
+                let content = json!({
+                    "status": "rejected",
+                    "rejectedBy": decided_by,
+                    "feedback": feedback,
+                });
+                let error = match feedback {
+                    Some(feedback) => format!("Afgewezen door de inspecteur: {feedback}"),
+                    None => "Afgewezen door de inspecteur.".to_owned(),
+                };
+                (content, Some(error))
+            }
+            _ => self.execute_tool(&name, &arguments).await,
+        };
+        self.store_and_send_result(&call.id, content, error).await?;
+        if name == HANDOFF_TOOL
+            && let Some(agent) = arguments
+                .get("agent")
+                .and_then(Value::as_str)
+                .and_then(agents::agent)
+                .map(|a| a.id)
+            && agent != self.agent
+        {
+            self.agent = agent;
+            self.emit(Event::state_snapshot(self.state("processing")));
+            let message_id = self.caller_message_id(&call.id);
+            self.adapter.handed_off(agent, &call.id, message_id);
+        }
+        Ok(())
+    }
+
+    /// The id of the assistant message that made call `call_id`.
+    fn caller_message_id(&self, call_id: &str) -> Option<String> {
+        self.messages.iter().rev().find_map(|m| match m {
+            Message::Assistant(a) if a.tool_calls.iter().flatten().any(|c| c.id == call_id) => {
+                a.id.clone()
+            }
+            _ => None,
+        })
+    }
+
+    /// Stores a call's result, then sends its TOOL_CALL_RESULT.
+    async fn store_and_send_result(
+        &mut self,
+        call_id: &str,
+        content: Value,
+        error: Option<String>,
+    ) -> Result<(), RunFailure> {
+        let result_id = format!("tool_{}", Uuid::new_v4().simple());
+        let content = content.to_string();
+        let message = Message::Tool(ToolMessage {
+            id: Some(result_id.clone()),
+            content: content.clone(),
+            tool_call_id: call_id.to_owned(),
+            error,
+            ..Default::default()
+        });
+        self.append(message).await?;
+        self.emit(Event::tool_call_result(result_id, call_id, content));
+        Ok(())
+    }
+
+    /// Runs a tool; its failure is a result the agent reads, not a failed run.
+    async fn execute_tool(&self, name: &str, arguments: &Value) -> (Value, Option<String>) {
+        if name == HANDOFF_TOOL {
+            return match arguments
+                .get("agent")
+                .and_then(Value::as_str)
+                .and_then(agents::agent)
+                .map(|a| a.id)
+            {
+                Some(agent) => (json!({ "handoff": true, "agent": agent }), None),
+                None => {
+                    let error = format!(
+                        "onbekende agent: {}",
+                        arguments.get("agent").unwrap_or(&Value::Null)
+                    );
+                    (json!({ "error": error }), Some(error))
+                }
+            };
+        }
+        let orchestrator = &self.info.orchestrator;
+        let Some(tool) = orchestrator.toolbox().get(name) else {
+            let error = format!("unknown tool `{name}`");
+            return (json!({ "error": error }), Some(error));
+        };
+        let context = ToolContext {
+            thread_id: &self.info.thread_id,
+            user_id: &self.info.user_id,
+            messages: &self.messages,
+            reports_dir: &orchestrator.config().reports_dir,
+        };
+        match tool.call(&context, arguments).await {
+            Ok(value) => (value, None),
+            Err(e) => {
+                let error = e.to_string();
+                (json!({ "error": error }), Some(error))
+            }
+        }
+    }
+}
+
+pub(super) fn tool_call(id: String, name: String, arguments: String) -> ToolCall {
+    ToolCall {
+        id,
+        kind: "function".to_owned(),
+        function: FunctionCall {
+            name,
+            arguments,
+            ..Default::default()
+        },
+        ..Default::default()
+    }
+}

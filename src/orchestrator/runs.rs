@@ -1,0 +1,231 @@
+//! The runs going on in this process: at most one per thread, started by [`Orchestrator`]
+//! once a dialect has prepared it, stopped by a new turn, a cancel, a closed account or too
+//! many runs nobody follows.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Instant;
+
+use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
+
+use super::dialect::{RunInfo, Start};
+use super::journal::LiveRun;
+use super::run::{Publisher, Run, debug_verifier};
+use super::store::RunStatus;
+use super::{CANCEL_WAIT, Orchestrator, Outbox, metrics};
+
+/// The run a thread has going, so a new input or a cancel can stop it.
+pub(crate) struct ActiveRun {
+    run_id: String,
+    user_id: String,
+    /// When it started: of a user's detached runs past the limit, the oldest are cancelled.
+    started: Instant,
+    cancel: CancellationToken,
+    /// Cancelled once the run has ended and is stored.
+    done: CancellationToken,
+    /// Awaited before the next run on the thread starts, so streams never interleave.
+    task: JoinHandle<RunStatus>,
+}
+
+impl Orchestrator {
+    fn active(&self) -> std::sync::MutexGuard<'_, HashMap<String, ActiveRun>> {
+        self.active.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Hands a prepared run to a task, registered as the thread's active run.
+    pub(crate) fn spawn(
+        self: &Arc<Self>,
+        start: Start,
+        user_id: &str,
+        connection_id: u64,
+        events: Outbox,
+        seq_floor: u64,
+    ) -> String {
+        let Start {
+            thread_id,
+            run_id,
+            messages,
+            agent,
+            adapter,
+        } = start;
+        let dialect = adapter.dialect();
+        let only_run = adapter.follows_run_only();
+        let cancel = CancellationToken::new();
+        let done = CancellationToken::new();
+        // The starter follows the thread (a socket) or only this run (an HTTP stream).
+        let journal = self.journals.begin_run(
+            &thread_id,
+            LiveRun {
+                run_id: run_id.as_str().into(),
+                user_id: user_id.to_owned(),
+                dialect,
+                first_seq: 0,
+                messages_before: messages.len(),
+            },
+            Some((connection_id, events, only_run)),
+            seq_floor,
+        );
+        let started = Instant::now();
+        let run = Run {
+            info: RunInfo {
+                orchestrator: self.clone(),
+                thread_id: thread_id.clone(),
+                run_id: run_id.clone(),
+                user_id: user_id.to_owned(),
+                connection_id,
+            },
+            adapter,
+            out: Publisher {
+                orchestrator: self.clone(),
+                thread_id: thread_id.clone(),
+                run_id: run_id.clone(),
+                dialect,
+                journal: journal.clone(),
+                verifier: debug_verifier(dialect),
+                started,
+                first_text_seen: false,
+                events_published: metrics::events_published(dialect),
+                last_event: None,
+            },
+            cancel: cancel.clone(),
+            messages: messages.into(),
+            agent,
+            open_step: None,
+            open_text: None,
+            announced: Default::default(),
+            usage: Default::default(),
+            refused_turns: 0,
+        };
+        let this = self.clone();
+        let finished_thread = thread_id.clone();
+        let finished_run = run_id.clone();
+        let finished = done.clone();
+        let mut active = self.active();
+        metrics::run_started(dialect);
+        let task = tokio::spawn(async move {
+            let status = run.execute().await;
+            metrics::run_ended(status.wire_name(), started.elapsed());
+            journal.end_run(&finished_run, status.wire_name());
+            let mut active = this.active();
+            if active
+                .get(&finished_thread)
+                .is_some_and(|a| a.run_id == finished_run)
+            {
+                active.remove(&finished_thread);
+            }
+            finished.cancel();
+            status
+        });
+        active.insert(
+            thread_id,
+            ActiveRun {
+                run_id: run_id.clone(),
+                started: Instant::now(),
+                user_id: user_id.to_owned(),
+                cancel,
+                done,
+                task,
+            },
+        );
+        run_id
+    }
+
+    /// Whether a run of `user_id` goes on on the thread here.
+    pub(crate) fn running_for(&self, thread_id: &str, user_id: &str) -> bool {
+        self.active()
+            .get(thread_id)
+            .is_some_and(|run| run.user_id == user_id)
+    }
+
+    /// Stops the thread's run, if any, and waits until it has ended and is stored.
+    pub(crate) async fn stop_thread(&self, thread_id: &str) {
+        let previous = self.active().remove(thread_id);
+        if let Some(previous) = previous {
+            previous.cancel.cancel();
+            let _ = previous.task.await;
+        }
+    }
+
+    /// Stops `user_id`'s active run with this id, from any connection, and waits (at most
+    /// [`CANCEL_WAIT`]) until it has ended and is stored. Returns its thread, or `None` when no
+    /// such run is active here.
+    pub async fn cancel_run(&self, run_id: &str, user_id: &str) -> Option<String> {
+        let (thread_id, done) = {
+            let active = self.active();
+            let (thread, run) = active
+                .iter()
+                .find(|(_, run)| run.run_id == run_id && run.user_id == user_id)?;
+            run.cancel.cancel();
+            (thread.clone(), run.done.clone())
+        };
+        // A run whose reader stopped reading can hang on its full queue; it is stopped anyway.
+        let _ = tokio::time::timeout(CANCEL_WAIT, done.cancelled()).await;
+        Some(thread_id)
+    }
+
+    /// Stops runs of `user_id` (a run belongs to its user, not to the socket that started
+    /// it): by run id, by thread, or (neither given) every run this connection follows.
+    /// Returns how many runs were asked to stop.
+    pub fn cancel(
+        &self,
+        user_id: &str,
+        connection_id: u64,
+        run_id: Option<&str>,
+        thread_id: Option<&str>,
+    ) -> usize {
+        let followed = (run_id.is_none() && thread_id.is_none())
+            .then(|| self.journals.followed_threads(connection_id));
+        let active = self.active();
+        let mut stopped = 0;
+        for (thread, run) in active.iter() {
+            let matches = run.user_id == user_id
+                && followed.as_ref().is_none_or(|f| f.contains(thread))
+                && run_id.is_none_or(|id| id == run.run_id)
+                && thread_id.is_none_or(|id| id == thread);
+            if matches {
+                run.cancel.cancel();
+                stopped += 1;
+            }
+        }
+        stopped
+    }
+
+    /// Stops every run of `user_id`, on any transport: the account was disabled, deleted or
+    /// its access changed. Returns how many runs were asked to stop.
+    pub fn cancel_user(&self, user_id: &str) -> usize {
+        let active = self.active();
+        let mut stopped = 0;
+        for run in active.values().filter(|run| run.user_id == user_id) {
+            run.cancel.cancel();
+            stopped += 1;
+        }
+        stopped
+    }
+
+    /// Called when a connection closes: it follows nothing any more. Its runs go on (up to
+    /// their next approval, which waits for a client that comes back), but a user keeps at
+    /// most [`super::OrchestratorConfig::max_detached_runs`] runs nobody follows: the oldest
+    /// of the rest are cancelled.
+    pub fn disconnect(&self, connection_id: u64) {
+        self.journals.leave(connection_id);
+        let active = self.active();
+        let mut detached: HashMap<&str, Vec<&ActiveRun>> = HashMap::new();
+        for (thread, run) in active.iter() {
+            if !self.journals.attended(thread) {
+                detached.entry(&run.user_id).or_default().push(run);
+            }
+        }
+        let keep = self.config().max_detached_runs;
+        for (user, mut runs) in detached {
+            if runs.len() <= keep {
+                continue;
+            }
+            runs.sort_by_key(|run| std::cmp::Reverse(run.started));
+            for run in &runs[keep..] {
+                tracing::info!(user, run_id = %run.run_id, "too many detached runs; the oldest is cancelled");
+                run.cancel.cancel();
+            }
+        }
+    }
+}

@@ -1,0 +1,134 @@
+//! What the orchestrator reads from a thread's messages, and the few messages it writes into
+//! one itself: helpers with no dialect and no state, shared by the preparing of a turn, the
+//! run and the catch-up snapshot.
+
+use std::collections::HashSet;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use serde_json::json;
+
+use super::agents;
+use crate::protocol::{Message, ToolMessage, UserContent, UserMessage};
+
+/// Unix milliseconds: the time of events, decisions and interrupts.
+pub(crate) fn now_millis() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64)
+}
+
+pub(crate) fn new_run_id() -> String {
+    format!("run_{}", uuid::Uuid::new_v4().simple())
+}
+
+pub(crate) fn message_id(message: &Message) -> Option<String> {
+    match message {
+        Message::Assistant(m) => m.id.clone(),
+        Message::User(m) => m.id.clone(),
+        Message::Tool(m) => m.id.clone(),
+        Message::Developer(m) | Message::System(m) | Message::Reasoning(m) => m.id.clone(),
+        Message::Activity(m) => m.id.clone(),
+    }
+}
+
+/// Tool calls of the stored thread without a result, in order: (call id, tool name).
+pub(crate) fn unanswered_calls(messages: &[Message]) -> Vec<(String, String)> {
+    let answered: HashSet<&str> = messages
+        .iter()
+        .filter_map(|m| match m {
+            Message::Tool(t) => Some(t.tool_call_id.as_str()),
+            _ => None,
+        })
+        .collect();
+    messages
+        .iter()
+        .filter_map(|m| match m {
+            Message::Assistant(a) => a.tool_calls.as_ref(),
+            _ => None,
+        })
+        .flatten()
+        .filter(|call| !answered.contains(call.id.as_str()))
+        .map(|call| (call.id.clone(), call.function.name.clone()))
+        .collect()
+}
+
+/// The result of a call that was never carried out (a client tool the client skipped, a run
+/// that stopped, a restart), so that every call in the thread has one: `{status, error}`.
+pub(crate) fn closed_call(call_id: &str, status: &str, error: String) -> Message {
+    Message::Tool(ToolMessage {
+        id: Some(format!("tool_{}", uuid::Uuid::new_v4().simple())),
+        content: json!({ "status": status, "error": error }).to_string(),
+        tool_call_id: call_id.to_owned(),
+        error: Some(error),
+        ..Default::default()
+    })
+}
+
+/// The agent whose message made this call.
+pub(crate) fn caller_agent(messages: &[Message], call_id: &str) -> Option<&'static str> {
+    messages.iter().find_map(|m| match m {
+        Message::Assistant(a)
+            if a.tool_calls
+                .as_ref()
+                .is_some_and(|calls| calls.iter().any(|c| c.id == call_id)) =>
+        {
+            a.name.as_deref().and_then(agents::agent).map(|a| a.id)
+        }
+        _ => None,
+    })
+}
+
+/// The agent that spoke last in the thread.
+pub(crate) fn last_agent(messages: &[Message]) -> &'static str {
+    messages
+        .iter()
+        .rev()
+        .find_map(|m| match m {
+            Message::Assistant(a) => a.name.as_deref().and_then(agents::agent).map(|a| a.id),
+            _ => None,
+        })
+        .unwrap_or(agents::GENERAL_AGENT)
+}
+
+/// The client's user message as the thread keeps it: its id (so a resent history does not
+/// store it twice, a new one when it has none) and its text.
+pub(crate) fn stored_user_message(message: &Message, text: String) -> Message {
+    let (id, name) = match message {
+        Message::User(user) => (user.id.clone(), user.name.clone()),
+        _ => (None, None),
+    };
+    Message::User(UserMessage {
+        id: Some(id.unwrap_or_else(|| format!("msg_{}", uuid::Uuid::new_v4().simple()))),
+        content: UserContent::Text(text),
+        name,
+        encrypted_value: None,
+        extra: Default::default(),
+    })
+}
+
+/// The text of a user message (its text parts joined by newlines); `None` when blank.
+pub(crate) fn user_text(message: &Message) -> Option<String> {
+    let Message::User(user) = message else {
+        return None;
+    };
+    let text = match &user.content {
+        UserContent::Text(text) => text.clone(),
+        UserContent::Parts(parts) => parts
+            .iter()
+            .filter_map(|part| match part {
+                crate::protocol::InputContent::Text(t) => Some(t.text.as_str()),
+                _ => None,
+            })
+            .collect::<Vec<_>>()
+            .join("\n"),
+    };
+    (!text.trim().is_empty()).then_some(text)
+}
+
+/// The last user message of a client's input, if it has text.
+pub(crate) fn last_user(messages: &[Message]) -> Option<&Message> {
+    messages
+        .iter()
+        .rev()
+        .find(|m| matches!(m, Message::User(_)))
+}

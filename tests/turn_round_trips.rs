@@ -1,0 +1,231 @@
+//! Starting a turn costs at most two store round trips before RUN_STARTED, in both dialects:
+//! the turn's one transaction (`begin_turn`) and the run's record (`start_run`). A store that
+//! counts the calls it gets stands in front of the real one; the model never answers, so the
+//! run stops right after its first events and nothing else reaches the store.
+#![cfg(feature = "ssr")]
+
+mod common;
+
+use std::sync::{Arc, Mutex};
+
+use agora_hai::orchestrator::knowledge::Knowledge;
+use agora_hai::orchestrator::llm::{CompletionRequest, LlmChunk, LlmError, LlmProvider};
+use agora_hai::orchestrator::store::{
+    ApprovalDecision, ApprovalRecord, InterruptRecord, InterruptResolution, RunRecord, RunStatus,
+    Store, StoreError, ThreadRecord, Turn, TurnRequest,
+};
+use agora_hai::orchestrator::tools::Toolbox;
+use agora_hai::orchestrator::{Orchestrator, OrchestratorConfig, Outbox};
+use agora_hai::protocol::rest::SpokenTextType;
+use agora_hai::protocol::{Dialect, Message, RunAgentInput};
+use agora_hai::server::store::{Lease, SqlStore};
+use common::TempDir;
+use futures::StreamExt;
+use futures::stream::BoxStream;
+use serde_json::{Value, json};
+
+/// The real store, with a log of the calls it gets.
+struct Counting {
+    inner: SqlStore,
+    calls: Mutex<Vec<&'static str>>,
+}
+
+impl Counting {
+    fn count(&self, name: &'static str) {
+        self.calls.lock().unwrap().push(name);
+    }
+
+    fn take(&self) -> Vec<&'static str> {
+        std::mem::take(&mut self.calls.lock().unwrap())
+    }
+}
+
+#[async_trait::async_trait]
+impl Store for Counting {
+    async fn open_thread(&self, t: &str, o: &str, f: &str) -> Result<ThreadRecord, StoreError> {
+        self.count("open_thread");
+        self.inner.open_thread(t, o, f).await
+    }
+    async fn thread(&self, t: &str) -> Result<ThreadRecord, StoreError> {
+        self.count("thread");
+        self.inner.thread(t).await
+    }
+    async fn begin_turn(&self, turn: &TurnRequest<'_>) -> Result<Turn, StoreError> {
+        self.count("begin_turn");
+        self.inner.begin_turn(turn).await
+    }
+    async fn append_message(&self, t: &str, m: &Message) -> Result<(), StoreError> {
+        self.count("append_message");
+        self.inner.append_message(t, m).await
+    }
+    async fn messages(&self, t: &str) -> Result<Vec<Message>, StoreError> {
+        self.count("messages");
+        self.inner.messages(t).await
+    }
+    async fn has_message(&self, t: &str, m: &str) -> Result<bool, StoreError> {
+        self.count("has_message");
+        self.inner.has_message(t, m).await
+    }
+    async fn start_run(&self, r: &str, t: &str) -> Result<(), StoreError> {
+        self.count("start_run");
+        self.inner.start_run(r, t).await
+    }
+    async fn finish_run(&self, r: &str, s: RunStatus, e: Option<&str>) -> Result<(), StoreError> {
+        self.count("finish_run");
+        self.inner.finish_run(r, s, e).await
+    }
+    async fn runs(&self, t: &str) -> Result<Vec<RunRecord>, StoreError> {
+        self.count("runs");
+        self.inner.runs(t).await
+    }
+    async fn run(&self, r: &str) -> Result<RunRecord, StoreError> {
+        self.count("run");
+        self.inner.run(r).await
+    }
+    async fn record_approval_request(&self, a: &ApprovalRecord) -> Result<(), StoreError> {
+        self.count("record_approval_request");
+        self.inner.record_approval_request(a).await
+    }
+    async fn record_approval_decision(
+        &self,
+        a: &str,
+        d: &ApprovalDecision,
+    ) -> Result<(), StoreError> {
+        self.count("record_approval_decision");
+        self.inner.record_approval_decision(a, d).await
+    }
+    async fn approvals(&self, t: &str) -> Result<Vec<ApprovalRecord>, StoreError> {
+        self.count("approvals");
+        self.inner.approvals(t).await
+    }
+    async fn record_interrupt(&self, i: &InterruptRecord) -> Result<(), StoreError> {
+        self.count("record_interrupt");
+        self.inner.record_interrupt(i).await
+    }
+    async fn interrupts(&self, t: &str) -> Result<Vec<InterruptRecord>, StoreError> {
+        self.count("interrupts");
+        self.inner.interrupts(t).await
+    }
+    async fn resolve_interrupts(
+        &self,
+        answers: &[(String, InterruptResolution)],
+    ) -> Result<(), StoreError> {
+        self.count("resolve_interrupts");
+        self.inner.resolve_interrupts(answers).await
+    }
+}
+
+/// A model that never answers: the run waits in its first turn.
+struct Silent;
+
+#[async_trait::async_trait]
+impl LlmProvider for Silent {
+    fn name(&self) -> &str {
+        "silent"
+    }
+
+    async fn complete(
+        &self,
+        _request: CompletionRequest,
+    ) -> Result<BoxStream<'static, Result<LlmChunk, LlmError>>, LlmError> {
+        Ok(futures::stream::pending().boxed())
+    }
+}
+
+async fn orchestrator(dir: &TempDir) -> (Arc<Orchestrator>, Arc<Counting>) {
+    let url = format!("sqlite://{}?mode=rwc", dir.0.join("agora.db").display());
+    let store = Arc::new(Counting {
+        inner: SqlStore::connect(&url, Lease::default()).await.unwrap(),
+        calls: Mutex::default(),
+    });
+    let orchestrator = Orchestrator::new(
+        OrchestratorConfig::new(dir.0.join("reports")),
+        store.clone(),
+        Arc::new(Silent),
+        Toolbox::new(Arc::new(Knowledge::load().unwrap())),
+    );
+    (orchestrator, store)
+}
+
+fn input(thread_id: &str, message_id: &str, text: &str) -> RunAgentInput {
+    serde_json::from_value(json!({
+        "threadId": thread_id,
+        "messages": [{"role": "user", "id": message_id, "content": text}],
+        "tools": [], "context": [], "state": {}, "forwardedProps": {},
+    }))
+    .unwrap()
+}
+
+/// The store calls made from the start until the run's first step after RUN_STARTED (the
+/// model's turn, which never ends), checking that RUN_STARTED came.
+async fn calls_before_run_started(
+    orchestrator: &Arc<Orchestrator>,
+    store: &Counting,
+    dialect: Dialect,
+    input: RunAgentInput,
+) -> Vec<&'static str> {
+    let (events, mut queue) = Outbox::channel(1 << 20);
+    store.take();
+    let started = match dialect {
+        Dialect::Agora => {
+            orchestrator
+                .start_run(input, "koen", 1, events, SpokenTextType::Summarize)
+                .await
+        }
+        Dialect::Standard => {
+            orchestrator
+                .start_run_in(dialect, input, "koen", 1, events)
+                .await
+        }
+    };
+    assert!(!started.unwrap().is_empty());
+    let mut seen = Vec::new();
+    loop {
+        let frame = tokio::time::timeout(std::time::Duration::from_secs(10), queue.recv())
+            .await
+            .expect("the run's first events")
+            .expect("an open queue");
+        let event: Value = serde_json::from_str(&frame.json).unwrap();
+        let kind = event["type"].as_str().unwrap_or_default().to_owned();
+        let thinking = kind == "STEP_STARTED" && event["stepName"] == "thinking";
+        seen.push(kind);
+        if thinking {
+            break;
+        }
+    }
+    assert_eq!(
+        seen.first().map(String::as_str),
+        Some("RUN_STARTED"),
+        "{seen:?}"
+    );
+    store.take()
+}
+
+#[tokio::test]
+async fn a_new_message_is_two_store_round_trips_before_run_started_in_each_dialect() {
+    let dir = TempDir::new("agora-turn");
+    let (orchestrator, store) = orchestrator(&dir).await;
+    for (dialect, thread) in [(Dialect::Agora, "t-agora"), (Dialect::Standard, "t-agui")] {
+        // A new thread, then a new message on it (after the first run was stopped).
+        for (n, text) in ["Start inspectie bij Finta Fiore", "Welke regels gelden?"]
+            .into_iter()
+            .enumerate()
+        {
+            let id = format!("{thread}-m{n}");
+            let calls =
+                calls_before_run_started(&orchestrator, &store, dialect, input(thread, &id, text))
+                    .await;
+            assert!(calls.len() <= 2, "{dialect:?} message {n}: {calls:?}");
+            assert_eq!(
+                calls,
+                ["begin_turn", "start_run"],
+                "{dialect:?} message {n}"
+            );
+            orchestrator.cancel_user("koen");
+            // Until the cancelled run has ended and is stored.
+            while orchestrator.cancel("koen", 1, None, Some(thread)) > 0 {
+                tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+            }
+        }
+    }
+}
