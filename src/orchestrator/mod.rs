@@ -325,8 +325,9 @@ impl Orchestrator {
             .iter()
             .rev()
             .find(|m| matches!(m, Message::User(_)))
-            .and_then(message_id)
-            .filter(|id| valid_id(id));
+            .and_then(Message::id)
+            .filter(|id| valid_id(id))
+            .map(str::to_owned);
         if let Some(term) = self.violated_term(&text) {
             return Err(StartError::Moderation { term });
         }
@@ -364,13 +365,10 @@ impl Orchestrator {
         self.close_leftovers(&input.thread_id, &mut messages)
             .await
             .map_err(StartError::Store)?;
-        let user_message = Message::User(UserMessage {
-            id: Some(client_id.unwrap_or_else(|| format!("msg_{}", uuid::Uuid::new_v4().simple()))),
-            content: UserContent::Text(text),
-            name: None,
-            encrypted_value: None,
-            extra: Default::default(),
-        });
+        let user_message = Message::user(
+            Some(client_id.unwrap_or_else(|| format!("msg_{}", uuid::Uuid::new_v4().simple()))),
+            text,
+        );
         self.store
             .append_message(&input.thread_id, &user_message)
             .await
@@ -432,7 +430,10 @@ impl Orchestrator {
         let answered = match_resume(&interrupts, &resume)?;
         let replay = answered.is_empty() && !resume.is_empty();
 
-        let stored_ids: HashSet<String> = stored.iter().filter_map(message_id).collect();
+        let stored_ids: HashSet<String> = stored
+            .iter()
+            .filter_map(|m| m.id().map(str::to_owned))
+            .collect();
         let waiting_calls = unanswered_calls(&stored);
         let interrupted_calls: HashSet<&str> = answered
             .iter()
@@ -444,7 +445,7 @@ impl Orchestrator {
             .iter()
             .rev()
             .find(|m| matches!(m, Message::User(_)))
-            .filter(|m| message_id(m).is_none_or(|id| !stored_ids.contains(&id)))
+            .filter(|m| m.id().is_none_or(|id| !stored_ids.contains(id)))
             .and_then(|m| user_text(m).map(|text| (m, text)));
 
         if new_user.is_none() && client_results.is_empty() && answered.is_empty() {
@@ -995,16 +996,6 @@ fn new_run_id() -> String {
     format!("run_{}", uuid::Uuid::new_v4().simple())
 }
 
-fn message_id(message: &Message) -> Option<String> {
-    match message {
-        Message::Assistant(m) => m.id.clone(),
-        Message::User(m) => m.id.clone(),
-        Message::Tool(m) => m.id.clone(),
-        Message::Developer(m) | Message::System(m) | Message::Reasoning(m) => m.id.clone(),
-        Message::Activity(m) => m.id.clone(),
-    }
-}
-
 /// The open interrupts with the entries that answer them: all of them, or an error. No open
 /// interrupts: entries must name interrupts of this thread (answered before: a replay).
 fn match_resume(
@@ -1182,16 +1173,6 @@ fn user_text(message: &Message) -> Option<String> {
     let Message::User(user) = message else {
         return None;
     };
-    let text = match &user.content {
-        UserContent::Text(text) => text.clone(),
-        UserContent::Parts(parts) => parts
-            .iter()
-            .filter_map(|part| match part {
-                crate::protocol::InputContent::Text(t) => Some(t.text.as_str()),
-                _ => None,
-            })
-            .collect::<Vec<_>>()
-            .join("\n"),
-    };
+    let text = user.content.text();
     (!text.trim().is_empty()).then_some(text)
 }

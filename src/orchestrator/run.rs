@@ -14,7 +14,7 @@
 
 use std::collections::HashSet;
 use std::sync::Arc;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use futures::StreamExt;
 use serde_json::{Value, json};
@@ -75,11 +75,7 @@ impl RunFailure {
     }
 }
 
-pub(super) fn now_millis() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis() as u64)
-}
+pub(super) use crate::clock::now_millis;
 
 /// Model turns with unusable tool calls a run answers with errors before it gives up.
 const MAX_REFUSED_TURNS: usize = 1;
@@ -789,7 +785,8 @@ impl Run {
             ];
             match self.mode {
                 Mode::Agora => {
-                    start.parent_message_id = self.messages.last().map(message_id);
+                    start.parent_message_id =
+                        self.messages.last().map(|m| m.id().map(str::to_owned));
                     start.base.extra.extend(names);
                 }
                 // The message that made the call (AGORA sends the last message, which after
@@ -805,7 +802,7 @@ impl Run {
                             }
                             _ => false,
                         })
-                        .and_then(message_id)
+                        .and_then(|m| m.id().map(str::to_owned))
                         .map(Some);
                     start.base.metadata = Some(names.into_iter().collect());
                 }
@@ -1472,16 +1469,6 @@ fn approval_reason(agent: &str, display_name: &str, tool_name: &str, risk: RiskL
         "{agent_name} wil '{display_name}' (`{tool_name}`) uitvoeren. Dit is een handeling met \
          risico {risk} en vraagt daarom uw toestemming."
     )
-}
-
-fn message_id(message: &Message) -> Option<String> {
-    match message {
-        Message::Assistant(m) => m.id.clone(),
-        Message::User(m) => m.id.clone(),
-        Message::Tool(m) => m.id.clone(),
-        Message::Developer(m) | Message::System(m) | Message::Reasoning(m) => m.id.clone(),
-        Message::Activity(m) => m.id.clone(),
-    }
 }
 
 /// Builds the verifier a run uses: on in debug builds, where a violation is a bug to fix.

@@ -36,6 +36,7 @@ use super::AppState;
 use super::error::AppError;
 use super::rest::CurrentUser;
 use super::store::UserRole;
+use crate::clock::now_millis;
 use crate::orchestrator::Orchestrator;
 use crate::orchestrator::agents::AGENTS;
 use crate::orchestrator::outbox::{Outbox, OutboxReceiver};
@@ -396,10 +397,4 @@ async fn capabilities(State(state): State<AppState>) -> Json<Value> {
             },
         },
     }))
-}
-
-fn now_millis() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis() as u64)
 }

@@ -24,7 +24,6 @@ pub mod present;
 #[cfg(feature = "hydrate")]
 mod scroll;
 pub mod state;
-pub mod wire;
 
 use leptos::prelude::*;
 

@@ -7,6 +7,7 @@ use serde_json::{Value, json};
 
 use super::{HISTORY_REQUEST, MAX_FRAME_BYTES, RESUME};
 use crate::orchestrator::Outbox;
+use crate::protocol::agora::Resume;
 use crate::protocol::{AgoraError, AgoraEvent, ClientMessage, Event, MessagesSnapshot};
 use crate::server::AppState;
 use crate::server::auth::{AuthMode, CurrentUser};
@@ -143,6 +144,13 @@ impl Connection<'_> {
                             self.refuse("no_active_run", "Er loopt geen run om te stoppen.", None);
                         }
                     }
+                    Some(Ok(AgoraEvent::HistoryRequest(request))) => {
+                        self.with_history_slot(self.send_history(&request.thread_id))
+                            .await;
+                    }
+                    Some(Ok(AgoraEvent::Resume(resume))) => {
+                        self.with_history_slot(self.resume(&resume)).await;
+                    }
                     Some(Ok(_)) => {
                         self.refuse(
                             "unexpected_event",
@@ -152,32 +160,6 @@ impl Connection<'_> {
                     }
                     Some(Err(e)) => {
                         self.refuse("invalid_message", &format!("{}: {e}", custom.name), None);
-                    }
-                    None if custom.name == HISTORY_REQUEST => {
-                        // One snapshot queued at a time: the next request waits for the
-                        // client to have read the last one.
-                        if self.history_pending.swap(true, Ordering::AcqRel) {
-                            return self.refuse(
-                                "history_in_progress",
-                                "De vorige geschiedenis wordt nog verstuurd.",
-                                None,
-                            );
-                        }
-                        if !self.send_history(&custom.value).await {
-                            self.history_pending.store(false, Ordering::Release);
-                        }
-                    }
-                    None if custom.name == RESUME => {
-                        if self.history_pending.swap(true, Ordering::AcqRel) {
-                            return self.refuse(
-                                "history_in_progress",
-                                "De vorige geschiedenis wordt nog verstuurd.",
-                                None,
-                            );
-                        }
-                        if !self.resume(&custom.value).await {
-                            self.history_pending.store(false, Ordering::Release);
-                        }
                     }
                     None => {
                         self.refuse(
@@ -201,14 +183,27 @@ impl Connection<'_> {
         }
     }
 
-    /// `agora:resume {threadId, afterSeq?}`: the socket follows the thread again and gets
-    /// what it missed (see `Orchestrator::resume`); false when it refused instead or sent no
-    /// snapshot (then no history is pending).
-    async fn resume(&self, value: &Value) -> bool {
-        let Some(thread_id) = value.get("threadId").and_then(Value::as_str) else {
-            self.refuse("invalid_message", "threadId ontbreekt.", None);
-            return false;
-        };
+    /// Runs `answer` (a history or a resume) in the socket's one history slot: one snapshot
+    /// queued at a time, the next request waits for the client to have read the last one.
+    /// `answer` is true when it queued a snapshot, which then keeps the slot until written.
+    async fn with_history_slot(&self, answer: impl Future<Output = bool>) {
+        if self.history_pending.swap(true, Ordering::AcqRel) {
+            return self.refuse(
+                "history_in_progress",
+                "De vorige geschiedenis wordt nog verstuurd.",
+                None,
+            );
+        }
+        if !answer.await {
+            self.history_pending.store(false, Ordering::Release);
+        }
+    }
+
+    /// `agora:resume`: the socket follows the thread again and gets what it missed (see
+    /// `Orchestrator::resume`); false when it refused instead or sent no snapshot (then no
+    /// history is pending).
+    async fn resume(&self, resume: &Resume) -> bool {
+        let thread_id = resume.thread_id.as_str();
         if !crate::orchestrator::valid_id(thread_id) {
             self.refuse(
                 "invalid_id",
@@ -217,20 +212,7 @@ impl Connection<'_> {
             );
             return false;
         }
-        let after_seq = match value.get("afterSeq") {
-            None | Some(Value::Null) => None,
-            Some(seq) => match seq.as_u64() {
-                Some(seq) => Some(seq),
-                None => {
-                    self.refuse(
-                        "invalid_message",
-                        "afterSeq is een geheel getal vanaf 0.",
-                        None,
-                    );
-                    return false;
-                }
-            },
-        };
+        let after_seq = resume.after_seq;
         // Someone else's thread looks exactly like one that does not exist.
         match self.state.db.thread(thread_id).await {
             Ok(thread) if thread.owner != self.user.id && self.state.auth.mode != AuthMode::Dev => {
@@ -261,11 +243,7 @@ impl Connection<'_> {
 
     /// Queues the thread's stored messages as one MESSAGES_SNAPSHOT; false when it refused
     /// instead.
-    async fn send_history(&self, value: &Value) -> bool {
-        let Some(thread_id) = value.get("threadId").and_then(Value::as_str) else {
-            self.refuse("invalid_message", "threadId ontbreekt.", None);
-            return false;
-        };
+    async fn send_history(&self, thread_id: &str) -> bool {
         // Someone else's thread looks exactly like one that does not exist.
         match self.state.db.thread(thread_id).await {
             Ok(thread) if thread.owner != self.user.id && self.state.auth.mode != AuthMode::Dev => {
