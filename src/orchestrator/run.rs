@@ -33,7 +33,7 @@ use super::store::{
 use super::tools::ToolContext;
 use super::{Orchestrator, agents, unanswered_calls};
 use crate::protocol::{
-    AgoraEvent, AssistantMessage, Dialect, Event, FunctionCall, Interrupt, Message,
+    AgoraEvent, AssistantMessage, Dialect, ErrorCode, Event, FunctionCall, Interrupt, Message,
     MessagesSnapshot, ResumeEntry, ResumeStatus, RiskLevel, RunFinished, RunOutcome,
     ToolApprovalRequest, ToolCall, ToolMessage, Verifier,
 };
@@ -52,26 +52,19 @@ pub(super) enum RunFailure {
 }
 
 impl RunFailure {
-    fn code(&self) -> &'static str {
+    fn code(&self) -> ErrorCode {
         match self {
-            RunFailure::Cancelled => "cancelled",
+            RunFailure::Cancelled => ErrorCode::Cancelled,
             RunFailure::Model(e) => e.code(),
-            RunFailure::Store(_) => "storage_error",
-            RunFailure::TooManyTurns(_) => "too_many_turns",
+            RunFailure::Store(_) => ErrorCode::StorageError,
+            RunFailure::TooManyTurns(_) => ErrorCode::TooManyTurns,
         }
     }
 
     /// What the inspector reads: short, in the thread's language, without internals (those go
     /// to the log and `runs.error`).
     fn user_message(&self, lang: Lang) -> String {
-        match self {
-            RunFailure::Cancelled => "De run is gestopt op verzoek van de gebruiker.".to_owned(),
-            RunFailure::Model(e) => e.user_message(lang == Lang::En),
-            RunFailure::Store(_) => "Het gesprek kon niet worden opgeslagen.".to_owned(),
-            RunFailure::TooManyTurns(n) => {
-                format!("Geen antwoord na {n} stappen; probeer het anders te vragen.")
-            }
-        }
+        self.code().text(lang).to_owned()
     }
 }
 
@@ -261,7 +254,7 @@ impl Run {
                     RunStatus::Error
                 };
                 if !matches!(failure, RunFailure::Cancelled) {
-                    tracing::warn!(run_id = %self.run_id, code = failure.code(), error = %failure, "run failed");
+                    tracing::warn!(run_id = %self.run_id, code = %failure.code(), error = %failure, "run failed");
                 }
                 let closed = self
                     .close_unanswered_calls(&failure, pending_approval)
@@ -1349,8 +1342,8 @@ impl Run {
         let event = match failure {
             Some(failure) => Event::SubagentError(crate::protocol::SubagentError {
                 subagent_run_id: id,
-                message: failure.to_string(),
-                code: Some(failure.code().to_owned()),
+                message: failure.user_message(self.thread_language()),
+                code: Some(failure.code().into()),
                 ..Default::default()
             }),
             None => Event::SubagentFinished(crate::protocol::SubagentFinished {

@@ -5,6 +5,8 @@
 //!   constructors such as [`Event::run_started`] and stamp with [`Event::with_timestamp`].
 //! - Client→server: [`ClientMessage`], a [`RunAgentInput`] or a `CUSTOM` event.
 //! - AGORA's `agora:*` custom events: [`AgoraEvent`], converted from and to [`Custom`].
+//! - The error codes a client can be sent, with their sentences: [`ErrorCode`]; the one
+//!   language type: [`Lang`].
 //! - Order rules: [`Verifier`] (incremental) and [`verify`], in two [`Dialect`]s.
 //! - Shared state: [`apply_patch`] for `STATE_DELTA`.
 //! - Tool names for people: [`tools::display_names`].
@@ -13,8 +15,10 @@
 
 pub mod agora;
 mod client;
+mod error;
 mod events;
 mod input;
+mod lang;
 pub mod rest;
 mod state;
 pub mod tools;
@@ -26,6 +30,7 @@ pub use agora::{
     SpokenTextError, SpokenTextStart, ToolApprovalRequest, ToolApprovalResponse,
 };
 pub use client::ClientMessage;
+pub use error::ErrorCode;
 pub use events::{
     ActivityDelta, ActivitySnapshot, Custom, EncryptedSubtype, Event, EventBase, Interrupt,
     MessageChunk, MessageContent, MessageRef, MessageStart, MessagesSnapshot, Raw,
@@ -40,5 +45,6 @@ pub use input::{
 };
 /// RFC 6902 operations, as carried by `STATE_DELTA` and `ACTIVITY_DELTA`.
 pub use json_patch::PatchOperation;
+pub use lang::Lang;
 pub use state::{StateError, apply_patch};
 pub use verify::{Dialect, Rule, Verifier, Violation, verify};

@@ -120,7 +120,8 @@ async fn run(
         .await;
     if let Err(e) = started {
         // In the standard dialect a lone RUN_ERROR is a complete stream.
-        let refusal = Event::run_error(e.to_string(), e.code()).with_timestamp(now_millis());
+        e.log();
+        let refusal = Event::run_error(e.message(), e.code()).with_timestamp(now_millis());
         let _ = events.send(&refusal);
     }
     // From here on the stream ends when the run's journal lets go of the queue at its end.
