@@ -10,6 +10,8 @@ pub mod protocol;
 pub mod ui;
 
 #[cfg(feature = "ssr")]
+pub mod clock;
+#[cfg(feature = "ssr")]
 pub mod orchestrator;
 #[cfg(feature = "ssr")]
 pub mod server;

@@ -86,13 +86,7 @@ impl Sim {
 
     /// One run: every run starts at the general agent, which routes.
     async fn say(&mut self, text: &str) -> Run {
-        self.messages.push(Message::User(UserMessage {
-            id: None,
-            content: UserContent::Text(text.to_string()),
-            name: None,
-            encrypted_value: None,
-            extra: Map::new(),
-        }));
+        self.messages.push(Message::user(None, text));
         let mut agent = "general-agent".to_string();
         let mut run = Run {
             agents: vec![agent.clone()],
@@ -710,13 +704,7 @@ async fn turn(
 }
 
 fn user(text: &str) -> Message {
-    Message::User(UserMessage {
-        id: None,
-        content: UserContent::Text(text.into()),
-        name: None,
-        encrypted_value: None,
-        extra: Map::new(),
-    })
+    Message::user(None, text)
 }
 
 fn text_of(chunks: &[LlmChunk]) -> String {

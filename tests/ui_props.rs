@@ -2,9 +2,9 @@
 //! Markdown parser take anything, and keep their promises while doing so.
 
 use agora_hai::protocol::Event;
+use agora_hai::protocol::wire::decode_event;
 use agora_hai::ui::markdown::{BlockCutter, Cut, parse, plain_text};
 use agora_hai::ui::state::{ChatState, ItemKind};
-use agora_hai::ui::wire::decode_event;
 use proptest::prelude::*;
 use proptest::sample::select;
 use serde_json::{Value, json};

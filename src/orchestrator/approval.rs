@@ -7,7 +7,7 @@ use std::sync::Mutex;
 use serde_json::Value;
 use tokio::sync::oneshot;
 
-use crate::protocol::RiskLevel;
+use crate::protocol::{ErrorCode, RiskLevel};
 
 /// Name fragments the original system treats as high risk.
 const HIGH_RISK_NAME_PARTS: &[&str] = &[
@@ -93,11 +93,12 @@ pub enum Refusal {
 }
 
 impl Refusal {
-    pub fn code(self) -> &'static str {
+    /// The client is sent this code and its sentence.
+    pub fn code(self) -> ErrorCode {
         match self {
-            Refusal::Unknown => "unknown_approval",
-            Refusal::Duplicate => "duplicate_approval",
-            Refusal::Foreign => "foreign_approval",
+            Refusal::Unknown => ErrorCode::UnknownApproval,
+            Refusal::Duplicate => ErrorCode::DuplicateApproval,
+            Refusal::Foreign => ErrorCode::ForeignApproval,
         }
     }
 }

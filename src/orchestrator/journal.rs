@@ -18,11 +18,11 @@ use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::outbox::{Closed, Outbox};
-use crate::protocol::agora::RESUMED;
-use crate::protocol::{Custom, Dialect, Event, EventBase, Message, MessagesSnapshot};
+use crate::protocol::agora::{CatchupMode, LastRun, Resumed};
+use crate::protocol::{AgoraEvent, Dialect, Event, Message, MessagesSnapshot};
 
 /// How much a journal keeps, and for how long.
 #[derive(Debug, Clone, Copy)]
@@ -125,25 +125,7 @@ pub enum Catchup {
     Snapshot { reason: SnapshotReason },
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SnapshotReason {
-    /// The client asked without `afterSeq` (a reload: it has nothing).
-    Requested,
-    /// Events after `afterSeq` were dropped from the buffer.
-    Gap,
-    /// The number is not this journal's (a restart, or a journal forgotten since).
-    Unknown,
-}
-
-impl SnapshotReason {
-    fn wire_name(self) -> &'static str {
-        match self {
-            SnapshotReason::Requested => "requested",
-            SnapshotReason::Gap => "gap",
-            SnapshotReason::Unknown => "unknown",
-        }
-    }
-}
+pub use crate::protocol::agora::SnapshotReason;
 
 /// The stored thread, read before the journal is locked.
 pub struct StoredThread {
@@ -607,45 +589,40 @@ impl Inner {
         catchup: &Catchup,
         stored_last_run: Option<(String, String)>,
     ) -> Event {
-        let mut value = json!({
-            "threadId": thread_id,
-            "lastSeq": self.next_seq - 1,
-            "running": self.live.is_some() || self.remote_run.is_some(),
-        });
-        match catchup {
-            Catchup::Replay { after_seq } => {
-                value["mode"] = json!("replay");
-                value["afterSeq"] = json!(after_seq);
-            }
-            Catchup::Snapshot { reason } => {
-                value["mode"] = json!("snapshot");
-                value["reason"] = json!(reason.wire_name());
-            }
-        }
-        if let Some(run_id) = self
-            .live
-            .as_ref()
-            .map(|l| &l.run_id)
-            .or(self.remote_run.as_ref())
-        {
-            value["runId"] = json!(&**run_id);
-        }
+        let (mode, after_seq, reason) = match catchup {
+            Catchup::Replay { after_seq } => (CatchupMode::Replay, Some(*after_seq), None),
+            Catchup::Snapshot { reason } => (CatchupMode::Snapshot, None, Some(*reason)),
+        };
         let last_run = self
             .last_run
             .as_ref()
             .map(|(id, status)| (id.to_string(), status.to_string()))
-            .or(stored_last_run);
-        if let Some((run_id, status)) = last_run.filter(|_| self.live.is_none()) {
-            value["lastRun"] = json!({ "runId": run_id, "status": status });
-        }
-        Event::Custom(Custom {
-            name: RESUMED.to_owned(),
-            value,
-            base: EventBase {
-                timestamp: Some(now_millis()),
+            .or(stored_last_run)
+            .filter(|_| self.live.is_none())
+            .map(|(run_id, status)| LastRun {
+                run_id,
+                status,
                 ..Default::default()
-            },
-        })
+            });
+        let resumed = Resumed {
+            thread_id: thread_id.to_owned(),
+            last_seq: self.next_seq - 1,
+            running: self.live.is_some() || self.remote_run.is_some(),
+            mode,
+            after_seq,
+            reason,
+            run_id: self
+                .live
+                .as_ref()
+                .map(|l| &l.run_id)
+                .or(self.remote_run.as_ref())
+                .map(|id| id.to_string()),
+            last_run,
+            extra: Default::default(),
+        };
+        AgoraEvent::Resumed(resumed)
+            .into_event()
+            .with_timestamp(crate::clock::now_millis())
     }
 
     /// Queues the marker, the snapshot, the kept events `wanted` picks, and subscribes the
@@ -751,12 +728,6 @@ pub(crate) fn with_seq(mut json: String, seq: u64) -> String {
     json
 }
 
-fn now_millis() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis() as u64)
-}
-
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     // Every change under these locks is complete before it can panic.
     mutex
@@ -826,7 +797,11 @@ mod tests {
         let (outbox, mut receiver) = Outbox::channel(MAX);
         journal.replay(2, &outbox, seqs[5]).unwrap().unwrap();
         let frames = drain(&mut receiver);
-        assert!(frames[0].contains(RESUMED), "{}", frames[0]);
+        assert!(
+            frames[0].contains(crate::protocol::agora::RESUMED),
+            "{}",
+            frames[0]
+        );
         let replayed: Vec<u64> = frames[1..].iter().filter_map(|f| seq_of(f)).collect();
         assert_eq!(replayed, seqs[6..]);
         // And then it follows live.

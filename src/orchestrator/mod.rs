@@ -37,7 +37,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use crate::protocol::{Dialect, RunAgentInput};
+use crate::protocol::{Dialect, ErrorCode, Lang, RunAgentInput};
 use approval::Approvals;
 use dialect::Prepared;
 use journal::{JournalSettings, Journals};
@@ -115,18 +115,34 @@ pub enum StartError {
 }
 
 impl StartError {
-    pub fn code(&self) -> &'static str {
+    pub fn code(&self) -> ErrorCode {
         match self {
-            StartError::Moderation { .. } => "moderation_violation",
-            StartError::NoUserMessage => "no_user_message",
-            StartError::ThreadNotFound => "thread_not_found",
-            StartError::Store(_) => "storage_error",
-            StartError::InterruptPending { .. } => "interrupt_pending",
-            StartError::UnknownInterrupt { .. } => "unknown_interrupt",
-            StartError::UnansweredInterrupts { .. } => "unanswered_interrupts",
-            StartError::InvalidResume { .. } => "invalid_resume",
-            StartError::RunIdInUse => "run_id_in_use",
-            StartError::InvalidId { .. } => "invalid_id",
+            StartError::Moderation { .. } => ErrorCode::ModerationViolation,
+            StartError::NoUserMessage => ErrorCode::NoUserMessage,
+            StartError::ThreadNotFound => ErrorCode::ThreadNotFound,
+            StartError::Store(_) => ErrorCode::StorageError,
+            StartError::InterruptPending { .. } => ErrorCode::InterruptPending,
+            StartError::UnknownInterrupt { .. } => ErrorCode::UnknownInterrupt,
+            StartError::UnansweredInterrupts { .. } => ErrorCode::UnansweredInterrupts,
+            StartError::InvalidResume { .. } => ErrorCode::InvalidResume,
+            StartError::RunIdInUse => ErrorCode::RunIdInUse,
+            StartError::InvalidId { .. } => ErrorCode::InvalidId,
+        }
+    }
+
+    /// What the client is told: the refusal in Dutch, or for a store failure only its
+    /// code's sentence (the store's own text is for the log, see [`StartError::log`]).
+    pub fn message(&self) -> String {
+        match self {
+            StartError::Store(_) => self.code().text(Lang::Nl).to_owned(),
+            other => other.to_string(),
+        }
+    }
+
+    /// Logs what the client is not told: the store's failure.
+    pub fn log(&self) {
+        if let StartError::Store(e) = self {
+            tracing::error!(error = %e, "a run could not start: the store failed");
         }
     }
 }

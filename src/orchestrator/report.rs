@@ -13,24 +13,7 @@ use printpdf::{
 };
 use serde::{Deserialize, Serialize};
 
-/// Report language: labels and severity names.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum ReportLanguage {
-    #[default]
-    Nl,
-    En,
-}
-
-impl ReportLanguage {
-    /// `en…` is English, anything else Dutch.
-    pub fn parse(code: Option<&str>) -> ReportLanguage {
-        match code.map(|c| c.trim().to_ascii_lowercase()) {
-            Some(c) if c.starts_with("en") => ReportLanguage::En,
-            _ => ReportLanguage::Nl,
-        }
-    }
-}
+use crate::protocol::Lang;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -78,7 +61,7 @@ pub struct InspectionReport {
     pub generated_at: String,
     /// ISO date of the inspection.
     pub date: String,
-    pub language: ReportLanguage,
+    pub language: Lang,
     pub company: ReportCompany,
     pub inspector: String,
     pub thread_id: String,
@@ -195,11 +178,11 @@ const EN: Labels = Labels {
     of: "of",
 };
 
-fn severity_label(severity: &str, language: ReportLanguage) -> String {
+fn severity_label(severity: &str, language: Lang) -> String {
     match (severity, language) {
-        ("licht", ReportLanguage::En) => "minor".to_string(),
-        ("matig", ReportLanguage::En) => "moderate".to_string(),
-        ("ernstig", ReportLanguage::En) => "serious".to_string(),
+        ("licht", Lang::En) => "minor".to_string(),
+        ("matig", Lang::En) => "moderate".to_string(),
+        ("ernstig", Lang::En) => "serious".to_string(),
         (other, _) => other.to_string(),
     }
 }
@@ -207,8 +190,8 @@ fn severity_label(severity: &str, language: ReportLanguage) -> String {
 /// Renders the report as a PDF. Pure: no I/O.
 pub fn render_pdf(report: &InspectionReport) -> RenderedPdf {
     let labels = match report.language {
-        ReportLanguage::Nl => &NL,
-        ReportLanguage::En => &EN,
+        Lang::Nl => &NL,
+        Lang::En => &EN,
     };
     let mut layout = Layout::new(&report.report_id, labels, report.company.fictional);
 

@@ -3,32 +3,21 @@
 //! run and the catch-up snapshot.
 
 use std::collections::HashSet;
-use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde_json::json;
 
 use super::agents;
 use crate::protocol::{Message, ToolMessage, UserContent, UserMessage};
 
-/// Unix milliseconds: the time of events, decisions and interrupts.
-pub(crate) fn now_millis() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis() as u64)
-}
+pub(crate) use crate::clock::now_millis;
 
 pub(crate) fn new_run_id() -> String {
     format!("run_{}", uuid::Uuid::new_v4().simple())
 }
 
+/// The message's id, owned (for sets and snapshots): [`Message::id`] is the one definition.
 pub(crate) fn message_id(message: &Message) -> Option<String> {
-    match message {
-        Message::Assistant(m) => m.id.clone(),
-        Message::User(m) => m.id.clone(),
-        Message::Tool(m) => m.id.clone(),
-        Message::Developer(m) | Message::System(m) | Message::Reasoning(m) => m.id.clone(),
-        Message::Activity(m) => m.id.clone(),
-    }
+    message.id().map(str::to_owned)
 }
 
 /// Tool calls of the stored thread without a result, in order: (call id, tool name).
@@ -106,22 +95,12 @@ pub(crate) fn stored_user_message(message: &Message, text: String) -> Message {
     })
 }
 
-/// The text of a user message (its text parts joined by newlines); `None` when blank.
+/// The text of a user message ([`UserContent::text`]); `None` when blank.
 pub(crate) fn user_text(message: &Message) -> Option<String> {
     let Message::User(user) = message else {
         return None;
     };
-    let text = match &user.content {
-        UserContent::Text(text) => text.clone(),
-        UserContent::Parts(parts) => parts
-            .iter()
-            .filter_map(|part| match part {
-                crate::protocol::InputContent::Text(t) => Some(t.text.as_str()),
-                _ => None,
-            })
-            .collect::<Vec<_>>()
-            .join("\n"),
-    };
+    let text = user.content.text();
     (!text.trim().is_empty()).then_some(text)
 }
 

@@ -441,7 +441,8 @@ pub struct SubagentError {
 }
 
 /// Declares [`Event`] from one list of `Variant(Payload) = "WIRE_NAME"`, so the enum, its serde
-/// names, [`Event::kind`] and the parser's dispatch cannot drift apart.
+/// names, [`Event::kind`], the parser's dispatch and the samples the hand reader is tested
+/// with cannot drift apart.
 macro_rules! events {
     ($($(#[$doc:meta])* $variant:ident($payload:ty) = $wire:literal,)+) => {
         /// One server→client message, tagged by `type`.
@@ -460,6 +461,13 @@ macro_rules! events {
         impl Event {
             /// Every known wire `type`, in declaration order.
             pub const KINDS: &[&str] = &[$($wire,)+];
+
+            /// One event of each kind, its payload's default: the tests walk every kind
+            /// through serde and the browser's hand reader (`wire`).
+            #[cfg(test)]
+            pub(crate) fn one_of_each() -> Vec<Event> {
+                vec![$(Event::$variant(<$payload>::default()),)+]
+            }
 
             /// The wire `type`, e.g. `"RUN_STARTED"`; for [`Event::Unknown`] whatever it carried.
             pub fn kind(&self) -> &str {

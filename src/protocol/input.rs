@@ -1,45 +1,12 @@
-//! Client→server: [`ClientMessage`], [`RunAgentInput`] and the conversation [`Message`]s.
+//! Client→server: [`RunAgentInput`] and the conversation [`Message`]s (which
+//! `MESSAGES_SNAPSHOT` also carries back).
 //!
 //! Two input shapes arrive on `/ws`. AGORA's client sends `threadId`, an optional `runId`,
 //! `userId`, messages without ids and `context` as an object; a standard AG-UI client sends
 //! message ids, `tools`, `state`, `context` as a list and `forwardedProps`. One type takes both.
 
-use serde::de::Error as _;
-use serde::{Deserialize, Deserializer, Serialize};
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
-
-use super::events::{Custom, Event};
-
-/// Everything a client may send: a run input, or a `CUSTOM` event such as
-/// `agora:tool_approval_response` or `agora:cancel_run`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(tag = "type", rename_all = "SCREAMING_SNAKE_CASE")]
-pub enum ClientMessage {
-    Custom(Custom),
-    /// Has no `type` on the wire.
-    #[serde(untagged)]
-    RunAgentInput(RunAgentInput),
-}
-
-impl<'de> Deserialize<'de> for ClientMessage {
-    /// By hand because serde's untagged fallback reports every mistake as "did not match any
-    /// variant"; the server sends this error back to the client as `agora:error`, so it has
-    /// to name the field.
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let value = Value::deserialize(deserializer)?;
-        let Some(kind) = value.get("type").cloned() else {
-            return RunAgentInput::deserialize(value)
-                .map(ClientMessage::RunAgentInput)
-                .map_err(D::Error::custom);
-        };
-        match Event::deserialize(value).map_err(D::Error::custom)? {
-            Event::Custom(custom) => Ok(ClientMessage::Custom(custom)),
-            _ => Err(D::Error::custom(format!(
-                "a client sends a RunAgentInput (no `type`) or a CUSTOM event, not {kind}"
-            ))),
-        }
-    }
-}
 
 /// Starts a run.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -143,6 +110,45 @@ pub enum Message {
     Reasoning(BasicMessage),
 }
 
+impl Message {
+    /// A user message of plain text.
+    pub fn user(id: Option<String>, text: impl Into<String>) -> Self {
+        Message::User(UserMessage {
+            id,
+            content: UserContent::Text(text.into()),
+            name: None,
+            encrypted_value: None,
+            extra: Map::new(),
+        })
+    }
+
+    /// The message's id; AGORA's client sends messages without one.
+    pub fn id(&self) -> Option<&str> {
+        self.id_slot().as_deref()
+    }
+
+    /// The message's id, to set.
+    pub fn id_mut(&mut self) -> &mut Option<String> {
+        match self {
+            Message::Developer(m) | Message::System(m) | Message::Reasoning(m) => &mut m.id,
+            Message::Assistant(m) => &mut m.id,
+            Message::User(m) => &mut m.id,
+            Message::Tool(m) => &mut m.id,
+            Message::Activity(m) => &mut m.id,
+        }
+    }
+
+    fn id_slot(&self) -> &Option<String> {
+        match self {
+            Message::Developer(m) | Message::System(m) | Message::Reasoning(m) => &m.id,
+            Message::Assistant(m) => &m.id,
+            Message::User(m) => &m.id,
+            Message::Tool(m) => &m.id,
+            Message::Activity(m) => &m.id,
+        }
+    }
+}
+
 /// Developer, system and reasoning messages: text and nothing else.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -222,6 +228,25 @@ pub struct UserMessage {
 pub enum UserContent {
     Text(String),
     Parts(Vec<InputContent>),
+}
+
+impl UserContent {
+    /// What the user wrote: the string, or the text parts joined by a blank line (the one
+    /// joiner for the title, the run, the planner and the screen alike). Media parts have no
+    /// text.
+    pub fn text(&self) -> String {
+        match self {
+            UserContent::Text(text) => text.clone(),
+            UserContent::Parts(parts) => parts
+                .iter()
+                .filter_map(|part| match part {
+                    InputContent::Text(text) => Some(text.text.as_str()),
+                    _ => None,
+                })
+                .collect::<Vec<_>>()
+                .join("\n\n"),
+        }
+    }
 }
 
 /// One part of a multimodal user message.

@@ -276,10 +276,8 @@ async fn keep_leases(store: Arc<SqlStore>, orchestrator: Arc<Orchestrator>) {
 
 /// Tells whoever follows the thread, on any instance, that its run ended with its instance.
 async fn announce_interrupted(store: &SqlStore, thread_id: &str, run_id: &str) {
-    let mut event = Event::run_error(
-        "De server die dit gesprek uitvoerde is gestopt; stuur uw bericht opnieuw.",
-        "run_interrupted",
-    );
+    let code = crate::protocol::ErrorCode::RunInterrupted;
+    let mut event = Event::run_error(code.text(crate::protocol::Lang::Nl), code);
     if let Event::RunError(error) = &mut event {
         error
             .base

@@ -139,7 +139,7 @@ pub async fn require_sign_in(
             if let Ok(record) = state.db.user(&user.id).await {
                 parts
                     .extensions
-                    .insert(crate::ui::i18n::Lang::parse(&record.preferences.language));
+                    .insert(crate::protocol::Lang::parse(&record.preferences.language));
             }
             next.run(Request::from_parts(parts, body)).await
         }

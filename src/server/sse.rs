@@ -36,6 +36,7 @@ use super::AppState;
 use super::error::AppError;
 use super::rest::CurrentUser;
 use super::store::UserRole;
+use crate::clock::now_millis;
 use crate::orchestrator::Orchestrator;
 use crate::orchestrator::agents::AGENTS;
 use crate::orchestrator::outbox::{Outbox, OutboxReceiver};
@@ -119,7 +120,8 @@ async fn run(
         .await;
     if let Err(e) = started {
         // In the standard dialect a lone RUN_ERROR is a complete stream.
-        let refusal = Event::run_error(e.to_string(), e.code()).with_timestamp(now_millis());
+        e.log();
+        let refusal = Event::run_error(e.message(), e.code()).with_timestamp(now_millis());
         let _ = events.send(&refusal);
     }
     // From here on the stream ends when the run's journal lets go of the queue at its end.
@@ -366,10 +368,4 @@ async fn capabilities(State(state): State<AppState>) -> Json<Value> {
             },
         },
     }))
-}
-
-fn now_millis() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis() as u64)
 }

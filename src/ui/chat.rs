@@ -5,7 +5,7 @@
 //!   arrives is pushed, an item that changes sets its own signal (a message that ended, a chip
 //!   added, a queued message sent), so only that item re-renders;
 //! - a streamed delta touches no signal at all: it goes straight to the streaming message's
-//!   [`Stream`](super::components::assistant_message::Stream), one text node, O(1);
+//!   [`Stream`](super::stream::Stream), one text node, O(1);
 //! - each tool call is its own signal (chips, cards and the panel read it);
 //! - a few coarse signals for the rest: the run, the pending approvals, the raw log's version.
 //!
@@ -117,7 +117,7 @@ struct Core {
     log: EventLog,
     /// By item key: where the deltas of a streaming message go, while its view is mounted.
     #[cfg(feature = "hydrate")]
-    streams: HashMap<u64, super::components::assistant_message::Stream>,
+    streams: HashMap<u64, super::stream::Stream>,
     #[cfg(not(feature = "hydrate"))]
     streams: HashMap<u64, ()>,
 }
@@ -256,11 +256,7 @@ impl Chat {
     /// A streaming message's view is on screen: deltas go to `stream` from now on. It is
     /// given the text so far first, so nothing streamed before it was mounted is lost.
     #[cfg(feature = "hydrate")]
-    pub fn attach_stream(
-        &self,
-        key: u64,
-        mut stream: super::components::assistant_message::Stream,
-    ) {
+    pub fn attach_stream(&self, key: u64, mut stream: super::stream::Stream) {
         core(|core| {
             let text = core
                 .state
@@ -283,7 +279,7 @@ impl Chat {
     /// The message's view went away, or the message ended: its stream, no longer fed
     /// (`None` if it had none).
     #[cfg(feature = "hydrate")]
-    pub fn detach_stream(&self, key: u64) -> Option<super::components::assistant_message::Stream> {
+    pub fn detach_stream(&self, key: u64) -> Option<super::stream::Stream> {
         core(|core| core.streams.remove(&key))
     }
 

@@ -119,7 +119,8 @@ impl Connection {
     /// The inspector's decision on a tool call. Without a connection the dialog stays: the
     /// run waits at the server, and the decision can be given once the page is back.
     pub fn answer_approval(&self, approval_id: &str, approved: bool, feedback: Option<String>) {
-        let frame = super::wire::approval_response(approval_id, approved, feedback.as_deref());
+        let frame =
+            crate::protocol::wire::approval_response(approval_id, approved, feedback.as_deref());
         #[cfg(feature = "hydrate")]
         if !self.send(&frame) {
             return;
@@ -132,7 +133,7 @@ impl Connection {
     /// Stops the shown thread's run.
     pub fn stop(&self) {
         if let Some((thread_id, run_id)) = self.chat.active_run() {
-            self.send_frame(&super::wire::cancel_run(&thread_id, &run_id));
+            self.send_frame(&crate::protocol::wire::cancel_run(&thread_id, &run_id));
         }
     }
 
@@ -229,9 +230,9 @@ mod client {
     use web_sys::{CloseEvent, MessageEvent, WebSocket};
 
     use super::{Connection, ConnectionStatus, FAILED_AFTER, backoff_ms};
-    use crate::protocol::Event;
     use crate::protocol::agora::close::UNAUTHORIZED as CLOSE_UNAUTHORIZED;
-    use crate::protocol::agora::{ERROR, RESUMED};
+    use crate::protocol::agora::{CatchupMode, ERROR, RESUMED};
+    use crate::protocol::{AgoraEvent, Event, wire};
     use crate::ui::offline::{self, Queued};
 
     thread_local! {
@@ -299,7 +300,7 @@ mod client {
             let thread = self.chat.thread_id.get_untracked();
             let after = self.chat.with_state(|state| state.seq);
             inner(|i| i.awaiting_history = true);
-            if !self.send(&crate::ui::wire::resume(&thread, after)) {
+            if !self.send(&wire::resume(&thread, after)) {
                 inner(|i| i.awaiting_history = false);
             }
         }
@@ -412,21 +413,22 @@ mod client {
                     self.flush();
                 }
             });
-            let on_message =
-                Closure::<dyn FnMut(MessageEvent)>::new(move |message: MessageEvent| {
+            let on_message = Closure::<dyn FnMut(MessageEvent)>::new(
+                move |message: MessageEvent| {
                     let Some(text) = message.data().as_string() else {
                         return;
                     };
-                    match crate::ui::wire::decode_event(&text) {
+                    match wire::decode_event(&text) {
                         Ok(event) => {
                             // The resume is answered: by its snapshot, by a replay (its marker
                             // says so; no snapshot follows), or refused.
                             let history_answer = match &event {
                                 Event::MessagesSnapshot(_) => true,
                                 Event::Custom(c) if c.name == ERROR => true,
-                                Event::Custom(c) if c.name == RESUMED => {
-                                    c.value["mode"] == "replay"
-                                }
+                                Event::Custom(c) if c.name == RESUMED => matches!(
+                                    wire::agora_event(c),
+                                    Some(Ok(AgoraEvent::Resumed(r))) if r.mode == CatchupMode::Replay
+                                ),
                                 _ => false,
                             };
                             self.chat.receive(&event);
@@ -436,7 +438,8 @@ mod client {
                         }
                         Err(error) => self.chat.receive_unreadable(error),
                     }
-                });
+                },
+            );
             let on_close = Closure::<dyn FnMut(CloseEvent)>::new(move |close: CloseEvent| {
                 self.chat.disconnected();
                 if close.code() == CLOSE_UNAUTHORIZED {

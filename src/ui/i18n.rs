@@ -3,39 +3,7 @@
 
 use std::fmt;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Lang {
-    #[default]
-    Nl,
-    En,
-}
-
-impl Lang {
-    /// The `lang` attribute and the stored preference.
-    pub fn code(self) -> &'static str {
-        match self {
-            Lang::Nl => "nl",
-            Lang::En => "en",
-        }
-    }
-
-    /// The tag stored in the user's preferences (`language`).
-    pub fn tag(self) -> &'static str {
-        match self {
-            Lang::Nl => "nl-NL",
-            Lang::En => "en-GB",
-        }
-    }
-
-    /// `nl`, `nl-NL`, `en-GB`… anything else is Dutch.
-    pub fn parse(code: &str) -> Lang {
-        if code.trim().to_ascii_lowercase().starts_with("en") {
-            Lang::En
-        } else {
-            Lang::Nl
-        }
-    }
-}
+pub use crate::protocol::Lang;
 
 macro_rules! keys {
     ($($key:ident => ($nl:literal, $en:literal),)+) => {

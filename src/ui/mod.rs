@@ -4,8 +4,9 @@
 //! - `state`: the pure reducer (`ChatState::apply`) and the raw event log; tested natively.
 //! - `chat`: the signal layer over it; `connection`: the WebSocket client (browser only);
 //!   `api`: the REST calls; `prefs`: language, theme and panels; `i18n`: every text.
-//! - `components`: one component per file; `markdown` (pure) and `dom` (its renderer's few
-//!   helpers) draw an answer's body, the one imperative part (see `assistant_message`).
+//! - `components`: one component per file; `markdown` (pure), `dom` (its renderer's few
+//!   helpers) and `stream` (the streaming body) draw an answer's body, the one imperative
+//!   part (see `assistant_message`).
 
 pub mod api;
 #[cfg(feature = "hydrate")]
@@ -24,7 +25,8 @@ pub mod present;
 #[cfg(feature = "hydrate")]
 mod scroll;
 pub mod state;
-pub mod wire;
+#[cfg(feature = "hydrate")]
+mod stream;
 
 use leptos::prelude::*;
 

@@ -19,7 +19,7 @@ pub struct Queued {
 impl Queued {
     /// The `RunAgentInput` frame that sends it.
     pub fn frame(&self) -> String {
-        super::wire::run_input(&self.thread_id, &self.id, &self.text)
+        crate::protocol::wire::run_input(&self.thread_id, &self.id, &self.text)
     }
 }
 

@@ -243,17 +243,11 @@ pub fn reported_context(document: &Value, model: &str) -> Option<u32> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::protocol::{AssistantMessage, FunctionCall, ToolCall, UserMessage};
+    use crate::protocol::{AssistantMessage, FunctionCall, ToolCall};
     use serde_json::json;
 
     fn user(text: &str) -> Message {
-        Message::User(UserMessage {
-            id: None,
-            content: UserContent::Text(text.to_owned()),
-            name: None,
-            encrypted_value: None,
-            extra: Default::default(),
-        })
+        Message::user(None, text)
     }
 
     fn call(id: &str) -> Message {

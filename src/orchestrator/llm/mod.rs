@@ -9,7 +9,7 @@ pub mod prompts;
 use futures::stream::BoxStream;
 use serde_json::Value;
 
-use crate::protocol::Message;
+use crate::protocol::{ErrorCode, Message};
 
 /// A tool as offered to a model: name, what it does, JSON-Schema parameters.
 #[derive(Debug, Clone, PartialEq)]
@@ -119,67 +119,23 @@ pub enum LlmError {
 }
 
 impl LlmError {
-    /// Stable, for the UI (`RUN_ERROR.code`) and `runs.error`.
-    pub fn code(&self) -> &'static str {
+    /// Stable, for the UI (`RUN_ERROR.code`) and `runs.error`; its sentence is what the
+    /// inspector reads (the detail goes to the log).
+    pub fn code(&self) -> ErrorCode {
         match self {
-            LlmError::Unreachable(_) => "model_unreachable",
+            LlmError::Unreachable(_) => ErrorCode::ModelUnreachable,
             LlmError::Status {
                 status: 401 | 403, ..
-            } => "model_auth",
-            LlmError::Status { status: 429, .. } => "model_rate_limited",
-            LlmError::Status { status, .. } if *status >= 500 => "model_unavailable",
-            LlmError::Status { .. } => "model_rejected",
-            LlmError::Protocol(_) => "model_protocol",
-            LlmError::ContextExceeded(_) => "model_context_exceeded",
-            LlmError::Timeout(_) => "model_timeout",
-            LlmError::Truncated => "model_output_truncated",
-            LlmError::InvalidToolCalls(_) => "model_invalid_tool_calls",
+            } => ErrorCode::ModelAuth,
+            LlmError::Status { status: 429, .. } => ErrorCode::ModelRateLimited,
+            LlmError::Status { status, .. } if *status >= 500 => ErrorCode::ModelUnavailable,
+            LlmError::Status { .. } => ErrorCode::ModelRejected,
+            LlmError::Protocol(_) => ErrorCode::ModelProtocol,
+            LlmError::ContextExceeded(_) => ErrorCode::ModelContextExceeded,
+            LlmError::Timeout(_) => ErrorCode::ModelTimeout,
+            LlmError::Truncated => ErrorCode::ModelOutputTruncated,
+            LlmError::InvalidToolCalls(_) => ErrorCode::ModelInvalidToolCalls,
         }
-    }
-
-    /// A short message for the inspector, in Dutch or English; the detail goes to the log.
-    pub fn user_message(&self, english: bool) -> String {
-        let (nl, en) = match self {
-            LlmError::Unreachable(_) => (
-                "Het taalmodel is niet bereikbaar. Probeer het over een paar minuten opnieuw.",
-                "The language model cannot be reached. Please try again in a few minutes.",
-            ),
-            LlmError::Status {
-                status: 401 | 403, ..
-            } => (
-                "Het taalmodel weigert de toegang: de sleutel of het account klopt niet. Meld dit aan de beheerder.",
-                "The language model refused access: the key or account is wrong. Please tell the administrator.",
-            ),
-            LlmError::Status { status: 429, .. } => (
-                "Het taalmodel is even overbelast. Probeer het over een minuut opnieuw.",
-                "The language model is busy. Please try again in a minute.",
-            ),
-            LlmError::Status { status, .. } if *status >= 500 => (
-                "Het taalmodel heeft een storing. Probeer het over een paar minuten opnieuw.",
-                "The language model is failing. Please try again in a few minutes.",
-            ),
-            LlmError::Status { .. } | LlmError::Protocol(_) => (
-                "Het taalmodel kon dit verzoek niet verwerken. Probeer het anders te formuleren.",
-                "The language model could not process this request. Please try rephrasing it.",
-            ),
-            LlmError::ContextExceeded(_) => (
-                "Dit gesprek is te lang geworden voor het taalmodel. Begin een nieuw gesprek.",
-                "This conversation has grown too long for the language model. Please start a new one.",
-            ),
-            LlmError::Timeout(_) => (
-                "Het taalmodel antwoordde niet op tijd. Probeer het opnieuw.",
-                "The language model did not answer in time. Please try again.",
-            ),
-            LlmError::Truncated => (
-                "Het antwoord is afgebroken: het bereikte de maximale lengte. Vraag om een korter antwoord.",
-                "The answer was cut off at the maximum length. Please ask for a shorter answer.",
-            ),
-            LlmError::InvalidToolCalls(_) => (
-                "Het taalmodel gaf onbruikbare opdrachten. Probeer het anders te formuleren.",
-                "The language model gave instructions that could not be carried out. Please try rephrasing.",
-            ),
-        };
-        if english { en } else { nl }.to_owned()
     }
 }
 

@@ -26,7 +26,8 @@ use super::llm::{CompletionRequest, FinishReason, LlmChunk, LlmError, ToolSpec, 
 use super::store::{RunStatus, StoreError};
 use super::{agents, metrics, subagent};
 use crate::protocol::{
-    AssistantMessage, Event, Message, MessagesSnapshot, RunFinished, RunOutcome, ToolCall,
+    AssistantMessage, ErrorCode, Event, Message, MessagesSnapshot, RunFinished, RunOutcome,
+    ToolCall,
 };
 use tokio_util::sync::CancellationToken;
 
@@ -44,26 +45,19 @@ pub(crate) enum RunFailure {
 }
 
 impl RunFailure {
-    fn code(&self) -> &'static str {
+    fn code(&self) -> ErrorCode {
         match self {
-            RunFailure::Cancelled => "cancelled",
+            RunFailure::Cancelled => ErrorCode::Cancelled,
             RunFailure::Model(e) => e.code(),
-            RunFailure::Store(_) => "storage_error",
-            RunFailure::TooManyTurns(_) => "too_many_turns",
+            RunFailure::Store(_) => ErrorCode::StorageError,
+            RunFailure::TooManyTurns(_) => ErrorCode::TooManyTurns,
         }
     }
 
     /// What the inspector reads: short, in the thread's language, without internals (those go
     /// to the log and `runs.error`).
     fn user_message(&self, lang: Lang) -> String {
-        match self {
-            RunFailure::Cancelled => "De run is gestopt op verzoek van de gebruiker.".to_owned(),
-            RunFailure::Model(e) => e.user_message(lang == Lang::En),
-            RunFailure::Store(_) => "Het gesprek kon niet worden opgeslagen.".to_owned(),
-            RunFailure::TooManyTurns(n) => {
-                format!("Geen antwoord na {n} stappen; probeer het anders te vragen.")
-            }
-        }
+        self.code().text(lang).to_owned()
     }
 }
 
@@ -155,7 +149,7 @@ impl Run {
                     RunStatus::Error
                 };
                 if !matches!(failure, RunFailure::Cancelled) {
-                    tracing::warn!(run_id = %run_id, code = failure.code(), error = %failure, "run failed");
+                    tracing::warn!(run_id = %run_id, code = %failure.code(), error = %failure, "run failed");
                 }
                 let closed = self
                     .close_unanswered_calls(&failure, pending_approval)
@@ -531,9 +525,11 @@ impl Run {
             self.emit(Event::tool_call_result(result_id, call_id, content));
         }
         self.end_step();
-        let message = failure.to_string();
-        self.adapter
-            .close(&mut self.out, Some((&message, failure.code())));
+        // The subagent's error is the inspector's sentence too: the failure's own text (a store
+        // or model internal) goes to the log and `runs.error` only.
+        let message = failure.user_message(self.thread_language());
+        let code: String = failure.code().into();
+        self.adapter.close(&mut self.out, Some((&message, &code)));
         let cancelled = matches!(failure, RunFailure::Cancelled);
         let status = if cancelled { "cancelled" } else { "error" };
         // The dialect allows nothing but RUN_FINISHED after RUN_ERROR, so the state goes first.

@@ -12,9 +12,9 @@ use time::format_description::well_known::Rfc3339;
 use super::{GENERATE_FINAL_REPORT, Tool, ToolContext, ToolError, kvk_arg, parse_args};
 use crate::orchestrator::knowledge::Knowledge;
 use crate::orchestrator::report::{
-    InspectionReport, ReportArticle, ReportCompany, ReportFinding, ReportLanguage,
-    normalize_severity, render_pdf,
+    InspectionReport, ReportArticle, ReportCompany, ReportFinding, normalize_severity, render_pdf,
 };
+use crate::protocol::Lang;
 
 /// Articles attached to a finding that names none, from a search on its description.
 const SUGGESTED_ARTICLES: usize = 3;
@@ -132,7 +132,7 @@ impl Tool for GenerateFinalReport {
                 "veld `findings` heeft meer dan {MAX_FINDINGS} elementen / field `findings` has more than {MAX_FINDINGS} items"
             )));
         }
-        let language = ReportLanguage::parse(args.language.as_deref());
+        let language = Lang::parse(args.language.as_deref().unwrap_or_default());
         let company = match self.knowledge.company_by_kvk(&kvk) {
             Some(c) => ReportCompany {
                 kvk: c.kvk.clone(),
@@ -291,21 +291,21 @@ fn article(r: &crate::orchestrator::knowledge::Regulation) -> ReportArticle {
     }
 }
 
-fn default_summary(company: &str, findings: &[ReportFinding], language: ReportLanguage) -> String {
+fn default_summary(company: &str, findings: &[ReportFinding], language: Lang) -> String {
     let serious = findings.iter().filter(|f| f.severity == "ernstig").count();
     match (language, findings.len()) {
-        (ReportLanguage::Nl, 0) => {
+        (Lang::Nl, 0) => {
             format!("Bij de inspectie van {company} zijn geen overtredingen vastgesteld.")
         }
-        (ReportLanguage::En, 0) => {
+        (Lang::En, 0) => {
             format!("No violations were found during the inspection of {company}.")
         }
-        (ReportLanguage::Nl, n) => format!(
+        (Lang::Nl, n) => format!(
             "Bij de inspectie van {company} {} {n} {} vastgesteld, waarvan {serious} ernstig.",
             if n == 1 { "is" } else { "zijn" },
             if n == 1 { "bevinding" } else { "bevindingen" },
         ),
-        (ReportLanguage::En, n) => format!(
+        (Lang::En, n) => format!(
             "The inspection of {company} recorded {n} {}, {serious} of them serious.",
             if n == 1 { "finding" } else { "findings" },
         ),

@@ -12,7 +12,6 @@ mod throttle;
 use std::collections::HashMap;
 use std::net::{IpAddr, SocketAddr};
 use std::sync::Mutex;
-use std::time::{SystemTime, UNIX_EPOCH};
 
 use axum::extract::{ConnectInfo, FromRequestParts, Query};
 use axum::http::request::Parts;
@@ -172,7 +171,7 @@ impl Authenticator {
                 let token = cookie(parts, SESSION_COOKIE).ok_or(AuthError::Missing)?;
                 let session = hex(&sha256(&token));
                 let user = db
-                    .session_user(&session, now_millis())
+                    .session_user(&session, crate::clock::now_millis() as i64)
                     .await
                     .map_err(|_| AuthError::Store)?
                     .ok_or(AuthError::Invalid)?;
@@ -321,12 +320,6 @@ pub fn random_token() -> String {
 
 fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
     a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
-}
-
-pub fn now_millis() -> i64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
 }
 
 /// `user:key,user:key`, as `AGORA_API_KEYS` or the key file gives them.

@@ -14,7 +14,7 @@ use axum::http::request::Parts;
 
 use super::{
     AuthMode, ClientAddress, SESSION_COOKIE, SESSION_DAYS, hash_password, hash_password_blocking,
-    hex, now_millis, random_token, sha256, verify_password_blocking,
+    hex, random_token, sha256, verify_password_blocking,
 };
 use crate::server::AppState;
 use crate::server::store::{NewUser, UserRole};
@@ -242,7 +242,7 @@ async fn setup(State(state): State<AppState>, Form(form): Form<SetupForm>) -> Re
 /// Starts a session and sends the user to the app.
 async fn sign_in(state: &AppState, user_id: &str) -> Response {
     let token = random_token();
-    let expires_at = now_millis() + SESSION_DAYS * 24 * 3600 * 1000;
+    let expires_at = crate::clock::now_millis() as i64 + SESSION_DAYS * 24 * 3600 * 1000;
     if let Err(e) = state
         .db
         .create_session(&hex(&sha256(&token)), user_id, expires_at)

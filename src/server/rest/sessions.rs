@@ -12,7 +12,7 @@ use super::{AppError, CurrentUser, Paging, json_object, query_bool, timestamp};
 use crate::protocol::Message;
 use crate::protocol::rest::{SessionList, SessionMetadata};
 use crate::server::AppState;
-use crate::server::store::{MAX_TITLE_CHARS, ThreadSummary, user_text};
+use crate::server::store::{MAX_TITLE_CHARS, ThreadSummary};
 
 /// The contract's `SessionMetadata`.
 fn session_metadata(summary: &ThreadSummary) -> SessionMetadata {
@@ -101,7 +101,7 @@ pub fn history_messages(messages: &[Message], include_tools: bool) -> Vec<Value>
     for message in messages {
         match message {
             Message::User(user) => {
-                history.push(json!({ "role": "user", "content": user_text(user) }))
+                history.push(json!({ "role": "user", "content": user.content.text() }))
             }
             Message::Assistant(assistant) => {
                 let agent_id = assistant.name.as_deref();

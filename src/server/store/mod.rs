@@ -13,7 +13,6 @@ pub use crate::orchestrator::store::{
 };
 /// The user's role, settings and their parts are wire types: the browser reads them too.
 pub use crate::protocol::rest::{Preferences, PreferencesUpdate, SpokenTextType, Theme, UserRole};
-use crate::protocol::{InputContent, UserContent, UserMessage};
 pub use sql::{ExpiredRun, Lease, PendingApproval, SqlDialect, SqlStore};
 
 /// The user every request acts as until authentication exists (see `rest::current_user`).
@@ -181,21 +180,6 @@ pub trait Database: Store + AuthStore {
         user_id: &str,
         update: &PreferencesUpdate,
     ) -> Result<Preferences, StoreError>;
-}
-
-/// The text of a user message: the string, or its text parts joined by blank lines.
-pub fn user_text(message: &UserMessage) -> String {
-    match &message.content {
-        UserContent::Text(text) => text.clone(),
-        UserContent::Parts(parts) => parts
-            .iter()
-            .filter_map(|part| match part {
-                InputContent::Text(text) => Some(text.text.as_str()),
-                _ => None,
-            })
-            .collect::<Vec<_>>()
-            .join("\n\n"),
-    }
 }
 
 /// A thread's automatic title: the first non-empty line of the first user message, at most

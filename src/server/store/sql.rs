@@ -11,7 +11,7 @@
 use std::borrow::Cow;
 use std::path::Path;
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use sqlx::any::{AnyPoolOptions, AnyTypeInfo, AnyTypeInfoKind};
 use sqlx::error::ErrorKind;
@@ -21,7 +21,7 @@ use super::{
     ApprovalDecision, ApprovalRecord, Database, InterruptRecord, InterruptResolution, NewUser,
     Page, Preferences, PreferencesUpdate, RunRecord, RunStatus, SpokenTextType, Store, StoreError,
     Theme, ThreadRecord, ThreadSummary, Turn, TurnRequest, UNTITLED, UserRecord, UserRole,
-    UserUpdate, preview_from_text, title_from_text, user_text,
+    UserUpdate, preview_from_text, title_from_text,
 };
 use crate::protocol::Message;
 
@@ -192,7 +192,7 @@ impl SqlStore {
 
     /// Unix milliseconds by the database's clock, strictly increasing within this store.
     fn now(&self) -> i64 {
-        let wall = local_millis() + self.clock_offset.load(Ordering::Relaxed);
+        let wall = crate::clock::now_millis() as i64 + self.clock_offset.load(Ordering::Relaxed);
         let mut last = self.clock.load(Ordering::Relaxed);
         loop {
             let next = wall.max(last + 1);
@@ -211,13 +211,13 @@ impl SqlStore {
         if self.dialect == SqlDialect::Sqlite {
             return Ok(());
         }
-        let before = local_millis();
+        let before = crate::clock::now_millis() as i64;
         let (database,): (i64,) =
             sqlx::query_as("SELECT CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000 AS BIGINT)")
                 .fetch_one(&self.pool)
                 .await
                 .map_err(backend)?;
-        let after = local_millis();
+        let after = crate::clock::now_millis() as i64;
         // The database read its clock somewhere in the round trip: its middle is the best guess.
         self.clock_offset
             .store(database - (before + after) / 2, Ordering::Relaxed);
@@ -586,12 +586,6 @@ fn numbered_placeholders(query: &str) -> String {
     out
 }
 
-fn local_millis() -> i64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
-}
-
 /// The URL without its password, for an error message.
 fn redact(url: &str) -> String {
     match (url.find("://"), url.rfind('@')) {
@@ -678,7 +672,7 @@ fn describe(message: &Message) -> Described {
         Message::Activity(_) => ("activity", None, false, None),
         Message::Tool(_) => ("tool", None, false, None),
         Message::User(user) => {
-            let text = user_text(user);
+            let text = user.content.text();
             ("user", None, true, Some(text))
         }
         Message::Assistant(assistant) => {
@@ -695,22 +689,6 @@ fn describe(message: &Message) -> Described {
         visible,
         user_text: text,
     }
-}
-
-/// The message's id, given one if it has none, so that snapshots can refer to it.
-fn with_id(message: &Message) -> (Message, String) {
-    let mut message = message.clone();
-    let slot = match &mut message {
-        Message::Developer(m) | Message::System(m) | Message::Reasoning(m) => &mut m.id,
-        Message::Assistant(m) => &mut m.id,
-        Message::User(m) => &mut m.id,
-        Message::Tool(m) => &mut m.id,
-        Message::Activity(m) => &mut m.id,
-    };
-    let id = slot
-        .get_or_insert_with(|| uuid::Uuid::new_v4().to_string())
-        .clone();
-    (message, id)
 }
 
 #[async_trait::async_trait]
@@ -1355,4 +1333,14 @@ impl SqlStore {
     .map_err(backend)?;
         Ok(preferences)
     }
+}
+
+/// The message with an id, given one if it has none, so that snapshots can refer to it.
+fn with_id(message: &Message) -> (Message, String) {
+    let mut message = message.clone();
+    let id = message
+        .id_mut()
+        .get_or_insert_with(|| uuid::Uuid::new_v4().to_string())
+        .clone();
+    (message, id)
 }

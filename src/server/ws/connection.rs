@@ -7,7 +7,10 @@ use serde_json::{Value, json};
 
 use super::{HISTORY_REQUEST, MAX_FRAME_BYTES, RESUME};
 use crate::orchestrator::Outbox;
-use crate::protocol::{AgoraError, AgoraEvent, ClientMessage, Event, MessagesSnapshot};
+use crate::protocol::agora::Resume;
+use crate::protocol::{
+    AgoraError, AgoraEvent, ClientMessage, ErrorCode, Event, Lang, MessagesSnapshot,
+};
 use crate::server::AppState;
 use crate::server::auth::{AuthMode, CurrentUser};
 use crate::server::store::UserRole;
@@ -30,40 +33,35 @@ impl Connection<'_> {
     pub async fn handle(&self, text: &str) {
         if text.len() > MAX_FRAME_BYTES {
             let details = json!({ "size": text.len(), "limit": MAX_FRAME_BYTES });
-            return self.refuse(
-                "message_too_large",
-                "Het bericht is groter dan 1 MiB.",
-                Some(details),
-            );
+            return self.refuse(ErrorCode::MessageTooLarge, Some(details));
         }
         let message: ClientMessage = match serde_json::from_str(text) {
             Ok(message) => message,
             Err(e) if e.is_syntax() || e.is_eof() => {
                 return self.refuse(
-                    "invalid_json",
-                    "Het bericht is geen geldige JSON.",
+                    ErrorCode::InvalidJson,
                     Some(json!({ "error": e.to_string() })),
                 );
             }
             Err(e) => {
-                return self.refuse(
-                    "invalid_message",
+                return self.refuse_with(
+                    ErrorCode::InvalidMessage,
                     &format!("Het bericht past niet in het protocol: {e}"),
                     None,
                 );
             }
         };
         if self.user.role == UserRole::Viewer && !reads_only(&message) {
-            return self.refuse(
-                "forbidden",
-                "Met een leesaccount kunt u geen agents starten, stoppen of goedkeuren.",
-                None,
-            );
+            return self.refuse(ErrorCode::Forbidden, None);
         }
         match message {
             ClientMessage::RunAgentInput(input) => {
                 if input.thread_id.trim().is_empty() {
-                    return self.refuse("invalid_message", "threadId ontbreekt of is leeg.", None);
+                    return self.refuse_with(
+                        ErrorCode::InvalidMessage,
+                        "threadId ontbreekt of is leeg.",
+                        None,
+                    );
                 }
                 let user = self.run_user(input.user_id.as_deref());
                 if let Err(limited) = self.state.run_limits.admit(&user, self.user.kind).await {
@@ -84,7 +82,7 @@ impl Connection<'_> {
                         limited.per_minute,
                         limited.retry_after_secs()
                     );
-                    return self.refuse("rate_limited", &message, Some(details));
+                    return self.refuse_with(ErrorCode::RateLimited, &message, Some(details));
                 }
                 // How the user wants answers spoken; the default when it cannot be read.
                 let spoken = match self.state.db.preferences(&user).await {
@@ -106,7 +104,8 @@ impl Connection<'_> {
                         }
                         _ => None,
                     };
-                    self.refuse(e.code(), &e.to_string(), details);
+                    e.log();
+                    self.refuse_with(e.code(), &e.message(), details);
                 }
             }
             ClientMessage::Custom(custom) => {
@@ -127,7 +126,7 @@ impl Connection<'_> {
                             .await;
                         if let Err(refusal) = result {
                             let details = json!({ "approvalId": response.approval_id });
-                            self.refuse(refusal.code(), &refusal.to_string(), Some(details));
+                            self.refuse(refusal.code(), Some(details));
                         }
                     }
                     Some(Ok(AgoraEvent::CancelRun(cancel))) => {
@@ -140,48 +139,30 @@ impl Connection<'_> {
                             cancel.thread_id.as_deref(),
                         );
                         if stopped == 0 {
-                            self.refuse("no_active_run", "Er loopt geen run om te stoppen.", None);
+                            self.refuse(ErrorCode::NoActiveRun, None);
                         }
                     }
+                    Some(Ok(AgoraEvent::HistoryRequest(request))) => {
+                        self.with_history_slot(self.send_history(&request.thread_id))
+                            .await;
+                    }
+                    Some(Ok(AgoraEvent::Resume(resume))) => {
+                        self.with_history_slot(self.resume(&resume)).await;
+                    }
                     Some(Ok(_)) => {
-                        self.refuse(
-                            "unexpected_event",
+                        self.refuse_with(
+                            ErrorCode::UnexpectedEvent,
                             &format!("{} wordt alleen door de server verstuurd.", custom.name),
                             None,
                         );
                     }
                     Some(Err(e)) => {
-                        self.refuse("invalid_message", &format!("{}: {e}", custom.name), None);
-                    }
-                    None if custom.name == HISTORY_REQUEST => {
-                        // One snapshot queued at a time: the next request waits for the
-                        // client to have read the last one.
-                        if self.history_pending.swap(true, Ordering::AcqRel) {
-                            return self.refuse(
-                                "history_in_progress",
-                                "De vorige geschiedenis wordt nog verstuurd.",
-                                None,
-                            );
-                        }
-                        if !self.send_history(&custom.value).await {
-                            self.history_pending.store(false, Ordering::Release);
-                        }
-                    }
-                    None if custom.name == RESUME => {
-                        if self.history_pending.swap(true, Ordering::AcqRel) {
-                            return self.refuse(
-                                "history_in_progress",
-                                "De vorige geschiedenis wordt nog verstuurd.",
-                                None,
-                            );
-                        }
-                        if !self.resume(&custom.value).await {
-                            self.history_pending.store(false, Ordering::Release);
-                        }
+                        let message = format!("{}: {e}", custom.name);
+                        self.refuse_with(ErrorCode::InvalidMessage, &message, None);
                     }
                     None => {
-                        self.refuse(
-                            "unknown_event",
+                        self.refuse_with(
+                            ErrorCode::UnknownEvent,
                             &format!("Onbekend event: {}", custom.name),
                             None,
                         );
@@ -201,40 +182,36 @@ impl Connection<'_> {
         }
     }
 
-    /// `agora:resume {threadId, afterSeq?}`: the socket follows the thread again and gets
-    /// what it missed (see `Orchestrator::resume`); false when it refused instead or sent no
-    /// snapshot (then no history is pending).
-    async fn resume(&self, value: &Value) -> bool {
-        let Some(thread_id) = value.get("threadId").and_then(Value::as_str) else {
-            self.refuse("invalid_message", "threadId ontbreekt.", None);
-            return false;
-        };
+    /// Runs `answer` (a history or a resume) in the socket's one history slot: one snapshot
+    /// queued at a time, the next request waits for the client to have read the last one.
+    /// `answer` is true when it queued a snapshot, which then keeps the slot until written.
+    async fn with_history_slot(&self, answer: impl Future<Output = bool>) {
+        if self.history_pending.swap(true, Ordering::AcqRel) {
+            return self.refuse(ErrorCode::HistoryInProgress, None);
+        }
+        if !answer.await {
+            self.history_pending.store(false, Ordering::Release);
+        }
+    }
+
+    /// `agora:resume`: the socket follows the thread again and gets what it missed (see
+    /// `Orchestrator::resume`); false when it refused instead or sent no snapshot (then no
+    /// history is pending).
+    async fn resume(&self, resume: &Resume) -> bool {
+        let thread_id = resume.thread_id.as_str();
         if !crate::orchestrator::valid_id(thread_id) {
-            self.refuse(
-                "invalid_id",
+            self.refuse_with(
+                ErrorCode::InvalidId,
                 "threadId mag alleen letters, cijfers en _ . : - bevatten (hoogstens 128 tekens).",
                 None,
             );
             return false;
         }
-        let after_seq = match value.get("afterSeq") {
-            None | Some(Value::Null) => None,
-            Some(seq) => match seq.as_u64() {
-                Some(seq) => Some(seq),
-                None => {
-                    self.refuse(
-                        "invalid_message",
-                        "afterSeq is een geheel getal vanaf 0.",
-                        None,
-                    );
-                    return false;
-                }
-            },
-        };
+        let after_seq = resume.after_seq;
         // Someone else's thread looks exactly like one that does not exist.
         match self.state.db.thread(thread_id).await {
             Ok(thread) if thread.owner != self.user.id && self.state.auth.mode != AuthMode::Dev => {
-                self.refuse("thread_not_found", "Dit gesprek bestaat niet.", None);
+                self.refuse(ErrorCode::ThreadNotFound, None);
                 return false;
             }
             _ => {}
@@ -249,11 +226,7 @@ impl Connection<'_> {
             Ok(resumption) => resumption.snapshot && resumption.queued,
             Err(e) => {
                 tracing::error!(error = %e, "resume failed");
-                self.refuse(
-                    "storage_error",
-                    "De geschiedenis kon niet worden gelezen.",
-                    None,
-                );
+                self.refuse(ErrorCode::StorageError, None);
                 false
             }
         }
@@ -261,15 +234,11 @@ impl Connection<'_> {
 
     /// Queues the thread's stored messages as one MESSAGES_SNAPSHOT; false when it refused
     /// instead.
-    async fn send_history(&self, value: &Value) -> bool {
-        let Some(thread_id) = value.get("threadId").and_then(Value::as_str) else {
-            self.refuse("invalid_message", "threadId ontbreekt.", None);
-            return false;
-        };
+    async fn send_history(&self, thread_id: &str) -> bool {
         // Someone else's thread looks exactly like one that does not exist.
         match self.state.db.thread(thread_id).await {
             Ok(thread) if thread.owner != self.user.id && self.state.auth.mode != AuthMode::Dev => {
-                self.refuse("thread_not_found", "Dit gesprek bestaat niet.", None);
+                self.refuse(ErrorCode::ThreadNotFound, None);
                 return false;
             }
             _ => {}
@@ -279,11 +248,7 @@ impl Connection<'_> {
             Err(crate::orchestrator::store::StoreError::NotFound(_)) => Vec::new(),
             Err(e) => {
                 tracing::error!(error = %e, "history could not be read");
-                self.refuse(
-                    "storage_error",
-                    "De geschiedenis kon niet worden gelezen.",
-                    None,
-                );
+                self.refuse(ErrorCode::StorageError, None);
                 return false;
             }
         };
@@ -294,9 +259,16 @@ impl Connection<'_> {
         self.events.send_history(&snapshot).is_ok()
     }
 
-    pub fn refuse(&self, code: &str, message: &str, details: Option<Value>) {
+    /// Refuses with the code's own sentence (the dialect's language is Dutch; a client words
+    /// a code it knows in its user's language).
+    pub fn refuse(&self, code: ErrorCode, details: Option<Value>) {
+        self.refuse_with(code, code.text(Lang::Nl), details);
+    }
+
+    /// Refuses with a sentence that says more than the code's.
+    pub fn refuse_with(&self, code: ErrorCode, message: &str, details: Option<Value>) {
         let error = AgoraEvent::Error(AgoraError {
-            error_code: code.to_owned(),
+            error_code: code.into(),
             message: message.to_owned(),
             details,
             ..Default::default()

@@ -149,11 +149,7 @@ async fn serve_socket(socket: WebSocket, state: AppState, user: CurrentUser) {
             Ok(None | Some(Err(_) | Ok(Frame::Close(_)))) => break None,
             Ok(Some(Ok(Frame::Ping(_) | Frame::Pong(_)))) => continue,
             Ok(Some(Ok(Frame::Binary(_)))) => {
-                connection.refuse(
-                    "unsupported_frame",
-                    "Alleen tekstframes met JSON worden ondersteund.",
-                    None,
-                );
+                connection.refuse(crate::protocol::ErrorCode::UnsupportedFrame, None);
                 continue;
             }
             Ok(Some(Ok(Frame::Text(text)))) => text,

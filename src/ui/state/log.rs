@@ -6,7 +6,8 @@ use std::collections::VecDeque;
 
 use serde_json::Value;
 
-use crate::protocol::{Dialect, Event, Verifier};
+use crate::protocol::agora::CatchupMode;
+use crate::protocol::{AgoraEvent, Dialect, Event, Verifier, wire};
 
 /// Lines kept; older ones drop off the top.
 pub const CAPACITY: usize = 400;
@@ -68,7 +69,9 @@ impl EventLog {
                 Vec::new()
             }
             Event::Custom(custom) if custom.name == crate::protocol::agora::RESUMED => {
-                if custom.value["mode"] == "snapshot" {
+                if let Some(Ok(AgoraEvent::Resumed(resumed))) = wire::agora_event(custom)
+                    && resumed.mode == CatchupMode::Snapshot
+                {
                     self.verifier = Verifier::new(Dialect::Agora);
                     self.snapshot_state_due = true;
                 }

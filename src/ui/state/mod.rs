@@ -15,9 +15,9 @@ use serde_json::Value;
 
 pub use log::{CAPACITY as LOG_CAPACITY, EventLog, LogChange, LogEntry};
 
+use crate::protocol::agora::{CatchupMode, Resumed};
 use crate::protocol::{
-    AgoraError, AgoraEvent, Event, InputContent, Message, Role, ToolApprovalRequest, UserContent,
-    apply_patch,
+    AgoraError, AgoraEvent, Event, Message, Role, ToolApprovalRequest, apply_patch,
 };
 
 /// One entry of the timeline. `key` is unique for the page's lifetime (the view's list key).
@@ -648,10 +648,7 @@ impl ChatState {
                 }
             }
             Event::MessagesSnapshot(snapshot) => self.load(&snapshot.messages, &mut changes),
-            Event::Custom(custom) if custom.name == crate::protocol::agora::RESUMED => {
-                self.resumed(&custom.value, &mut changes);
-            }
-            Event::Custom(custom) => match crate::ui::wire::agora_event(custom) {
+            Event::Custom(custom) => match crate::protocol::wire::agora_event(custom) {
                 Some(Ok(AgoraEvent::ToolApprovalRequest(request))) => {
                     if !self
                         .approvals
@@ -667,6 +664,7 @@ impl ChatState {
                     let item = agora_error(&error);
                     self.error(item, &mut changes);
                 }
+                Some(Ok(AgoraEvent::Resumed(resumed))) => self.resumed(&resumed, &mut changes),
                 // Speech, and events only a client sends: nothing to show.
                 Some(Ok(
                     AgoraEvent::SpokenTextStart(_)
@@ -674,7 +672,9 @@ impl ChatState {
                     | AgoraEvent::SpokenTextEnd(_)
                     | AgoraEvent::SpokenTextError(_)
                     | AgoraEvent::ToolApprovalResponse(_)
-                    | AgoraEvent::CancelRun(_),
+                    | AgoraEvent::CancelRun(_)
+                    | AgoraEvent::HistoryRequest(_)
+                    | AgoraEvent::Resume(_),
                 )) => {}
                 // Malformed or unknown custom events: the raw log shows them.
                 Some(Err(_)) | None => {}
@@ -724,13 +724,13 @@ impl ChatState {
     /// `agora:resumed`: what the server sends first after a resume. A replay brings the
     /// missed events, the run's end among them. A snapshot without a live run brings nothing
     /// more: whatever was open ends here, and a run a restart cut off says so.
-    fn resumed(&mut self, value: &Value, changes: &mut Changes) {
-        if value["threadId"].as_str() != Some(self.thread_id.as_str()) {
+    fn resumed(&mut self, resumed: &Resumed, changes: &mut Changes) {
+        if resumed.thread_id != self.thread_id {
             return;
         }
-        let running = value["running"].as_bool().unwrap_or(false);
-        let last_seq = value["lastSeq"].as_u64();
-        let snapshot = value["mode"] == "snapshot";
+        let running = resumed.running;
+        let last_seq = Some(resumed.last_seq);
+        let snapshot = resumed.mode == CatchupMode::Snapshot;
         if snapshot {
             // A snapshot follows: numbering starts again from what it replays.
             self.seq = None;
@@ -748,7 +748,11 @@ impl ChatState {
             self.approvals.clear();
             changes.approvals = true;
         }
-        if value["lastRun"]["status"] == "interrupted" && value["mode"] == "snapshot" {
+        if resumed
+            .last_run
+            .as_ref()
+            .is_some_and(|run| run.status == "interrupted")
+        {
             let item = ErrorItem {
                 source: ErrorSource::RunError,
                 code: Some("interrupted".to_owned()),
@@ -775,7 +779,7 @@ impl ChatState {
         for message in messages {
             match message {
                 Message::User(user) => {
-                    let text = user_text(&user.content);
+                    let text = user.content.text();
                     let index = self.push(
                         ItemKind::User {
                             text,
@@ -935,24 +939,6 @@ fn agora_error(error: &AgoraError) -> ErrorItem {
             .as_ref()
             .filter(|d| !d.is_null())
             .map(Value::to_string),
-    }
-}
-
-fn user_text(content: &UserContent) -> String {
-    match content {
-        UserContent::Text(text) => text.clone(),
-        UserContent::Parts(parts) => parts
-            .iter()
-            .filter_map(|part| match part {
-                InputContent::Text(text) => Some(text.text.as_str()),
-                InputContent::Image(_)
-                | InputContent::Audio(_)
-                | InputContent::Video(_)
-                | InputContent::Document(_)
-                | InputContent::Binary(_) => None,
-            })
-            .collect::<Vec<_>>()
-            .join("\n\n"),
     }
 }
 

@@ -837,7 +837,8 @@ fn event_log_folds_deltas_and_shows_verifier_warnings() {
     assert_eq!(log.warning_count(), 1);
     // The connection dropped inside the run; the resume replays the rest: one stream.
     log.push(&ev(
-        json!({"type": "CUSTOM", "name": "agora:resumed", "value": {"mode": "replay"}}),
+        json!({"type": "CUSTOM", "name": "agora:resumed", "value": {
+            "threadId": "t", "lastSeq": 1, "running": true, "mode": "replay", "afterSeq": 0}}),
     ));
     log.push(&ev(json!({"type": "STATE_SNAPSHOT", "snapshot": {}})));
     log.push(&ev(
@@ -846,7 +847,8 @@ fn event_log_folds_deltas_and_shows_verifier_warnings() {
     assert_eq!(log.warning_count(), 1);
     // A snapshot starts a new stream, its state outside any run.
     log.push(&ev(
-        json!({"type": "CUSTOM", "name": "agora:resumed", "value": {"mode": "snapshot"}}),
+        json!({"type": "CUSTOM", "name": "agora:resumed", "value": {
+            "threadId": "t", "lastSeq": 1, "running": true, "mode": "snapshot", "reason": "gap"}}),
     ));
     log.push(&ev(json!({"type": "MESSAGES_SNAPSHOT", "messages": []})));
     log.push(&ev(json!({"type": "STATE_SNAPSHOT", "snapshot": {}})));
@@ -862,7 +864,8 @@ fn event_log_folds_deltas_and_shows_verifier_warnings() {
         json!({"type": "RUN_FINISHED", "threadId": "t", "runId": "r2"}),
     ));
     log.push(&ev(
-        json!({"type": "CUSTOM", "name": "agora:resumed", "value": {"mode": "snapshot"}}),
+        json!({"type": "CUSTOM", "name": "agora:resumed", "value": {
+            "threadId": "t", "lastSeq": 1, "running": true, "mode": "snapshot", "reason": "gap"}}),
     ));
     log.push(&ev(json!({"type": "MESSAGES_SNAPSHOT", "messages": []})));
     log.push(&ev(

@@ -7,21 +7,7 @@
 use whatlang::{Detector, Lang as Language};
 
 /// The language to answer in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Lang {
-    #[default]
-    Nl,
-    En,
-}
-
-impl Lang {
-    pub(super) fn code(self) -> &'static str {
-        match self {
-            Lang::Nl => "nl",
-            Lang::En => "en",
-        }
-    }
-}
+pub use crate::protocol::Lang;
 
 /// Below this many letters whatlang's answer is a coin toss.
 const MIN_LETTERS: usize = 12;

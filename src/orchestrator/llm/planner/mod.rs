@@ -223,18 +223,10 @@ mod tests {
     use super::text::{display_date, sentences};
     use super::*;
     use crate::orchestrator::agents::GENERAL_AGENT;
-    use crate::protocol::{
-        AssistantMessage, FunctionCall, Message, ToolCall, ToolMessage, UserContent, UserMessage,
-    };
+    use crate::protocol::{AssistantMessage, FunctionCall, Message, ToolCall, ToolMessage};
 
     fn user(text: &str) -> Message {
-        Message::User(UserMessage {
-            id: None,
-            content: UserContent::Text(text.to_owned()),
-            name: None,
-            encrypted_value: None,
-            extra: Default::default(),
-        })
+        Message::user(None, text)
     }
 
     fn request(messages: Vec<Message>, tools: Vec<ToolSpec>) -> CompletionRequest {

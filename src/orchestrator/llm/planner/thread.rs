@@ -10,7 +10,7 @@ use super::understand::{Intent, understand};
 use crate::orchestrator::inspection::InspectionState;
 use crate::orchestrator::knowledge::Knowledge;
 use crate::orchestrator::llm::prompts::HANDOFF_TOOL;
-use crate::protocol::{InputContent, Message, UserContent};
+use crate::protocol::Message;
 
 /// A tool call with its result, if one arrived.
 #[derive(Debug, Clone)]
@@ -158,17 +158,7 @@ impl<'a> Thread<'a> {
 
 pub(super) fn message_text(message: &Message) -> String {
     match message {
-        Message::User(u) => match &u.content {
-            UserContent::Text(t) => t.clone(),
-            UserContent::Parts(parts) => parts
-                .iter()
-                .filter_map(|p| match p {
-                    InputContent::Text(t) => Some(t.text.as_str()),
-                    _ => None,
-                })
-                .collect::<Vec<_>>()
-                .join(" "),
-        },
+        Message::User(u) => u.content.text(),
         Message::Assistant(a) => a.content.clone().unwrap_or_default(),
         Message::Tool(t) => t.content.clone(),
         Message::Developer(b) | Message::System(b) | Message::Reasoning(b) => b.content.clone(),

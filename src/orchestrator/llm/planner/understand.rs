@@ -1,13 +1,13 @@
 //! Understanding a turn: what the inspector wants, read from the sentence and the inspection
-//! so far (an open company, a pending company choice).
+//! so far (an open company, a pending company choice, and which candidate an answer to that
+//! choice picks: [`choice_answer`]).
 
 use crate::orchestrator::agents::{
     GENERAL_AGENT, HISTORY_AGENT, REGULATION_AGENT, REPORTING_AGENT,
 };
-use crate::orchestrator::inspection::InspectionState;
+use crate::orchestrator::inspection::{CompanyRef, InspectionState};
 use crate::orchestrator::knowledge::{Knowledge, Resolution, concerns, find_kvk, normalize};
 
-use super::company::choice_answer;
 use super::findings::split_turn;
 
 /// What the inspector wants, as the general agent routes it.
@@ -458,4 +458,101 @@ fn is_chatter(w: &Words) -> bool {
             "even wachten",
             "one moment",
         ])
+}
+
+/// An answer to "Bedoel je …?".
+pub(super) enum Choice<'a> {
+    Company(&'a CompanyRef),
+    /// "nee", "geen van beide".
+    None,
+}
+
+/// Reads an answer to a company choice: "ja" (the only or first candidate), "de tweede", "2",
+/// a city, a KVK number, or a name that picks one candidate; "nee" declines.
+pub(super) fn choice_answer<'a>(text: &str, choice: &'a [CompanyRef]) -> Option<Choice<'a>> {
+    let normalized = normalize(text);
+    let words: Vec<&str> = normalized.split(' ').filter(|w| !w.is_empty()).collect();
+    if words.is_empty() || choice.is_empty() || words.len() > 10 {
+        return None;
+    }
+    if let Some(kvk) = find_kvk(text) {
+        return choice.iter().find(|c| c.kvk == kvk).map(Choice::Company);
+    }
+    let padded = format!(" {normalized} ");
+    let has = |w: &str| words.contains(&w);
+    // A city, or a word of a name or activity that only one candidate has ("de sushibar").
+    let stem = |w: &str| w.chars().take(5).collect::<String>();
+    // "geen supermarkt", "not the bakery": a negated word picks nothing.
+    let words: Vec<&str> = words
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| *i == 0 || !["geen", "niet", "not", "no"].contains(&words[i - 1]))
+        .map(|(_, w)| *w)
+        .collect();
+    let picks: Vec<&CompanyRef> = choice
+        .iter()
+        .filter(|c| {
+            let city = normalize(&c.city);
+            let own = normalize(&format!("{} {}", c.name, c.activity));
+            let unique = |w: &str| {
+                choice
+                    .iter()
+                    .filter(|d| {
+                        normalize(&format!("{} {}", d.name, d.activity))
+                            .split(' ')
+                            .any(|x| x.len() >= 5 && stem(x) == stem(w))
+                    })
+                    .count()
+                    == 1
+            };
+            (!city.is_empty() && padded.contains(&format!(" {city} ")))
+                || words.iter().any(|w| {
+                    w.len() >= 5
+                        && own.split(' ').any(|o| o.len() >= 5 && stem(o) == stem(w))
+                        && unique(w)
+                })
+        })
+        .collect();
+    if picks.len() == 1 {
+        return Some(Choice::Company(picks[0]));
+    }
+    if has("nee")
+        || has("no")
+        || padded.contains(" geen van ")
+        || padded.contains(" none ")
+        || has("niet")
+    {
+        return Some(Choice::None);
+    }
+    const ORDINALS: [&[&str]; 3] = [
+        &["eerste", "eerst", "1", "1e", "first", "een"],
+        &["tweede", "2", "2e", "second", "twee"],
+        &["derde", "3", "3e", "third", "drie"],
+    ];
+    for (i, names) in ORDINALS.iter().enumerate() {
+        if names.iter().any(|n| has(n)) && i < choice.len() {
+            return Some(Choice::Company(&choice[i]));
+        }
+    }
+    let yes = [
+        "ja",
+        "yes",
+        "klopt",
+        "correct",
+        "jazeker",
+        "jawel",
+        "inderdaad",
+        "precies",
+        "die",
+        "that",
+        "graag",
+        "ok",
+        "oke",
+        "yep",
+        "ja graag",
+    ];
+    if words.len() <= 4 && words.iter().any(|w| yes.contains(w)) {
+        return Some(Choice::Company(&choice[0]));
+    }
+    None
 }

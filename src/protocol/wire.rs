@@ -1,23 +1,32 @@
-//! The browser's reader and writer of `/ws` frames: JSON text to the protocol's [`Event`]
-//! (and AGORA's custom payloads), and the client's frames back to JSON.
+//! The browser's one reader of the server's frames: JSON text to the protocol's [`Event`] and
+//! [`AgoraEvent`], and the client's frames back to JSON ([`agora`]). The fuzz targets read
+//! with it too.
 //!
 //! Why not `serde_json::from_str::<Event>`: serde's derived code for the event catalogue
 //! (`#[serde(flatten)]` on every struct) is the largest single cost of the bundle. Measured on
 //! 2026-11-24 by building the page both ways (release, wasm-opt -Oz): reading with serde made
 //! the wasm 545 → 728 KB raw, +71 KB gzip, +42 KB Brotli. This reader goes through
 //! `serde_json::Value`, which the page needs anyway, and fills the protocol's own structs, so
-//! the types stay one; `tests` check it agrees with serde on every event type.
+//! the types stay one. Its tests walk every kind of `Event::KINDS` and every name of
+//! `AgoraEvent::NAMES` through it and serde: a new kind fails them until it is read here.
 
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
-use crate::protocol::{
-    ActivityDelta, ActivitySnapshot, AgoraError, AgoraEvent, AssistantMessage, BasicMessage,
-    Custom, EncryptedSubtype, Event, EventBase, FunctionCall, InputContent, Message, MessageChunk,
-    MessageContent, MessageRef, MessageStart, MessagesSnapshot, PatchOperation, Raw,
-    ReasoningEncryptedValue, RiskLevel, Role, RunError, RunFinished, RunStarted, StateDelta,
-    StateSnapshot, Step, TextPart, ToolApprovalRequest, ToolCall, ToolCallArgs, ToolCallChunk,
-    ToolCallEnd, ToolCallResult, ToolCallStart, ToolMessage, UserContent, UserMessage,
+use super::{
+    ActivityDelta, ActivitySnapshot, AssistantMessage, BasicMessage, Custom, EncryptedSubtype,
+    Event, EventBase, FunctionCall, InputContent, Message, MessageChunk, MessageContent,
+    MessageRef, MessageStart, MessagesSnapshot, PatchOperation, Raw, ReasoningEncryptedValue, Role,
+    RunError, RunFinished, RunStarted, StateDelta, StateSnapshot, Step, SubagentError,
+    SubagentFinished, SubagentOutcome, SubagentStarted, TextPart, ToolCall, ToolCallArgs,
+    ToolCallChunk, ToolCallEnd, ToolCallResult, ToolCallStart, ToolMessage, UserContent,
+    UserMessage,
 };
+
+mod agora;
+#[cfg(test)]
+mod tests;
+
+pub use agora::{agora_event, approval_response, cancel_run, client_frame, resume, run_input};
 
 type Obj = Map<String, Value>;
 
@@ -154,115 +163,43 @@ pub fn event_from_value(value: Value) -> Result<Event, String> {
             value: o.get("value").cloned().unwrap_or(Value::Null),
             base: base(o, &["name", "value"])?,
         }),
+        "SUBAGENT_STARTED" => Event::SubagentStarted(SubagentStarted {
+            subagent_run_id: req_str(o, "subagentRunId")?,
+            name: req_str(o, "name")?,
+            description: opt_str(o, "description")?,
+            parent_subagent_run_id: opt_str(o, "parentSubagentRunId")?,
+            parent_tool_call_id: opt_str(o, "parentToolCallId")?,
+            parent_message_id: opt_str(o, "parentMessageId")?,
+            base: base(
+                o,
+                &[
+                    "subagentRunId",
+                    "name",
+                    "description",
+                    "parentSubagentRunId",
+                    "parentToolCallId",
+                    "parentMessageId",
+                ],
+            )?,
+        }),
+        "SUBAGENT_FINISHED" => Event::SubagentFinished(SubagentFinished {
+            subagent_run_id: req_str(o, "subagentRunId")?,
+            result: o.get("result").filter(|r| !r.is_null()).cloned(),
+            outcome: match o.get("outcome") {
+                None | Some(Value::Null) => None,
+                Some(outcome) => Some(subagent_outcome(outcome)?),
+            },
+            base: base(o, &["subagentRunId", "result", "outcome"])?,
+        }),
+        "SUBAGENT_ERROR" => Event::SubagentError(SubagentError {
+            subagent_run_id: req_str(o, "subagentRunId")?,
+            message: req_str(o, "message")?,
+            code: opt_str(o, "code")?,
+            base: base(o, &["subagentRunId", "message", "code"])?,
+        }),
         _ => Event::Unknown(Value::Object(o.clone())),
     };
     Ok(event)
-}
-
-/// The AGORA payload of a `CUSTOM` event: `None` for other names, `Some(Err)` when it does
-/// not fit. Only the server→client events the screen shows are read; the rest are `None`.
-pub fn agora_event(custom: &Custom) -> Option<Result<AgoraEvent, String>> {
-    let o = custom.value.as_object();
-    let parsed = match custom.name.as_str() {
-        crate::protocol::agora::TOOL_APPROVAL_REQUEST => o
-            .ok_or_else(|| "the value is not an object".to_owned())
-            .and_then(approval_request)
-            .map(AgoraEvent::ToolApprovalRequest),
-        crate::protocol::agora::ERROR => o
-            .ok_or_else(|| "the value is not an object".to_owned())
-            .and_then(|o| {
-                Ok(AgoraError {
-                    error_code: req_str(o, "errorCode")?,
-                    message: req_str(o, "message")?,
-                    details: o.get("details").cloned(),
-                    extra: extra(o, &["errorCode", "message", "details"]),
-                })
-            })
-            .map(AgoraEvent::Error),
-        _ => return None,
-    };
-    Some(parsed)
-}
-
-fn approval_request(o: &Obj) -> Result<ToolApprovalRequest, String> {
-    let risk_level = match req_str(o, "riskLevel")?.as_str() {
-        "low" => RiskLevel::Low,
-        "medium" => RiskLevel::Medium,
-        "high" => RiskLevel::High,
-        "critical" => RiskLevel::Critical,
-        other => return Err(format!("unknown riskLevel `{other}`")),
-    };
-    Ok(ToolApprovalRequest {
-        tool_name: req_str(o, "toolName")?,
-        tool_description: req_str(o, "toolDescription")?,
-        parameters: req(o, "parameters")?
-            .as_object()
-            .cloned()
-            .ok_or("`parameters` is not an object")?,
-        reasoning: req_str(o, "reasoning")?,
-        risk_level,
-        approval_id: req_str(o, "approvalId")?,
-        extra: extra(
-            o,
-            &[
-                "toolName",
-                "toolDescription",
-                "parameters",
-                "reasoning",
-                "riskLevel",
-                "approvalId",
-            ],
-        ),
-    })
-}
-
-/// `RunAgentInput` for one user message (AGORA's form: the server keeps the history).
-/// A run for the inspector's message; `message_id` makes a resend harmless (the server takes
-/// a message once per id).
-pub fn run_input(thread_id: &str, message_id: &str, text: &str) -> String {
-    json!({
-        "threadId": thread_id,
-        "messages": [{ "id": message_id, "role": "user", "content": text }],
-        "context": {},
-    })
-    .to_string()
-}
-
-/// Follows a thread again (`agora:resume`): what came after `after_seq`, or with `None` the
-/// thread as it stands and its live run.
-pub fn resume(thread_id: &str, after_seq: Option<u64>) -> String {
-    let mut value = json!({ "threadId": thread_id });
-    if let Some(seq) = after_seq {
-        value["afterSeq"] = Value::from(seq);
-    }
-    custom(crate::protocol::agora::RESUME, value)
-}
-
-pub fn approval_response(approval_id: &str, approved: bool, feedback: Option<&str>) -> String {
-    let mut value = json!({ "approvalId": approval_id, "approved": approved });
-    if let Some(feedback) = feedback.filter(|f| !f.trim().is_empty()) {
-        value["feedback"] = Value::from(feedback);
-    }
-    custom(crate::protocol::agora::TOOL_APPROVAL_RESPONSE, value)
-}
-
-pub fn cancel_run(thread_id: &str, run_id: &str) -> String {
-    custom(
-        crate::protocol::agora::CANCEL_RUN,
-        json!({ "threadId": thread_id, "runId": run_id }),
-    )
-}
-
-/// Asks for a thread's stored messages; the answer is one `MESSAGES_SNAPSHOT`.
-pub fn history_request(thread_id: &str) -> String {
-    custom(
-        crate::protocol::agora::HISTORY_REQUEST,
-        json!({ "threadId": thread_id }),
-    )
-}
-
-fn custom(name: &str, value: Value) -> String {
-    json!({ "type": "CUSTOM", "name": name, "value": value }).to_string()
 }
 
 fn req<'a>(o: &'a Obj, key: &str) -> Result<&'a Value, String> {
@@ -381,6 +318,25 @@ fn message_chunk(o: &Obj) -> Result<MessageChunk, String> {
         delta: opt_str(o, "delta")?,
         name: opt_str(o, "name")?,
         base: base(o, &["messageId", "role", "delta", "name"])?,
+    })
+}
+
+fn subagent_outcome(value: &Value) -> Result<SubagentOutcome, String> {
+    let o = value.as_object().ok_or("`outcome` is an object")?;
+    Ok(match req_str(o, "type")?.as_str() {
+        "success" => SubagentOutcome::Success,
+        "suspended" => SubagentOutcome::Suspended {
+            interrupt_ids: match o.get("interruptIds") {
+                None | Some(Value::Null) => None,
+                Some(ids) => Some(
+                    array(ids)?
+                        .iter()
+                        .map(|id| id.as_str().map(str::to_owned).ok_or("an id is a string"))
+                        .collect::<Result<_, _>>()?,
+                ),
+            },
+        },
+        other => return Err(format!("unknown outcome `{other}`")),
     })
 }
 
@@ -515,7 +471,7 @@ fn message(value: &Value) -> Result<Message, String> {
                 ],
             ),
         }),
-        "activity" => Message::Activity(crate::protocol::ActivityMessage {
+        "activity" => Message::Activity(super::ActivityMessage {
             id,
             activity_type: req_str(o, "activityType")?,
             content: req(o, "content")?.clone(),
@@ -541,188 +497,4 @@ fn tool_call(value: &Value) -> Result<ToolCall, String> {
         encrypted_value: opt_str(o, "encryptedValue")?,
         extra: extra(o, &["id", "type", "function", "encryptedValue"]),
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use serde_json::json;
-
-    use super::*;
-
-    /// Every event type, with the optional fields present and absent.
-    fn corpus() -> Vec<Value> {
-        let mut events = vec![
-            json!({"type": "RUN_STARTED", "threadId": "t", "runId": "r", "timestamp": 1}),
-            json!({"type": "RUN_STARTED", "threadId": "t", "runId": "r", "parentRunId": "p", "metadata": {"a": 1}}),
-            json!({"type": "RUN_FINISHED", "threadId": "t", "runId": "r", "result": null}),
-            json!({"type": "RUN_FINISHED", "threadId": "t", "runId": "r", "result": {"x": 1}}),
-            json!({"type": "RUN_ERROR", "message": "m", "code": "c"}),
-            json!({"type": "RUN_ERROR", "message": "m"}),
-            json!({"type": "STEP_STARTED", "stepName": "routing"}),
-            json!({"type": "STEP_FINISHED", "stepName": "routing", "rawEvent": null}),
-            json!({"type": "TEXT_MESSAGE_START", "messageId": "m", "role": "assistant", "name": "history-agent"}),
-            json!({"type": "TEXT_MESSAGE_START", "messageId": "m"}),
-            json!({"type": "TEXT_MESSAGE_CONTENT", "messageId": "m", "delta": "d"}),
-            json!({"type": "TEXT_MESSAGE_END", "messageId": "m"}),
-            json!({"type": "TEXT_MESSAGE_CHUNK", "messageId": "m", "role": "assistant", "delta": "d", "name": "n"}),
-            json!({"type": "TEXT_MESSAGE_CHUNK"}),
-            json!({"type": "TOOL_CALL_START", "toolCallId": "c", "toolCallName": "n", "parentMessageId": null,
-                   "toolDisplayName": "Naam", "toolDescription": "Wat"}),
-            json!({"type": "TOOL_CALL_START", "toolCallId": "c", "toolCallName": "n", "parentMessageId": "m"}),
-            json!({"type": "TOOL_CALL_START", "toolCallId": "c", "toolCallName": "n"}),
-            json!({"type": "TOOL_CALL_ARGS", "toolCallId": "c", "delta": "{}"}),
-            json!({"type": "TOOL_CALL_END", "toolCallId": "c"}),
-            json!({"type": "TOOL_CALL_CHUNK", "toolCallId": "c", "toolCallName": "n", "parentMessageId": null, "delta": "{"}),
-            json!({"type": "TOOL_CALL_RESULT", "messageId": "t", "toolCallId": "c", "content": "{}", "role": "tool"}),
-            json!({"type": "TOOL_CALL_RESULT", "messageId": "t", "toolCallId": "c", "content": "x"}),
-            json!({"type": "STATE_SNAPSHOT", "snapshot": {"currentAgent": "a"}}),
-            json!({"type": "STATE_DELTA", "delta": [
-                {"op": "add", "path": "/a", "value": 1}, {"op": "remove", "path": "/b"},
-                {"op": "replace", "path": "/c", "value": [1]}, {"op": "move", "from": "/d", "path": "/e"},
-                {"op": "copy", "from": "/f", "path": "/g"}, {"op": "test", "path": "/h", "value": null}]}),
-            json!({"type": "MESSAGES_SNAPSHOT", "messages": [
-                {"role": "user", "id": "u", "content": "hallo"},
-                {"role": "user", "content": [{"type": "text", "text": "deel"}]},
-                {"role": "assistant", "id": "a", "name": "history-agent", "content": "antwoord"},
-                {"role": "assistant", "id": "a2", "toolCalls": [{"id": "c", "type": "function", "function": {"name": "n", "arguments": "{}"}}]},
-                {"role": "tool", "id": "t", "toolCallId": "c", "content": "{}", "error": "stuk"},
-                {"role": "system", "content": "s"}, {"role": "developer", "content": "d", "name": "x"},
-                {"role": "reasoning", "id": "r", "content": "hmm"},
-                {"role": "activity", "id": "p", "activityType": "plan", "content": {"steps": []}}]}),
-            json!({"type": "ACTIVITY_SNAPSHOT", "messageId": "p", "activityType": "plan", "content": {}, "replace": false}),
-            json!({"type": "ACTIVITY_DELTA", "messageId": "p", "activityType": "plan", "patch": [{"op": "remove", "path": "/x"}]}),
-            json!({"type": "REASONING_START", "messageId": "r"}),
-            json!({"type": "REASONING_MESSAGE_START", "messageId": "r", "role": "reasoning"}),
-            json!({"type": "REASONING_MESSAGE_CONTENT", "messageId": "r", "delta": "d"}),
-            json!({"type": "REASONING_MESSAGE_END", "messageId": "r"}),
-            json!({"type": "REASONING_MESSAGE_CHUNK", "messageId": "r", "delta": "d"}),
-            json!({"type": "REASONING_END", "messageId": "r"}),
-            json!({"type": "REASONING_ENCRYPTED_VALUE", "subtype": "tool-call", "entityId": "c", "encryptedValue": "e"}),
-            json!({"type": "RAW", "event": {"a": 1}, "source": "s"}),
-            json!({"type": "CUSTOM", "name": "agora:tool_approval_request", "value": {"x": 1}, "timestamp": 5}),
-            json!({"type": "CUSTOM", "name": "n"}),
-            json!({"type": "THINKING_START", "title": "t"}),
-        ];
-        // And every server→client event of the contract's examples.
-        for name in ["basic-conversation", "tool-approval-flow", "error-handling"] {
-            let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-                .join("../shared/agora-contract/examples")
-                .join(format!("{name}.json"));
-            let example: Value =
-                serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
-            let lists: Vec<&Value> = match example.get("scenarios") {
-                Some(scenarios) => scenarios
-                    .as_array()
-                    .unwrap()
-                    .iter()
-                    .map(|s| &s["events"])
-                    .collect(),
-                None => vec![&example["events"]],
-            };
-            for list in lists {
-                for entry in list.as_array().unwrap() {
-                    if entry["direction"].as_str().unwrap().starts_with("server") {
-                        events.push(entry["event"].clone());
-                    }
-                }
-            }
-        }
-        events
-    }
-
-    #[test]
-    fn agrees_with_serde_on_every_event() {
-        for value in corpus() {
-            let ours = decode_event(&value.to_string()).unwrap_or_else(|e| panic!("{value}: {e}"));
-            let serde: Event = serde_json::from_value(value.clone()).unwrap();
-            assert_eq!(ours, serde, "{value}");
-        }
-    }
-
-    #[test]
-    fn refuses_what_serde_refuses() {
-        for bad in [
-            json!({"type": "TEXT_MESSAGE_CONTENT", "messageId": "m"}),
-            json!({"type": "TEXT_MESSAGE_CONTENT", "messageId": 3, "delta": "d"}),
-            json!({"type": "RUN_STARTED", "threadId": "t"}),
-            json!({"type": 7}),
-            json!({"no": "type"}),
-            json!({"type": "STATE_DELTA", "delta": [{"op": "jump", "path": "/a"}]}),
-            json!({"type": "TOOL_CALL_START", "toolCallId": "c", "toolCallName": "n", "timestamp": "gisteren"}),
-        ] {
-            assert!(decode_event(&bad.to_string()).is_err(), "{bad}");
-            assert!(
-                serde_json::from_value::<Event>(bad.clone()).is_err(),
-                "{bad}"
-            );
-        }
-        assert!(decode_event("not json").is_err());
-    }
-
-    #[test]
-    fn agora_payloads_agree_with_the_protocol() {
-        let cases = [
-            json!({"type": "CUSTOM", "name": "agora:tool_approval_request", "value": {
-                "toolName": "generate_final_report", "toolDescription": "PDF", "parameters": {"kvk": "1"},
-                "reasoning": "r", "riskLevel": "critical", "approvalId": "a", "toolCallId": "c"}}),
-            json!({"type": "CUSTOM", "name": "agora:error", "value": {"errorCode": "moderation_violation", "message": "m", "details": {"reason": "x"}}}),
-            json!({"type": "CUSTOM", "name": "agora:error", "value": {"errorCode": "e", "message": "m", "details": null}}),
-            json!({"type": "CUSTOM", "name": "agora:tool_approval_request", "value": {"toolName": 3}}),
-            json!({"type": "CUSTOM", "name": "agora:error", "value": "boom"}),
-        ];
-        for case in cases {
-            let Ok(Event::Custom(custom)) = decode_event(&case.to_string()) else {
-                panic!("{case}")
-            };
-            let ours = agora_event(&custom);
-            let theirs = AgoraEvent::from_custom(&custom.name, &custom.value);
-            match (ours, theirs) {
-                (Some(Ok(a)), Some(Ok(b))) => assert_eq!(a, b, "{case}"),
-                (Some(Err(_)), Some(Err(_))) => {}
-                (a, b) => panic!("{case}: {a:?} vs {b:?}"),
-            }
-        }
-        let other = Custom {
-            name: "acme:x".into(),
-            ..Default::default()
-        };
-        assert!(agora_event(&other).is_none());
-    }
-
-    #[test]
-    fn client_frames_parse_as_the_server_reads_them() {
-        use crate::protocol::ClientMessage;
-        let input: ClientMessage = serde_json::from_str(&run_input("t-1", "m-1", "Hallo")).unwrap();
-        let ClientMessage::RunAgentInput(input) = input else {
-            panic!()
-        };
-        assert_eq!(input.thread_id, "t-1");
-        assert!(
-            matches!(&input.messages[0], Message::User(u) if u.content == UserContent::Text("Hallo".into()))
-        );
-        for (frame, name) in [
-            (
-                approval_response("a", true, Some("ok")),
-                "agora:tool_approval_response",
-            ),
-            (cancel_run("t", "r"), "agora:cancel_run"),
-            (history_request("t"), "agora:history_request"),
-        ] {
-            let ClientMessage::Custom(custom) = serde_json::from_str(&frame).unwrap() else {
-                panic!()
-            };
-            assert_eq!(custom.name, name);
-            if let Some(Ok(AgoraEvent::ToolApprovalResponse(r))) =
-                AgoraEvent::from_custom(&custom.name, &custom.value)
-            {
-                assert_eq!(
-                    (r.approval_id.as_str(), r.approved, r.feedback.as_deref()),
-                    ("a", true, Some("ok"))
-                );
-            }
-        }
-        let blank: Value =
-            serde_json::from_str(&approval_response("a", false, Some("  "))).unwrap();
-        assert!(blank["value"].get("feedback").is_none());
-    }
 }
