@@ -63,9 +63,7 @@ pub(crate) async fn prepare(
 ) -> Result<Prepared, StartError> {
     match dialect {
         Dialect::Agora => agora::prepare(orchestrator, input, user_id, spoken).await,
-        Dialect::Standard => {
-            standard::prepare::prepare(orchestrator, input, user_id, events).await
-        }
+        Dialect::Standard => standard::prepare::prepare(orchestrator, input, user_id, events).await,
     }
 }
 
