@@ -134,7 +134,9 @@ pub struct Config {
     #[arg(long, env = "AGORA_API_KEYS_FILE")]
     pub api_keys_file: Option<PathBuf>,
 
-    /// Addresses of the reverse proxies whose user header is trusted (`--auth proxy`).
+    /// Addresses of the reverse proxies in front of the server: their `X-Forwarded-For` gives the
+    /// client's address (the sign-in back-off, the logs), their user header the user
+    /// (`--auth proxy`), and they are exempt from the per-address connection cap.
     #[arg(long, env = "AGORA_TRUSTED_PROXIES", value_delimiter = ',')]
     pub trusted_proxies: Vec<std::net::IpAddr>,
 

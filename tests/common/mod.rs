@@ -2,6 +2,7 @@
 #![allow(dead_code)] // each test binary uses its own part of this
 
 pub mod binary;
+pub mod nginx;
 pub mod postgres;
 pub mod users;
 
