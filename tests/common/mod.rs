@@ -136,6 +136,17 @@ impl Socket {
         }
     }
 
+    /// Every event that arrives until the socket is quiet for `quiet` (or closes).
+    pub async fn events_until_quiet(&mut self, quiet: Duration) -> Vec<Value> {
+        let mut events = Vec::new();
+        while let Ok(Some(Ok(frame))) = tokio::time::timeout(quiet, self.stream.next()).await {
+            if let Frame::Text(text) = frame {
+                events.push(serde_json::from_str(&text).unwrap());
+            }
+        }
+        events
+    }
+
     /// Events up to and including the first that `stop` accepts.
     pub async fn until(&mut self, stop: impl Fn(&Value) -> bool) -> Vec<Value> {
         let mut events = Vec::new();
