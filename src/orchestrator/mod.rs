@@ -12,6 +12,7 @@ pub mod journal;
 pub mod knowledge;
 pub mod llm;
 pub mod metrics;
+mod moderation;
 pub mod outbox;
 pub mod report;
 mod run;
@@ -929,12 +930,7 @@ impl Orchestrator {
     }
 
     fn violated_term(&self, text: &str) -> Option<String> {
-        let lower = text.to_lowercase();
-        self.config
-            .moderation_terms
-            .iter()
-            .find(|term| !term.is_empty() && lower.contains(&term.to_lowercase()))
-            .cloned()
+        moderation::violated_term(&self.config.moderation_terms, text)
     }
 }
 
