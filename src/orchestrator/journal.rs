@@ -211,6 +211,37 @@ impl Journals {
         }
     }
 
+    /// The thread was deleted: its journal goes with all it kept, so neither a resume nor a
+    /// reattach (nor a thread re-created under the same id) replays anything of it; its
+    /// followers stop following it (an HTTP stream of one of its runs ends, a socket only stops
+    /// hearing of it). A run still going publishes into the forgotten journal, to nobody.
+    pub fn forget(&self, thread_id: &str) {
+        let Some(journal) = lock(&self.threads).remove(thread_id) else {
+            return;
+        };
+        let followers: Vec<u64> = {
+            let mut inner = journal.lock();
+            inner.entries.clear();
+            inner.bytes = 0;
+            inner.state = None;
+            inner.last_run = None;
+            inner
+                .subscribers
+                .drain(..)
+                .map(|s| s.connection_id)
+                .collect()
+        };
+        let mut followed = lock(&self.followed);
+        for connection_id in followers {
+            if let Some(journals) = followed.get_mut(&connection_id) {
+                journals.retain(|j| !Arc::ptr_eq(j, &journal));
+                if journals.is_empty() {
+                    followed.remove(&connection_id);
+                }
+            }
+        }
+    }
+
     /// The connection closed: it follows nothing any more.
     pub fn leave(&self, connection_id: u64) {
         let journals = lock(&self.followed)

@@ -18,6 +18,7 @@ pub mod journal;
 pub mod knowledge;
 pub mod llm;
 pub mod metrics;
+mod moderation;
 pub mod outbox;
 pub mod report;
 mod resume;
@@ -321,12 +322,7 @@ impl Orchestrator {
 
     /// The first moderation term `text` contains, if any.
     pub(crate) fn violated_term(&self, text: &str) -> Option<String> {
-        let lower = text.to_lowercase();
-        self.config
-            .moderation_terms
-            .iter()
-            .find(|term| !term.is_empty() && lower.contains(&term.to_lowercase()))
-            .cloned()
+        moderation::violated_term(&self.config.moderation_terms, text)
     }
 
     pub(crate) fn store(&self) -> &Arc<dyn Store> {

@@ -134,7 +134,9 @@ pub struct Config {
     #[arg(long, env = "AGORA_API_KEYS_FILE")]
     pub api_keys_file: Option<PathBuf>,
 
-    /// Addresses of the reverse proxies whose user header is trusted (`--auth proxy`).
+    /// Addresses of the reverse proxies in front of the server: their `X-Forwarded-For` gives the
+    /// client's address (the sign-in back-off, the logs), their user header the user
+    /// (`--auth proxy`), and they are exempt from the per-address connection cap.
     #[arg(long, env = "AGORA_TRUSTED_PROXIES", value_delimiter = ',')]
     pub trusted_proxies: Vec<std::net::IpAddr>,
 
@@ -193,6 +195,11 @@ pub struct Config {
     /// Open WebSockets of one user; a further one is closed with 4029.
     #[arg(long, env = "AGORA_MAX_SOCKETS_PER_USER", default_value_t = 16)]
     pub max_sockets_per_user: usize,
+
+    /// Open SSE streams (`POST /agui`, `GET /agui/runs/{runId}/events`) of one user; a further
+    /// one is refused with 429.
+    #[arg(long, env = "AGORA_MAX_STREAMS_PER_USER", default_value_t = 16)]
+    pub max_streams_per_user: usize,
 
     /// Bytes of events one socket may have queued and unsent; a client that lets more pile up
     /// is not reading and is closed with 4008. A large thread's history must fit.
@@ -273,6 +280,7 @@ impl Config {
             max_connections: 10_000,
             max_connections_per_address: 256,
             max_sockets_per_user: 16,
+            max_streams_per_user: 16,
             socket_queue_bytes: 8 << 20,
             socket_send_timeout_secs: 15,
             header_read_timeout_secs: 10,

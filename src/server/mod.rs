@@ -14,6 +14,7 @@ pub mod run_limits;
 mod security;
 pub mod sse;
 pub mod store;
+mod stream_slots;
 mod ws;
 
 use std::sync::Arc;
@@ -57,6 +58,8 @@ pub struct AppState {
     pub orchestrator: Arc<Orchestrator>,
     /// The open WebSockets by user: the per-user cap, and revocation that reaches them.
     pub sockets: Arc<ws::SocketRegistry>,
+    /// The open SSE streams by user, for their per-user cap.
+    pub streams: Arc<stream_slots::StreamSlots>,
 }
 
 impl AppState {
@@ -112,6 +115,7 @@ impl AppState {
         }
         let run_limits = Arc::new(run_limits);
         let sockets = ws::SocketRegistry::new(config.max_sockets_per_user);
+        let streams = stream_slots::StreamSlots::new(config.max_streams_per_user);
         Ok(Self {
             leptos,
             config: Arc::new(config),
@@ -120,6 +124,7 @@ impl AppState {
             run_limits,
             orchestrator,
             sockets,
+            streams,
         })
     }
 }

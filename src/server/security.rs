@@ -1,6 +1,7 @@
 //! The hardening around every route: who may come in, how much they may send and start, and
 //! the headers that keep a browser from being turned against the user.
 
+use crate::orchestrator::knowledge::read_data_file;
 use axum::Router;
 use axum::extract::{Request, State};
 use axum::http::{HeaderValue, Method, header};
@@ -154,6 +155,7 @@ pub async fn require_sign_in(
 }
 
 /// Builds the authenticator the configuration asks for, and makes sure `users` mode has a way in.
+/// The keys file is refused unless it is a regular file of at most 1 MiB (a named pipe hung the start).
 pub async fn authenticator(config: &Config, db: &dyn Database) -> anyhow::Result<Authenticator> {
     let mut api_keys = Vec::new();
     if let Some(keys) = &config.api_keys {
@@ -161,7 +163,7 @@ pub async fn authenticator(config: &Config, db: &dyn Database) -> anyhow::Result
     }
     if let Some(path) = &config.api_keys_file {
         api_keys
-            .extend(parse_api_keys(&std::fs::read_to_string(path)?).map_err(anyhow::Error::msg)?);
+            .extend(parse_api_keys(&read_data_file(path, 1 << 20)?).map_err(anyhow::Error::msg)?);
     }
     let auth = Authenticator::new(
         config.auth,

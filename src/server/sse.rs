@@ -36,6 +36,7 @@ use super::AppState;
 use super::error::AppError;
 use super::rest::CurrentUser;
 use super::store::UserRole;
+use super::stream_slots::StreamSlot;
 use crate::clock::now_millis;
 use crate::orchestrator::Orchestrator;
 use crate::orchestrator::agents::AGENTS;
@@ -95,6 +96,7 @@ async fn run(
             "a read-only account cannot run agents or approve".to_owned(),
         ));
     }
+    let slot = stream_slot(&state, &user.id)?;
     if let Err(limited) = state.run_limits.admit(&user.id, user.kind).await {
         return Err(AppError::TooManyRequests {
             detail: format!(
@@ -126,7 +128,27 @@ async fn run(
     }
     // From here on the stream ends when the run's journal lets go of the queue at its end.
     drop(events);
-    Ok(stream_response(&state, settings, queue, connection_id))
+    Ok(stream_response(
+        &state,
+        settings,
+        queue,
+        connection_id,
+        slot,
+    ))
+}
+
+/// A place for one more open stream of `user`, or 429 past `--max-streams-per-user`.
+fn stream_slot(state: &AppState, user: &str) -> Result<StreamSlot, AppError> {
+    state
+        .streams
+        .take(user)
+        .ok_or_else(|| AppError::TooManyRequests {
+            detail: format!(
+                "Too many open streams: at most {} per user. Close one and try again.",
+                state.streams.per_user()
+            ),
+            retry_after_secs: 5,
+        })
 }
 
 /// The SSE response reading `queue`; leaving it (the client closed) only unsubscribes.
@@ -135,9 +157,11 @@ fn stream_response(
     settings: Settings,
     queue: OutboxReceiver,
     connection_id: u64,
+    slot: StreamSlot,
 ) -> Response {
     let stream = EventStream {
         queue,
+        _slot: slot,
         _guard: Disconnect {
             orchestrator: state.orchestrator.clone(),
             connection_id,
@@ -186,6 +210,7 @@ async fn reattach(
         Ok(_) | Err(StoreError::NotFound(_)) => return Err(not_found()),
         Err(e) => return Err(e.into()),
     };
+    let slot = stream_slot(&state, &user.id)?;
     let connection_id = NEXT_CONNECTION.fetch_sub(1, Ordering::Relaxed);
     let queue_bytes = usize::try_from(state.config.socket_queue_bytes).unwrap_or(usize::MAX);
     let (events, queue) = Outbox::channel(queue_bytes);
@@ -194,12 +219,20 @@ async fn reattach(
         .reattach(&run, after_seq, connection_id, &events)
         .await?;
     drop(events);
-    Ok(stream_response(&state, settings, queue, connection_id))
+    Ok(stream_response(
+        &state,
+        settings,
+        queue,
+        connection_id,
+        slot,
+    ))
 }
 
 /// The run's events as SSE frames. Dropped when the response ends or the client goes away.
 struct EventStream {
     queue: OutboxReceiver,
+    /// The user's place under `--max-streams-per-user`, held as long as the stream.
+    _slot: StreamSlot,
     _guard: Disconnect,
 }
 

@@ -2,6 +2,7 @@
 #![allow(dead_code)] // each test binary uses its own part of this
 
 pub mod binary;
+pub mod nginx;
 pub mod postgres;
 pub mod users;
 
@@ -133,6 +134,17 @@ impl Socket {
                 other => panic!("unexpected frame {other:?}"),
             }
         }
+    }
+
+    /// Every event that arrives until the socket is quiet for `quiet` (or closes).
+    pub async fn events_until_quiet(&mut self, quiet: Duration) -> Vec<Value> {
+        let mut events = Vec::new();
+        while let Ok(Some(Ok(frame))) = tokio::time::timeout(quiet, self.stream.next()).await {
+            if let Frame::Text(text) = frame {
+                events.push(serde_json::from_str(&text).unwrap());
+            }
+        }
+        events
     }
 
     /// Events up to and including the first that `stop` accepts.

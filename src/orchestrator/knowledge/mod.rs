@@ -13,7 +13,7 @@ mod sources;
 
 use resolve::RegisterWords;
 pub use resolve::{Candidate, Resolution};
-pub use sources::Sources;
+pub use sources::{MAX_DATA_FILE_BYTES, Sources, read_data_file};
 
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
@@ -183,6 +183,10 @@ pub enum KnowledgeError {
         file: String,
         source: std::io::Error,
     },
+    #[error("{file}: not a regular file (a named pipe, a device or a directory?)")]
+    NotAFile { file: String },
+    #[error("{file}: {size} bytes, more than the {limit} a data file may have")]
+    TooLarge { file: String, size: u64, limit: u64 },
     #[error("{file}: not a JSON array of entries: {source}")]
     Data {
         file: String,

@@ -102,9 +102,10 @@ impl Authenticator {
         }
     }
 
-    /// The client's address: the peer's, or, when the peer is a trusted proxy, the last
-    /// address it put in `X-Forwarded-For` (the one it saw itself; earlier ones the client
-    /// may have written).
+    /// The client's address: the peer's, or, when the peer is a trusted proxy, the nearest
+    /// address in `X-Forwarded-For` that is not itself a trusted proxy. Proxies append the
+    /// address they saw, so reading from the end skips a chain of trusted proxies and never
+    /// reaches the addresses the client wrote itself.
     pub fn client_address(&self, parts: &Parts) -> Option<IpAddr> {
         let peer = parts
             .extensions
@@ -113,15 +114,23 @@ impl Authenticator {
         if !self.trusted_proxies.contains(&peer) {
             return Some(peer);
         }
-        let forwarded = parts
+        let forwarded: Vec<Option<IpAddr>> = parts
             .headers
             .get_all("x-forwarded-for")
             .iter()
-            .filter_map(|v| v.to_str().ok())
-            .flat_map(|v| v.split(','))
-            .filter_map(|ip| ip.trim().parse::<IpAddr>().ok())
-            .next_back();
-        Some(forwarded.unwrap_or(peer))
+            .flat_map(|v| v.to_str().unwrap_or_default().split(','))
+            .map(|ip| ip.trim().parse::<IpAddr>().ok())
+            .collect();
+        for address in forwarded.into_iter().rev() {
+            match address {
+                Some(ip) if self.trusted_proxies.contains(&ip) => continue,
+                Some(ip) => return Some(ip),
+                // Something unreadable where an address should be: the client wrote it, and
+                // the nearest proxy's peer is as far as this can be trusted.
+                None => break,
+            }
+        }
+        Some(peer)
     }
 
     /// Who sent these request parts. `token` is the WebSocket's `?token=`.

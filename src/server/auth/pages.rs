@@ -109,7 +109,7 @@ async fn login(
         );
         return (StatusCode::UNAUTHORIZED, body).into_response();
     };
-    state.auth.throttle.succeeded(&account);
+    state.auth.throttle.succeeded(&account, address);
     sign_in(&state, &record.user.id).await
 }
 

@@ -202,6 +202,8 @@ pub async fn delete(
 ) -> Result<Json<Value>, AppError> {
     owned(&state, &user, &session_id).await?;
     state.db.delete_thread(&session_id).await?;
+    // Nothing of it stays readable: not through a resume or a reattach to its old runs.
+    state.orchestrator.journals.forget(&session_id);
     crate::server::reports::delete_for_thread(&state.config.data_dir.join("reports"), &session_id)
         .await;
     Ok(Json(

@@ -49,6 +49,8 @@ const READ_BUFFER_BYTES: usize = 4 << 10;
 /// one write holds.
 const WRITE_BUFFER_BYTES: usize = 8 << 10;
 const PING_EVERY: Duration = Duration::from_secs(20);
+/// RFC 6455's "message too big", for a frame past [`HARD_FRAME_BYTES`].
+const CLOSE_TOO_BIG: u16 = 1009;
 /// The most a close handshake may take; a client that does not answer is simply dropped.
 const CLOSE_TIMEOUT: Duration = Duration::from_secs(1);
 /// The close codes (`protocol::agora::close`), under the names the server uses.
@@ -146,6 +148,11 @@ async fn serve_socket(socket: WebSocket, state: AppState, user: CurrentUser) {
         };
         let text = match next {
             Err(_) => break Some(close_frame(CLOSE_IDLE, "idle timeout")),
+            // A frame past the hard limit is cut off unread: say why (1009, not a bare end
+            // that the client sees as 1005).
+            Ok(Some(Err(e))) if is_too_big(&e) => {
+                break Some(close_frame(CLOSE_TOO_BIG, "message too big: over 2 MiB"));
+            }
             Ok(None | Some(Err(_) | Ok(Frame::Close(_)))) => break None,
             Ok(Some(Ok(Frame::Ping(_) | Frame::Pong(_)))) => continue,
             Ok(Some(Ok(Frame::Binary(_)))) => {
@@ -169,6 +176,13 @@ async fn serve_socket(socket: WebSocket, state: AppState, user: CurrentUser) {
     // Both halves are dropped now, so the TCP connection closes; then the place is freed.
     drop(stream);
     drop(registration);
+}
+
+/// Whether a read failed on a frame past [`HARD_FRAME_BYTES`]. axum hides tungstenite's error
+/// type, so this reads its message (tungstenite's `CapacityError`: "Space limit exceeded");
+/// `hardening_edge` checks that the close still says 1009.
+fn is_too_big(error: &axum::Error) -> bool {
+    error.to_string().contains("Space limit exceeded")
 }
 
 fn close_frame(code: u16, reason: &'static str) -> CloseFrame {
