@@ -3,6 +3,7 @@
 
 mod common;
 
+use agora_hai::protocol::{ErrorCode, Lang};
 use common::{TestServer, assert_agora_clean, of_type, streamed_text};
 use serde_json::{Value, json};
 
@@ -430,5 +431,40 @@ async fn a_socket_that_does_not_read_does_not_stall_another() {
         )
         .await;
         assert_agora_clean(&busy.until_finished().await);
+    }
+}
+
+/// A store failure while a run starts: the client gets the code and its generic sentence,
+/// never the store's own text (that is logged).
+#[tokio::test]
+async fn a_store_failure_at_the_start_sends_no_store_text() {
+    let server = TestServer::start().await;
+    sqlx::any::install_default_drivers();
+    let url = format!("sqlite://{}", server.dir.0.join("agora.db").display());
+    let pool = sqlx::AnyPool::connect(&url).await.unwrap();
+    sqlx::query("DROP TABLE threads")
+        .execute(&pool)
+        .await
+        .unwrap();
+    let mut socket = server.socket().await;
+    socket
+        .send(
+            &json!({ "threadId": "t-store", "messages": [{ "role": "user", "content": "Hallo" }] }),
+        )
+        .await;
+    let error = socket.next().await;
+    assert_eq!(error["name"], "agora:error", "{error}");
+    assert_eq!(error["value"]["errorCode"], "storage_error", "{error}");
+    assert_eq!(
+        error["value"]["message"],
+        ErrorCode::StorageError.text(Lang::Nl),
+        "{error}"
+    );
+    let text = error.to_string().to_lowercase();
+    for internal in ["no such table", "threads", "sql", "storage failed"] {
+        assert!(
+            !text.contains(internal),
+            "{internal} reached the client: {text}"
+        );
     }
 }

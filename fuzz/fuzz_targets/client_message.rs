@@ -6,7 +6,8 @@
 //! - parsed as [`ClientMessage`]; when that succeeds it must serialise, parse back and compare
 //!   equal, and a `CUSTOM` one goes through [`AgoraEvent::from_custom`], whose typed result
 //!   must survive `into_custom` and `from_custom` again;
-//! - parsed as a server→client [`Event`], which must round-trip the same way, and pushed into
+//! - parsed as a server→client [`Event`] (and by the browser's hand reader, which must agree on
+//!   its kind), which must round-trip the same way, and pushed into
 //!   a [`Verifier`] of each [`Dialect`] (one verifier for the whole input, so several lines
 //!   make a stream), whose violations must name the event that caused them;
 //! - when it is a `STATE_SNAPSHOT` or `STATE_DELTA`, applied to a running state with
@@ -18,7 +19,7 @@
 #![no_main]
 
 use agora_hai::protocol::{
-    AgoraEvent, ClientMessage, Custom, Dialect, Event, Verifier, Violation, apply_patch,
+    AgoraEvent, ClientMessage, Custom, Dialect, Event, Verifier, Violation, apply_patch, wire,
 };
 use libfuzzer_sys::fuzz_target;
 use serde_json::Value;
@@ -75,9 +76,22 @@ fn agora_event(custom: &Custom) {
     );
 }
 
-/// The server→client parser; returns the event for the stream checks.
+/// The server→client parser; returns the event for the stream checks. The browser's hand
+/// reader ([`wire::decode_event`]) must not panic, and must read a kind serde knows as that
+/// kind, never as `Unknown`.
 fn event(json: &str) -> Option<Event> {
+    let ours = wire::decode_event(json);
     let event = serde_json::from_str::<Event>(json).ok()?;
+    if let Ok(ours) = &ours
+        && !matches!(event, Event::Unknown(_))
+    {
+        assert!(
+            !matches!(ours, Event::Unknown(_)),
+            "the hand reader does not know {}",
+            event.kind()
+        );
+        assert_eq!(ours.kind(), event.kind(), "the hand reader read another kind");
+    }
     let wire = serde_json::to_string(&event).expect("a parsed Event serialises");
     let again = serde_json::from_str::<Event>(&wire)
         .unwrap_or_else(|e| panic!("Event does not parse back: {e}\n{wire}"));

@@ -92,9 +92,8 @@ async fn run(
         ));
     }
     if user.role == UserRole::Viewer {
-        return Err(AppError::Forbidden(
-            "a read-only account cannot run agents or approve".to_owned(),
-        ));
+        let refusal = crate::protocol::ErrorCode::Forbidden.text(crate::protocol::Lang::En);
+        return Err(AppError::Forbidden(refusal.to_owned()));
     }
     let slot = stream_slot(&state, &user.id)?;
     if let Err(limited) = state.run_limits.admit(&user.id, user.kind).await {

@@ -8,7 +8,7 @@ use crate::protocol::rest::UserProfile;
 pub use crate::protocol::rest::{AgentInfo, AgentList, SessionList, SessionMetadata};
 
 /// Reads a payload with its derived `Deserialize` over a parsed `Value` rather than straight
-/// from the text: the page parses `Value`s anyway (`wire.rs`), and walking one is less code
+/// from the text: the page parses `Value`s anyway (`protocol::wire`), and walking one is less code
 /// than serde_json's text parser made anew for each type (2.3 KB Brotli less, measured; the
 /// typed reading of these payloads costs 14 KB Brotli in all: README, "The browser bundle").
 fn read<T: serde::de::DeserializeOwned>(body: &str) -> Result<T, String> {

@@ -3,7 +3,18 @@
 
 use std::fmt;
 
+use crate::protocol::ErrorCode;
 pub use crate::protocol::Lang;
+
+/// An error's sentence for the screen: in English, the catalogue's sentence for a code the
+/// page knows (the server speaks Dutch); otherwise the message as it came, which may say more
+/// (a limit, an id).
+pub fn error_text(code: Option<&str>, message: &str, lang: Lang) -> String {
+    match (lang, code.and_then(ErrorCode::parse)) {
+        (Lang::En, Some(code)) => code.text(lang).to_owned(),
+        _ => message.to_owned(),
+    }
+}
 
 macro_rules! keys {
     ($($key:ident => ($nl:literal, $en:literal),)+) => {
@@ -178,6 +189,20 @@ fn pick((nl, en): (&'static str, &'static str), lang: Lang) -> &'static str {
 
 #[cfg(test)]
 mod tests {
+    /// A code the page knows is worded in English from the catalogue; in Dutch, and for a
+    /// code it does not know, the server's message stands.
+    #[test]
+    fn errors_are_worded_by_code_when_the_page_knows_it() {
+        let said = "Te veel runs: hoogstens 2 per minuut.";
+        assert_eq!(
+            error_text(Some("rate_limited"), said, Lang::En),
+            crate::protocol::ErrorCode::RateLimited.text(Lang::En)
+        );
+        assert_eq!(error_text(Some("rate_limited"), said, Lang::Nl), said);
+        assert_eq!(error_text(Some("acme_failure"), said, Lang::En), said);
+        assert_eq!(error_text(None, said, Lang::En), said);
+    }
+
     use super::*;
 
     #[test]

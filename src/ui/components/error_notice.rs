@@ -1,6 +1,6 @@
 use leptos::prelude::*;
 
-use crate::ui::i18n::Key;
+use crate::ui::i18n::{Key, error_text};
 use crate::ui::prefs::Prefs;
 use crate::ui::state::ErrorItem;
 
@@ -46,7 +46,7 @@ pub fn ErrorNotice(error: ErrorItem) -> impl IntoView {
                 {move || prefs.t(title)}
             </p>
             {explain}
-            <p class="mt-1">{error.message.clone()}</p>
+            <p class="mt-1">{move || error_text(error.code.as_deref(), &error.message, prefs.lang.get())}</p>
             {code}
         </div>
     }

@@ -19,6 +19,7 @@ use crate::protocol::agora::{CatchupMode, Resumed};
 use crate::protocol::{
     AgoraError, AgoraEvent, Event, Message, Role, ToolApprovalRequest, apply_patch,
 };
+use crate::protocol::{ErrorCode, Lang};
 
 /// One entry of the timeline. `key` is unique for the page's lifetime (the view's list key).
 #[derive(Debug, Clone, PartialEq)]
@@ -755,9 +756,8 @@ impl ChatState {
         {
             let item = ErrorItem {
                 source: ErrorSource::RunError,
-                code: Some("interrupted".to_owned()),
-                message: "De run is onderbroken: de server is herstart. Stel de vraag opnieuw."
-                    .to_owned(),
+                code: Some(ErrorCode::Interrupted.into()),
+                message: ErrorCode::Interrupted.text(Lang::Nl).to_owned(),
                 details: None,
             };
             self.error(item, changes);
