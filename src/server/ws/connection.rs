@@ -7,6 +7,7 @@ use serde_json::{Value, json};
 
 use super::{HISTORY_REQUEST, MAX_FRAME_BYTES, RESUME};
 use crate::orchestrator::Outbox;
+use crate::orchestrator::store::StoreError;
 use crate::protocol::agora::Resume;
 use crate::protocol::{
     AgoraError, AgoraEvent, ClientMessage, ErrorCode, Event, Lang, MessagesSnapshot,
@@ -208,13 +209,11 @@ impl Connection<'_> {
             return false;
         }
         let after_seq = resume.after_seq;
-        // Someone else's thread looks exactly like one that does not exist.
-        match self.state.db.thread(thread_id).await {
-            Ok(thread) if thread.owner != self.user.id && self.state.auth.mode != AuthMode::Dev => {
-                self.refuse(ErrorCode::ThreadNotFound, None);
-                return false;
-            }
-            _ => {}
+        if let Err(code) = self.followable(thread_id).await {
+            // The browser tells a new thread's refused resume from a refused message by this.
+            let details = json!({ "threadId": thread_id, "request": RESUME });
+            self.refuse(code, Some(details));
+            return false;
         }
         let resumed = self
             .state
@@ -232,20 +231,34 @@ impl Connection<'_> {
         }
     }
 
+    /// Whether this socket may follow or read `thread_id`, asked of the store at the moment it
+    /// would subscribe: the thread must exist and be the caller's (in dev mode any user's). An
+    /// unknown id subscribes nothing (issue 31, hole 1): resuming an id nobody has used yet
+    /// would otherwise hear every event its future owner's runs publish on it. Someone else's
+    /// thread looks exactly like one that does not exist.
+    async fn followable(&self, thread_id: &str) -> Result<(), ErrorCode> {
+        match self.state.db.thread(thread_id).await {
+            Ok(thread) if thread.owner == self.user.id || self.state.auth.mode == AuthMode::Dev => {
+                Ok(())
+            }
+            Ok(_) | Err(StoreError::NotFound(_)) => Err(ErrorCode::ThreadNotFound),
+            Err(e) => {
+                tracing::error!(error = %e, "the thread could not be read");
+                Err(ErrorCode::StorageError)
+            }
+        }
+    }
+
     /// Queues the thread's stored messages as one MESSAGES_SNAPSHOT; false when it refused
     /// instead.
     async fn send_history(&self, thread_id: &str) -> bool {
-        // Someone else's thread looks exactly like one that does not exist.
-        match self.state.db.thread(thread_id).await {
-            Ok(thread) if thread.owner != self.user.id && self.state.auth.mode != AuthMode::Dev => {
-                self.refuse(ErrorCode::ThreadNotFound, None);
-                return false;
-            }
-            _ => {}
+        if let Err(code) = self.followable(thread_id).await {
+            self.refuse(code, None);
+            return false;
         }
         let messages = match self.state.db.messages(thread_id).await {
             Ok(messages) => messages,
-            Err(crate::orchestrator::store::StoreError::NotFound(_)) => Vec::new(),
+            Err(StoreError::NotFound(_)) => Vec::new(),
             Err(e) => {
                 tracing::error!(error = %e, "history could not be read");
                 self.refuse(ErrorCode::StorageError, None);

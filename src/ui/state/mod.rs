@@ -661,6 +661,11 @@ impl ChatState {
                         changes.run = true;
                     }
                 }
+                // The server refuses to let a socket follow a thread it does not know (issue 31:
+                // an unknown id is followed by nobody). For a resume that only means the thread
+                // is new (or not this user's, which looks the same): nothing to say; a refused
+                // message says so itself.
+                Some(Ok(AgoraEvent::Error(error))) if refuses_resume(&error) => {}
                 Some(Ok(AgoraEvent::Error(error))) => {
                     let item = agora_error(&error);
                     self.error(item, &mut changes);
@@ -927,6 +932,17 @@ impl ChatState {
             ..Changes::default()
         }
     }
+}
+
+/// A `thread_not_found` in answer to `agora:resume` (its details name the request).
+fn refuses_resume(error: &AgoraError) -> bool {
+    error.error_code == ErrorCode::ThreadNotFound.as_str()
+        && error
+            .details
+            .as_ref()
+            .and_then(|d| d.get("request"))
+            .and_then(Value::as_str)
+            == Some(crate::protocol::agora::RESUME)
 }
 
 fn agora_error(error: &AgoraError) -> ErrorItem {

@@ -298,6 +298,20 @@ fn every_event_type() {
             after: vec!["error:moderation_violation"],
         },
         Case {
+            name: "a refused resume of a thread the server does not know is not shown",
+            before: vec![],
+            event: json!({"type": "CUSTOM", "name": "agora:error", "value": {"errorCode": "thread_not_found", "message": "Dit gesprek bestaat niet.", "details": {"threadId": "t1", "request": "agora:resume"}}}),
+            changes: Changes::default(),
+            after: vec![],
+        },
+        Case {
+            name: "a refused message on a thread that is not the user's is shown",
+            before: vec![],
+            event: json!({"type": "CUSTOM", "name": "agora:error", "value": {"errorCode": "thread_not_found", "message": "Dit gesprek bestaat niet."}}),
+            changes: changes(|c| c.appended_from = Some(0)),
+            after: vec!["error:thread_not_found"],
+        },
+        Case {
             name: "agora:spoken_text_content is not shown",
             before: vec![],
             event: json!({"type": "CUSTOM", "name": "agora:spoken_text_content", "value": {"messageId": "m1", "delta": "x"}}),

@@ -1,0 +1,88 @@
+//! Nobody follows a thread they do not own (issue 31, hole 1): `agora:resume` and
+//! `agora:history_request` on an id nobody has used yet are `thread_not_found` and subscribe
+//! nothing, so a viewer who resumes an id and hands an inspector the link `/t/<id>` hears none
+//! of the inspection that follows there. A real server over loopback, `--auth api-key` with an
+//! inspector and a second account.
+
+#![cfg(feature = "ssr")]
+
+mod common;
+
+use std::time::Duration;
+
+use common::{Socket, TestServer};
+use serde_json::{Value, json};
+
+const KOEN: &str = "koen-secret-key-0001";
+const EVE: &str = "eve-secret-key-00002";
+/// What only the inspection talks about.
+const SECRET: &str = "Finta Fiore";
+
+async fn two_accounts() -> TestServer {
+    TestServer::start_with(|c| {
+        c.auth = agora_hai::server::auth::AuthMode::ApiKey;
+        c.api_keys = Some(format!("koen:{KOEN},eve:{EVE}"));
+    })
+    .await
+}
+
+async fn socket_of(server: &TestServer, key: &str) -> Socket {
+    Socket::connect(&format!("ws://{}/ws?token={key}", server.addr)).await
+}
+
+fn custom(name: &str, thread: &str) -> Value {
+    json!({ "type": "CUSTOM", "name": name, "value": { "threadId": thread } })
+}
+
+#[tokio::test]
+async fn resuming_an_unused_id_hears_nothing_of_the_runs_that_follow() {
+    let server = two_accounts().await;
+    let thread = format!("thread-{}", uuid::Uuid::new_v4());
+
+    // Eve asks for the id before anyone has used it, both ways a socket can follow a thread.
+    let mut eve = socket_of(&server, EVE).await;
+    for request in ["agora:resume", "agora:history_request"] {
+        eve.send(&custom(request, &thread)).await;
+        let answer = eve.next().await;
+        assert_eq!(answer["name"], "agora:error", "{request}: {answer}");
+        assert_eq!(
+            answer["value"]["errorCode"], "thread_not_found",
+            "{request}: {answer}"
+        );
+    }
+    // The refused resume says it answers the resume (the browser stays quiet about it).
+    eve.send(&custom("agora:resume", &thread)).await;
+    let refused = eve.next().await;
+    assert_eq!(
+        refused["value"]["details"]["request"], "agora:resume",
+        "{refused}"
+    );
+
+    // The inspector then works on that id.
+    let mut koen = socket_of(&server, KOEN).await;
+    koen.ask(
+        &thread,
+        "Start inspectie bij Trattoria Finta Fiore, KVK 99990001",
+    )
+    .await;
+    let events = koen.until_finished().await;
+    assert!(common::streamed_text(&events).contains(SECRET));
+
+    // Not one event of it reached Eve's socket.
+    let heard = eve.events_until_quiet(Duration::from_millis(1500)).await;
+    let heard = json!(heard).to_string();
+    assert!(
+        !heard.contains(SECRET) && !heard.contains(&thread),
+        "the other account heard the inspection: {heard}"
+    );
+
+    // Now that the thread exists, it is still not hers to follow.
+    eve.send(&custom("agora:resume", &thread)).await;
+    let answer = eve.next().await;
+    assert_eq!(answer["value"]["errorCode"], "thread_not_found", "{answer}");
+    // Its owner follows it as before.
+    let mut again = socket_of(&server, KOEN).await;
+    again.send(&custom("agora:resume", &thread)).await;
+    let got = again.events_until_quiet(Duration::from_millis(800)).await;
+    assert!(json!(got).to_string().contains(SECRET), "{got:?}");
+}
