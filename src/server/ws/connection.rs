@@ -209,7 +209,12 @@ impl Connection<'_> {
             return false;
         }
         let after_seq = resume.after_seq;
-        if let Err(code) = self.followable(thread_id).await {
+        let refused = match self.access(thread_id).await {
+            Access::Own => None,
+            Access::Unknown => Some(ErrorCode::ThreadNotFound),
+            Access::Refused(code) => Some(code),
+        };
+        if let Some(code) = refused {
             // The browser tells a new thread's refused resume from a refused message by this.
             let details = json!({ "threadId": thread_id, "request": RESUME });
             self.refuse(code, Some(details));
@@ -231,20 +236,21 @@ impl Connection<'_> {
         }
     }
 
-    /// Whether this socket may follow or read `thread_id`, asked of the store at the moment it
-    /// would subscribe: the thread must exist and be the caller's (in dev mode any user's). An
-    /// unknown id subscribes nothing (issue 31, hole 1): resuming an id nobody has used yet
-    /// would otherwise hear every event its future owner's runs publish on it. Someone else's
+    /// What this socket may do with `thread_id`, asked of the store at the moment it would
+    /// subscribe or read: follow and read its own thread (in dev mode any user's); an id nobody
+    /// has used yet is `Unknown`, which a resume must refuse (issue 31, hole 1: resuming an
+    /// unused id would hear every event its future owner's runs publish on it). Someone else's
     /// thread looks exactly like one that does not exist.
-    async fn followable(&self, thread_id: &str) -> Result<(), ErrorCode> {
+    async fn access(&self, thread_id: &str) -> Access {
         match self.state.db.thread(thread_id).await {
             Ok(thread) if thread.owner == self.user.id || self.state.auth.mode == AuthMode::Dev => {
-                Ok(())
+                Access::Own
             }
-            Ok(_) | Err(StoreError::NotFound(_)) => Err(ErrorCode::ThreadNotFound),
+            Ok(_) => Access::Refused(ErrorCode::ThreadNotFound),
+            Err(StoreError::NotFound(_)) => Access::Unknown,
             Err(e) => {
                 tracing::error!(error = %e, "the thread could not be read");
-                Err(ErrorCode::StorageError)
+                Access::Refused(ErrorCode::StorageError)
             }
         }
     }
@@ -252,7 +258,8 @@ impl Connection<'_> {
     /// Queues the thread's stored messages as one MESSAGES_SNAPSHOT; false when it refused
     /// instead.
     async fn send_history(&self, thread_id: &str) -> bool {
-        if let Err(code) = self.followable(thread_id).await {
+        // A snapshot subscribes nothing: an id nobody has used yet reads as an empty thread.
+        if let Access::Refused(code) = self.access(thread_id).await {
             self.refuse(code, None);
             return false;
         }
@@ -293,4 +300,14 @@ impl Connection<'_> {
 /// A message a read-only account may send: asking for a thread's history, or following it.
 fn reads_only(message: &ClientMessage) -> bool {
     matches!(message, ClientMessage::Custom(custom) if custom.name == HISTORY_REQUEST || custom.name == RESUME)
+}
+
+/// What a socket may do with a thread (see `Connection::access`).
+enum Access {
+    /// The caller's: followed and read.
+    Own,
+    /// No thread has this id yet: read as empty, never followed.
+    Unknown,
+    /// Refused with this code.
+    Refused(ErrorCode),
 }
