@@ -31,16 +31,9 @@ pub(super) fn history_agent(thread: &Thread, allowed: &HashSet<&str>) -> Step {
         let named = find_kvk(&text);
         return match (history, named.or_else(|| open.map(|c| c.kvk.clone()))) {
             (Some(history), _) => {
-                // "En welke maatregelen zijn toen opgelegd?": the inspection of the turn before.
-                let padded = format!(" {} ", normalize(&text));
-                let about = if [" toen ", " then ", " daarbij ", " that time "]
-                    .iter()
-                    .any(|w| padded.contains(w))
-                {
-                    format!("{} {text}", thread.previous_user_text())
-                } else {
-                    text.clone()
-                };
+                // "En welke maatregelen zijn toen opgelegd?", "is dat eerder voorgekomen?": read
+                // with the subject of the turns before.
+                let about = thread.conversation.with_subject(&text);
                 Step::Say(history_answer(open, history, &about, lang))
             }
             (None, Some(kvk)) if allowed.contains(GET_INSPECTION_HISTORY) && thread.tool_turns() < MAX_TOOL_TURNS => {
@@ -291,6 +284,31 @@ fn not_found_text(check: &CompanyCheck, lang: Lang) -> String {
 }
 
 /// The earlier inspections of the open company, the latest first and in detail.
+/// The words of a question about the past that can name what happened: no question words,
+/// no words of time or visiting.
+fn topic_words(asked: &str) -> Vec<String> {
+    const GENERIC: &[&str] = &[
+        "eerder", "eerdere", "voorgekomen", "geweest", "gebeurd", "happened", "inspectie",
+        "inspecties", "inspection", "inspections", "bevindingen", "findings", "vorige",
+        "laatste", "laatst", "previous", "earlier", "welke", "wanneer", "where", "which",
+        "there", "their", "hebben", "heeft", "waren", "gehad", "iemand", "weer", "before",
+        "problem", "probleem", "ooit", "again", "visit", "bezoek", "toen", "maatregel",
+        "maatregelen", "measures", "uitkomst", "outcome", "record", "about", "hier", "here",
+        "audit", "monsterneming", "herinspectie", "controle", "sampling", "reinspection",
+    ];
+    asked
+        .split(' ')
+        .filter(|w| w.len() >= 5 && !GENERIC.contains(w))
+        .filter(|w| !w.chars().all(|c| c.is_ascii_digit()))
+        .map(str::to_owned)
+        .collect()
+}
+
+/// Two words share a stem of five letters ("muizenkeutels", "muizen").
+fn same_stem(a: &str, b: &str) -> bool {
+    a.len() >= 5 && b.len() >= 5 && a.chars().take(5).eq(b.chars().take(5))
+}
+
 fn history_answer(
     open: Option<&CompanyRef>,
     history: &Value,
@@ -334,7 +352,30 @@ fn history_answer(
                 .filter(|k| asked.contains(*k))
                 .all(|k| kind.contains(k) || (*k == "sampling" && kind.contains("monster")))
     };
-    let chosen = inspections.iter().find(|i| fits(i)).or(inspections.first());
+    // Among those, the one whose findings and measures share most with the question
+    // ("is dit eerder voorgekomen?" after muizenkeutels); else the latest.
+    let topic = topic_words(&asked);
+    let overlap = |i: &&Value| {
+        let text = normalize(&i.to_string());
+        let words: Vec<&str> = text.split(' ').collect();
+        topic
+            .iter()
+            .filter(|t| words.iter().any(|w| same_stem(t, w)))
+            .count()
+    };
+    let candidates: Vec<&&Value> = inspections.iter().filter(|i| fits(i)).collect();
+    // The newest of those that share most.
+    let mut best: Option<(usize, &&Value)> = None;
+    for i in &candidates {
+        let n = overlap(i);
+        if n > 0 && best.is_none_or(|(m, _)| n > m) {
+            best = Some((n, *i));
+        }
+    }
+    let best = best.map(|(_, i)| i);
+    let chosen = best
+        .or(candidates.first().copied())
+        .or(inspections.first());
     let Some(last) = chosen else {
         return match lang {
             Lang::Nl => format!("Van {name} zijn geen eerdere inspecties bekend."),
@@ -345,6 +386,30 @@ fn history_answer(
         Lang::Nl => format!("### Inspectie van {name}\n\n"),
         Lang::En => format!("### Inspection of {name}\n\n"),
     };
+    // "Hoe vaak zijn we hier in 2024 geweest?": every inspection of the year asked.
+    if let Some(y) = year {
+        let dates: Vec<String> = inspections
+            .iter()
+            .filter_map(|i| str_at(i, &["date"]))
+            .filter(|d| d.starts_with(y))
+            .map(|d| display_date(d, lang))
+            .collect();
+        if !dates.is_empty() {
+            let n = dates.len();
+            out.push_str(&match lang {
+                Lang::Nl => format!(
+                    "In {y}: {n} {} ({}).\n\n",
+                    if n == 1 { "inspectie" } else { "inspecties" },
+                    dates.join(", ")
+                ),
+                Lang::En => format!(
+                    "In {y}: {n} {} ({}).\n\n",
+                    if n == 1 { "inspection" } else { "inspections" },
+                    dates.join(", ")
+                ),
+            });
+        }
+    }
     let date = display_date(str_at(last, &["date"]).unwrap_or(""), lang);
     let kind = str_at(last, &["type"]).unwrap_or("");
     let inspector = str_at(last, &["inspector"]).unwrap_or("");
@@ -442,10 +507,23 @@ pub(super) fn company_query(text: &str) -> Option<String> {
         " bij ", " at ", " van ", " voor ", " over ", " about ", " for ", " of ", " bedoel ",
         " mean ", " dan ", " then ",
     ];
-    let cut = markers
+    // "Laat maar even, we moeten eerst naar Grillroom Hayalet", "Next stop: Ghost Kitchen
+    // Fictibowls", "Oké, en daarna de Grillroom aan …": a move to another company names it
+    // after the move.
+    let moves = [
+        " naar ", "stop: ", "volgende: ", "adres: ", " daarna ", " straks ", "start at ",
+        "starten bij ", " next: ",
+    ];
+    let cut = moves
         .iter()
         .filter_map(|m| lower.find(m).map(|i| i + m.len()))
-        .min();
+        .min()
+        .or_else(|| {
+            markers
+                .iter()
+                .filter_map(|m| lower.find(m).map(|i| i + m.len()))
+                .min()
+        });
     let candidate = match cut {
         Some(i) if trimmed.is_char_boundary(i) => trimmed[i..].to_string(),
         _ => {
@@ -489,6 +567,13 @@ pub(super) fn company_query(text: &str) -> Option<String> {
         " vandaag",
         ", we ",
         ", i ",
+        ", die ",
+        ", zet ",
+        ", that ",
+        ", which ",
+        " instead",
+        ". ",
+        " openen",
     ]
     .iter()
     .filter_map(|m| lower_candidate.find(m))

@@ -122,9 +122,14 @@ pub fn split_turn(text: &str) -> Turn {
             let short = next.split(' ').count() <= 6;
             (QUESTION_WORDS.contains(&first) || short) && rest.trim_end().ends_with('?')
         };
-        // "En bij regenereren, hoe snel …?" is one question: a fragment before the comma
-        // is part of it, not an observation.
-        let fragment = comma_question && normalize(&current).split(' ').count() < 4;
+        // "En bij regenereren, hoe snel …?", "En als ze ze nu invriezen, mag het dan wel?" are
+        // one question: a fragment or a condition before the comma is part of it.
+        let lead = normalize(&current);
+        let fragment = comma_question
+            && (lead.split(' ').count() < 4
+                || ["en ", "and ", "als ", "if ", "maar ", "but ", "of ", "or "]
+                    .iter()
+                    .any(|w| lead.starts_with(w)));
         if at_end || (comma_question && !fragment) {
             clauses.push(std::mem::take(&mut current));
         }
@@ -143,16 +148,45 @@ pub fn split_turn(text: &str) -> Turn {
             observed.push(clause);
         }
     }
+    // "De manager vraagt of …", "the riders say …", "volgens de slager …": what someone else
+    // says is not an observation; with a question it is what the question is about.
+    if !asked.is_empty() {
+        let (reported, own): (Vec<String>, Vec<String>) =
+            observed.into_iter().partition(|c| is_reported(c));
+        observed = own;
+        if !reported.is_empty() {
+            asked.insert(0, reported.join(" "));
+        }
+    }
     Turn {
         observation: (!observed.is_empty()).then(|| finding_description(&observed.join(" "))),
         question: (!asked.is_empty()).then(|| asked.join(" ")),
     }
 }
 
-/// Enough to be an observation: three words, or a measured value, or a food-safety concern.
+/// Someone else's words reported: "de manager vraagt of …", "they say …".
+fn is_reported(clause: &str) -> bool {
+    let padded = format!(" {} ", normalize(clause));
+    [
+        " vraagt ", " vragen ", " zegt ", " zeggen ", " volgens ", " beweert ", " says ",
+        " say ", " asks ", " ask ", " claims ", " according to ",
+    ]
+    .iter()
+    .any(|m| padded.contains(m))
+}
+
+/// Enough to be an observation: three words, or a measured value, or a food-safety concern;
+/// not an acknowledgement ("Oké, dan zonder dossier").
 fn says_something(clause: &str) -> bool {
     let normalized = normalize(clause);
     let words = normalized.split(' ').filter(|w| !w.is_empty()).count();
+    let acknowledges = normalized
+        .split(' ')
+        .next()
+        .is_some_and(|w| ["oke", "ok", "okay", "prima", "goed", "fine", "alright", "right"].contains(&w));
+    if acknowledges && words <= 4 {
+        return false;
+    }
     words >= 3
         || (words >= 2
             && (clause.chars().any(|c| c.is_ascii_digit()) || !concerns(clause).is_empty()))
@@ -176,14 +210,6 @@ pub fn finding_description(text: &str) -> String {
         Some(first) => first.to_uppercase().chain(chars).collect(),
         None => String::new(),
     }
-}
-
-/// The finding's category, as the report groups it: its first concern, else "overig".
-pub fn category(text: &str) -> &'static str {
-    concern_names(&concerns(text), Lang::Nl)
-        .first()
-        .copied()
-        .unwrap_or("overig")
 }
 
 /// A provisional severity (licht, matig, ernstig) for a described finding.
@@ -239,46 +265,6 @@ pub(super) fn severity_en(severity: &str) -> &'static str {
         "licht" => "minor",
         _ => "moderate",
     }
-}
-
-pub(super) fn concern_names(found: &[Concern], lang: Lang) -> Vec<&'static str> {
-    found
-        .iter()
-        .map(|c| match (c, lang) {
-            (Concern::Temperature, Lang::Nl) => "temperatuurbeheersing",
-            (Concern::Temperature, Lang::En) => "temperature control",
-            (Concern::CrossContamination, Lang::Nl) => "kruisbesmetting",
-            (Concern::CrossContamination, Lang::En) => "cross-contamination",
-            (Concern::Pests, Lang::Nl) => "ongediertebestrijding",
-            (Concern::Pests, Lang::En) => "pest control",
-            (Concern::Allergens, Lang::Nl) => "allergeneninformatie",
-            (Concern::Allergens, Lang::En) => "allergen information",
-            (Concern::HandHygiene, Lang::Nl) => "handhygiëne",
-            (Concern::HandHygiene, Lang::En) => "hand hygiene",
-            (Concern::PersonalHygiene, Lang::Nl) => "persoonlijke hygiëne",
-            (Concern::PersonalHygiene, Lang::En) => "personal hygiene",
-            (Concern::Cleaning, Lang::Nl) => "schoonmaak",
-            (Concern::Cleaning, Lang::En) => "cleaning",
-            (Concern::Records, Lang::Nl) => "registraties (HACCP)",
-            (Concern::Records, Lang::En) => "records (HACCP)",
-            (Concern::ShelfLife, Lang::Nl) => "houdbaarheid",
-            (Concern::ShelfLife, Lang::En) => "shelf life",
-            (Concern::CoolingDown, Lang::Nl) => "terugkoelen",
-            (Concern::CoolingDown, Lang::En) => "rapid cooling",
-            (Concern::Thawing, Lang::Nl) => "ontdooien",
-            (Concern::Thawing, Lang::En) => "thawing",
-            (Concern::HotHolding, Lang::Nl) => "warmhouden",
-            (Concern::HotHolding, Lang::En) => "hot holding",
-            (Concern::Parasites, Lang::Nl) => "parasieten in rauwe vis",
-            (Concern::Parasites, Lang::En) => "parasites in raw fish",
-            (Concern::Chemicals, Lang::Nl) => "chemische verontreiniging",
-            (Concern::Chemicals, Lang::En) => "chemical contamination",
-            (Concern::Waste, Lang::Nl) => "afvalbeheer",
-            (Concern::Waste, Lang::En) => "waste management",
-            (Concern::Listeria, _) => "Listeria",
-            (Concern::Salmonella, _) => "Salmonella",
-        })
-        .collect()
 }
 
 pub(super) fn advice(found: &[Concern], finding: bool, lang: Lang) -> Vec<String> {
