@@ -80,6 +80,10 @@ pub struct Finding {
     /// switch to another company, and so on.
     #[serde(default = "first")]
     pub inspection: usize,
+    /// Read back from the assistant's answers (a thread stored without its tool results):
+    /// which articles apply is not known.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub recovered: bool,
 }
 
 fn first() -> usize {
@@ -234,6 +238,7 @@ impl InspectionState {
                         severity: "matig".to_owned(),
                         regulation_ids: Vec::new(),
                         inspection: state.number,
+                        recovered: true,
                     };
                     state.record(RecordedFinding {
                         finding,

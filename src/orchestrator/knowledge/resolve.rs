@@ -583,7 +583,9 @@ impl Knowledge {
         match fits.len() {
             0 => None,
             1 => Some(Resolution::Match(fits[0])),
-            _ => Some(Resolution::Ask(fits.into_iter().take(MAX_CANDIDATES).collect())),
+            _ => Some(Resolution::Ask(
+                fits.into_iter().take(MAX_CANDIDATES).collect(),
+            )),
         }
     }
 

@@ -98,6 +98,7 @@ impl Tool for RecordFinding {
                 .unwrap_or_else(|| "other".to_owned()),
             severity: severity(args.severity.as_deref())?,
             regulation_ids: args.regulation_ids,
+            recovered: false,
         };
         let recorded = RecordedFinding {
             finding,

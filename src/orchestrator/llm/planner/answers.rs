@@ -242,11 +242,46 @@ pub(super) fn nothing_found(lang: Lang) -> String {
 /// Words of a question that name its subject: no stop words, no words of asking.
 fn subject_words(question: &str) -> Vec<String> {
     const ASKING: &[&str] = &[
-        "zegt", "zeggen", "regelgeving", "wetgeving", "voldoen", "verplicht", "toegestaan",
-        "allowed", "required", "rules", "regulations", "moeten", "mogen", "hebben", "heeft",
-        "hier", "daar", "daarover", "hierover", "what", "about", "does", "tegenwoordig",
-        "helemaal", "verboden", "forbidden", "there", "their", "they", "staan", "zijn",
-        "worden", "onze", "our", "that", "this", "these", "those", "what", "which",
+        "zegt",
+        "zeggen",
+        "regelgeving",
+        "wetgeving",
+        "voldoen",
+        "verplicht",
+        "toegestaan",
+        "allowed",
+        "required",
+        "rules",
+        "regulations",
+        "moeten",
+        "mogen",
+        "hebben",
+        "heeft",
+        "hier",
+        "daar",
+        "daarover",
+        "hierover",
+        "what",
+        "about",
+        "does",
+        "tegenwoordig",
+        "helemaal",
+        "verboden",
+        "forbidden",
+        "there",
+        "their",
+        "they",
+        "staan",
+        "zijn",
+        "worden",
+        "onze",
+        "our",
+        "that",
+        "this",
+        "these",
+        "those",
+        "what",
+        "which",
     ];
     normalize(question)
         .split(' ')
@@ -271,7 +306,12 @@ fn result_words(search: &Value, top: usize) -> Vec<String> {
             text.push_str(result.get(key).and_then(Value::as_str).unwrap_or(""));
             text.push(' ');
         }
-        for topic in result.get("topics").and_then(Value::as_array).into_iter().flatten() {
+        for topic in result
+            .get("topics")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
             text.push_str(topic.as_str().unwrap_or(""));
             text.push(' ');
         }
@@ -319,32 +359,76 @@ pub(super) fn covered(question: &str, search: &Value) -> bool {
 pub(super) fn not_covered(question: &str, lang: Lang) -> String {
     let n = format!(" {} ", normalize(question));
     let has = |stems: &[&str]| stems.iter().any(|s| n.contains(s));
-    let (nl, en) = if has(&[" brand", "blus", "nooduitgang", "vluchtweg", " fire", "extinguisher", "emergency exit", "rookmelder"]) {
+    let (nl, en) = if has(&[
+        " brand",
+        "blus",
+        "nooduitgang",
+        "vluchtweg",
+        " fire",
+        "extinguisher",
+        "emergency exit",
+        "rookmelder",
+    ]) {
         (
             "Brandveiligheid regelt het Besluit bouwwerken leefomgeving (Bbl); daarop zien de gemeente en de brandweer (veiligheidsregio) toe.",
             "Fire safety is governed by the Besluit bouwwerken leefomgeving (Bbl, the Dutch building code); the municipality and the fire service (veiligheidsregio) enforce it.",
         )
-    } else if has(&["legionella", "douche", "shower", "warmwater", "hot water system"]) {
+    } else if has(&[
+        "legionella",
+        "douche",
+        "shower",
+        "warmwater",
+        "hot water system",
+    ]) {
         (
             "Legionellapreventie staat in het Drinkwaterbesluit (legionellabeheersplan); toezicht door de ILT (Inspectie Leefomgeving en Transport) of de omgevingsdienst, met advies van de GGD.",
             "Legionella prevention is in the Drinkwaterbesluit (Drinking Water Decree, a legionella management plan); the ILT (Human Environment and Transport Inspectorate) or the environmental service supervises it.",
         )
-    } else if has(&["loon", "wage", "salaris", "salary", "betaald", " paid ", "arbeidstijd", "werktijd", "working hours", "overwerk", "overtime", "werkuren", "diensten"]) {
+    } else if has(&[
+        "loon",
+        "wage",
+        "salaris",
+        "salary",
+        "betaald",
+        " paid ",
+        "arbeidstijd",
+        "werktijd",
+        "working hours",
+        "overwerk",
+        "overtime",
+        "werkuren",
+        "diensten",
+    ]) {
         (
             "Lonen en werktijden vallen onder de Wet minimumloon (WML) en de Arbeidstijdenwet; toezicht door de Nederlandse Arbeidsinspectie.",
             "Wages and working hours fall under the Minimum Wage Act (Wet minimumloon, WML) and the Working Hours Act (Arbeidstijdenwet); the Netherlands Labour Inspectorate (Arbeidsinspectie) enforces them.",
         )
-    } else if has(&[" rook", "roken", "smok", "tabak", "tobacco", "sigaret", "cigaret"]) {
+    } else if has(&[
+        " rook", "roken", "smok", "tabak", "tobacco", "sigaret", "cigaret",
+    ]) {
         (
             "Het rookverbod en rookruimtes staan in de Tabaks- en rookwarenwet; die valt buiten deze bronnen over voedselveiligheid.",
             "The smoking ban and smoking rooms are in the Tabaks- en rookwarenwet (Tobacco and Smoking Products Act), outside these food-safety sources.",
         )
-    } else if has(&["alcohol", " bier", "schenk", " tap ", "drank", "leeftijd", " age ", "beer", "serving"]) {
+    } else if has(&[
+        "alcohol", " bier", "schenk", " tap ", "drank", "leeftijd", " age ", "beer", "serving",
+    ]) {
         (
             "Leeftijdsgrenzen voor het schenken van alcohol staan in de Alcoholwet (voorheen Drank- en Horecawet); toezicht door de gemeente.",
             "Age limits for serving alcohol are in the Alcoholwet (Alcohol Act, formerly the Drank- en Horecawet); the municipality enforces them.",
         )
-    } else if has(&["co2", "ammoniak", "ammonia", "afvalwater", "lozing", "waste water", "wastewater", "koelinstallatie", "gasfles", "cylinder"]) {
+    } else if has(&[
+        "co2",
+        "ammoniak",
+        "ammonia",
+        "afvalwater",
+        "lozing",
+        "waste water",
+        "wastewater",
+        "koelinstallatie",
+        "gasfles",
+        "cylinder",
+    ]) {
         (
             "Installaties, gassen en lozingen vallen onder de Omgevingswet (omgevingsdienst) en voor de veiligheid van werknemers het Arbobesluit (Nederlandse Arbeidsinspectie).",
             "Installations, gases and discharges fall under the Omgevingswet (Environment and Planning Act, the environmental service) and, for worker safety, the Arbobesluit (Netherlands Labour Inspectorate).",

@@ -288,13 +288,58 @@ fn not_found_text(check: &CompanyCheck, lang: Lang) -> String {
 /// no words of time or visiting.
 fn topic_words(asked: &str) -> Vec<String> {
     const GENERIC: &[&str] = &[
-        "eerder", "eerdere", "voorgekomen", "geweest", "gebeurd", "happened", "inspectie",
-        "inspecties", "inspection", "inspections", "bevindingen", "findings", "vorige",
-        "laatste", "laatst", "previous", "earlier", "welke", "wanneer", "where", "which",
-        "there", "their", "hebben", "heeft", "waren", "gehad", "iemand", "weer", "before",
-        "problem", "probleem", "ooit", "again", "visit", "bezoek", "toen", "maatregel",
-        "maatregelen", "measures", "uitkomst", "outcome", "record", "about", "hier", "here",
-        "audit", "monsterneming", "herinspectie", "controle", "sampling", "reinspection",
+        "eerder",
+        "eerdere",
+        "voorgekomen",
+        "geweest",
+        "gebeurd",
+        "happened",
+        "inspectie",
+        "inspecties",
+        "inspection",
+        "inspections",
+        "bevindingen",
+        "findings",
+        "vorige",
+        "laatste",
+        "laatst",
+        "previous",
+        "earlier",
+        "welke",
+        "wanneer",
+        "where",
+        "which",
+        "there",
+        "their",
+        "hebben",
+        "heeft",
+        "waren",
+        "gehad",
+        "iemand",
+        "weer",
+        "before",
+        "problem",
+        "probleem",
+        "ooit",
+        "again",
+        "visit",
+        "bezoek",
+        "toen",
+        "maatregel",
+        "maatregelen",
+        "measures",
+        "uitkomst",
+        "outcome",
+        "record",
+        "about",
+        "hier",
+        "here",
+        "audit",
+        "monsterneming",
+        "herinspectie",
+        "controle",
+        "sampling",
+        "reinspection",
     ];
     asked
         .split(' ')
@@ -373,9 +418,7 @@ fn history_answer(
         }
     }
     let best = best.map(|(_, i)| i);
-    let chosen = best
-        .or(candidates.first().copied())
-        .or(inspections.first());
+    let chosen = best.or(candidates.first().copied()).or(inspections.first());
     let Some(last) = chosen else {
         return match lang {
             Lang::Nl => format!("Van {name} zijn geen eerdere inspecties bekend."),
@@ -511,8 +554,15 @@ pub(super) fn company_query(text: &str) -> Option<String> {
     // Fictibowls", "Oké, en daarna de Grillroom aan …": a move to another company names it
     // after the move.
     let moves = [
-        " naar ", "stop: ", "volgende: ", "adres: ", " daarna ", " straks ", "start at ",
-        "starten bij ", " next: ",
+        " naar ",
+        "stop: ",
+        "volgende: ",
+        "adres: ",
+        " daarna ",
+        " straks ",
+        "start at ",
+        "starten bij ",
+        " next: ",
     ];
     let cut = moves
         .iter()

@@ -48,7 +48,9 @@ impl Conversation {
         }
         match (&self.subject, &self.last_finding) {
             (Some(subject), _) => format!("{} {question}", without_figures(subject)),
-            (None, Some(finding)) => format!("{} {question}", without_figures(&finding.description)),
+            (None, Some(finding)) => {
+                format!("{} {question}", without_figures(&finding.description))
+            }
             (None, None) => question.to_owned(),
         }
     }
@@ -71,26 +73,140 @@ fn without_figures(text: &str) -> String {
 /// Words that point at what was said before.
 const POINTERS: &[&str] = &[
     "dat", "dit", "die", "deze", "daar", "daarvan", "daarvoor", "daarover", "daarbij", "daarna",
-    "hiervan", "hiervoor", "hierover", "hij", "zij", "ze", "hem", "waarvan", "toen",
-    "that", "this", "it", "those", "these", "they", "them", "he", "she", "him", "her", "then",
+    "hiervan", "hiervoor", "hierover", "hij", "zij", "ze", "hem", "waarvan", "toen", "that",
+    "this", "it", "those", "these", "they", "them", "he", "she", "him", "her", "then",
 ];
 
 /// Words that say what a question is about on their own: with one of these the question has
 /// a subject of its own, unless it also points back.
 fn content_words(normalized: &str) -> usize {
     const EMPTY: &[&str] = &[
-        "wat", "welke", "welk", "hoe", "hoelang", "lang", "koud", "warm", "mag", "mogen", "moet",
-        "moeten", "kan", "kunnen", "is", "zijn", "was", "de", "het", "een", "en", "of", "nog",
-        "dan", "wel", "niet", "toch", "zo", "er", "mee", "na", "nu", "als", "in", "op", "bij",
-        "van", "voor", "met", "geldt", "gelden", "regel", "regels", "wet", "norm", "eisen",
-        "what", "which", "how", "long", "cold", "hot", "may", "must", "can", "should", "is",
-        "are", "be", "the", "a", "an", "and", "or", "still", "then", "not", "so", "there",
-        "with", "after", "in", "on", "at", "for", "to", "of", "rule", "rules", "law", "does",
-        "do", "has", "have", "happen", "gebeuren", "allowed", "toegestaan", "stand", "out",
-        "staan", "blijven", "zegt", "say", "says", "about", "over", "waar", "where", "why",
-        "waarom", "ok", "en", "wanneer", "when", "had", "hebben", "heeft", "eens", "eerder",
-        "ooit", "voorgekomen", "geweest", "gebeurd", "hier", "here", "before", "ever",
-        "happened", "weer", "again", "already", "ook", "also", "been", "naar",
+        "wat",
+        "welke",
+        "welk",
+        "hoe",
+        "hoelang",
+        "lang",
+        "koud",
+        "warm",
+        "mag",
+        "mogen",
+        "moet",
+        "moeten",
+        "kan",
+        "kunnen",
+        "is",
+        "zijn",
+        "was",
+        "de",
+        "het",
+        "een",
+        "en",
+        "of",
+        "nog",
+        "dan",
+        "wel",
+        "niet",
+        "toch",
+        "zo",
+        "er",
+        "mee",
+        "na",
+        "nu",
+        "als",
+        "in",
+        "op",
+        "bij",
+        "van",
+        "voor",
+        "met",
+        "geldt",
+        "gelden",
+        "regel",
+        "regels",
+        "wet",
+        "norm",
+        "eisen",
+        "what",
+        "which",
+        "how",
+        "long",
+        "cold",
+        "hot",
+        "may",
+        "must",
+        "can",
+        "should",
+        "is",
+        "are",
+        "be",
+        "the",
+        "a",
+        "an",
+        "and",
+        "or",
+        "still",
+        "then",
+        "not",
+        "so",
+        "there",
+        "with",
+        "after",
+        "in",
+        "on",
+        "at",
+        "for",
+        "to",
+        "of",
+        "rule",
+        "rules",
+        "law",
+        "does",
+        "do",
+        "has",
+        "have",
+        "happen",
+        "gebeuren",
+        "allowed",
+        "toegestaan",
+        "stand",
+        "out",
+        "staan",
+        "blijven",
+        "zegt",
+        "say",
+        "says",
+        "about",
+        "over",
+        "waar",
+        "where",
+        "why",
+        "waarom",
+        "ok",
+        "en",
+        "wanneer",
+        "when",
+        "had",
+        "hebben",
+        "heeft",
+        "eens",
+        "eerder",
+        "ooit",
+        "voorgekomen",
+        "geweest",
+        "gebeurd",
+        "hier",
+        "here",
+        "before",
+        "ever",
+        "happened",
+        "weer",
+        "again",
+        "already",
+        "ook",
+        "also",
+        "been",
+        "naar",
     ];
     normalized
         .split(' ')
@@ -107,29 +223,109 @@ pub(super) fn refers_back(text: &str) -> bool {
         return false;
     }
     // "that flour", "die ham": a pointer before a word of its own names the subject.
+    const DETERMINERS: &[&str] = &[
+        "dat", "dit", "die", "deze", "that", "this", "those", "these",
+    ];
     let names_own = words.windows(2).any(|p| {
-        POINTERS.contains(&p[0]) && !POINTERS.contains(&p[1]) && content_words(p[1]) == 1
+        DETERMINERS.contains(&p[0]) && !POINTERS.contains(&p[1]) && content_words(p[1]) == 1
     });
     let pointer = words.iter().any(|w| POINTERS.contains(w)) && !names_own;
     let short_question = text.trim_end().ends_with('?') && words.len() <= 4;
-    (pointer && content_words(&normalized) <= 2) || (short_question && content_words(&normalized) <= 1)
+    (pointer && content_words(&normalized) <= 2)
+        || (short_question && content_words(&normalized) <= 1)
 }
 
 /// "ja klopt", "ok", "yes, correct", "goed zo", "great, thanks", "noteer die maar": an answer
 /// that confirms and adds nothing.
 pub(super) fn is_confirmation(text: &str) -> bool {
     const CORE: &[&str] = &[
-        "ja", "jawel", "jazeker", "klopt", "correct", "juist", "inderdaad", "precies", "ok",
-        "oke", "okay", "okee", "prima", "goed", "top", "akkoord", "helder", "duidelijk", "mooi",
-        "fijn", "dank", "bedankt", "yes", "yep", "yeah", "right", "sure", "fine", "great",
-        "perfect", "thanks", "thank", "noted", "alright", "genoteerd", "nee", "no",
+        "ja",
+        "jawel",
+        "jazeker",
+        "klopt",
+        "correct",
+        "juist",
+        "inderdaad",
+        "precies",
+        "ok",
+        "oke",
+        "okay",
+        "okee",
+        "prima",
+        "goed",
+        "top",
+        "akkoord",
+        "helder",
+        "duidelijk",
+        "mooi",
+        "fijn",
+        "dank",
+        "bedankt",
+        "yes",
+        "yep",
+        "yeah",
+        "right",
+        "sure",
+        "fine",
+        "great",
+        "perfect",
+        "thanks",
+        "thank",
+        "noted",
+        "alright",
+        "genoteerd",
+        "nee",
+        "no",
     ];
     const FILLER: &[&str] = &[
-        "dat", "die", "is", "het", "zo", "maar", "noteer", "je", "wel", "u", "hoor", "helemaal",
-        "that", "s", "it", "is", "you", "very", "much", "good", "all", "note", "noteren",
-        "zeker", "absoluut", "dus", "so", "ook", "also", "heel", "erg", "vast", "leggen",
-        "vastleggen", "record", "de", "the", "zet", "put", "maar", "gewoon", "just", "staat",
-        "that", "one", "down", "in", "erin",
+        "dat",
+        "die",
+        "is",
+        "het",
+        "zo",
+        "maar",
+        "noteer",
+        "je",
+        "wel",
+        "u",
+        "hoor",
+        "helemaal",
+        "that",
+        "s",
+        "it",
+        "is",
+        "you",
+        "very",
+        "much",
+        "good",
+        "all",
+        "note",
+        "noteren",
+        "zeker",
+        "absoluut",
+        "dus",
+        "so",
+        "ook",
+        "also",
+        "heel",
+        "erg",
+        "vast",
+        "leggen",
+        "vastleggen",
+        "record",
+        "de",
+        "the",
+        "zet",
+        "put",
+        "maar",
+        "gewoon",
+        "just",
+        "staat",
+        "that",
+        "one",
+        "down",
+        "in",
+        "erin",
     ];
     let normalized = normalize(text);
     let words: Vec<&str> = normalized.split(' ').filter(|w| !w.is_empty()).collect();
@@ -148,10 +344,34 @@ pub(super) struct Correction {
 
 /// Words that announce a correction of what was just said.
 const SIGNALS: &[&str] = &[
-    "nee", "wacht", "foutje", "sorry", "correctie", "verbetering", "bedoel", "bedoelde",
-    "vergis", "vergist", "verkeerd", "verkeken", "misread", "mistake", "correction", "actually",
-    "eigenlijk", "eerder", "gekeken", "opnieuw", "wait", "typo", "meant", "oops", "excuus",
-    "sorry", "wrong", "rather",
+    "nee",
+    "wacht",
+    "foutje",
+    "sorry",
+    "correctie",
+    "verbetering",
+    "bedoel",
+    "bedoelde",
+    "vergis",
+    "vergist",
+    "verkeerd",
+    "verkeken",
+    "misread",
+    "mistake",
+    "correction",
+    "actually",
+    "eigenlijk",
+    "eerder",
+    "gekeken",
+    "opnieuw",
+    "wait",
+    "typo",
+    "meant",
+    "oops",
+    "excuus",
+    "sorry",
+    "wrong",
+    "rather",
 ];
 
 /// The correction this turn makes to a finding of the open inspection, if it is one: "X,
@@ -208,7 +428,14 @@ fn named_finding(words: &[&str]) -> Option<usize> {
 fn instead_of(text: &str, signal: bool) -> Option<(String, String)> {
     let lower = text.to_lowercase();
     let markers: &[&str] = if signal {
-        &[", niet ", ", not ", " in plaats van ", " instead of ", " niet ", " not "]
+        &[
+            ", niet ",
+            ", not ",
+            " in plaats van ",
+            " instead of ",
+            " niet ",
+            " not ",
+        ]
     } else {
         &[", niet ", ", not ", " in plaats van ", " instead of "]
     };
@@ -222,9 +449,24 @@ fn instead_of(text: &str, signal: bool) -> Option<(String, String)> {
     let before = &text[..at];
     let lower_before = before.to_lowercase();
     let start = [
-        "het was ", "het is ", "het zijn er ", "het zijn ", "het waren ", "het gaat om ",
-        "it was ", "it's ", "it s ", "it is ", "they are ", "there are ", "moet zijn ",
-        "should be ", "was ", "is ", ": ", ", ",
+        "het was ",
+        "het is ",
+        "het zijn er ",
+        "het zijn ",
+        "het waren ",
+        "het gaat om ",
+        "it was ",
+        "it's ",
+        "it s ",
+        "it is ",
+        "they are ",
+        "there are ",
+        "moet zijn ",
+        "should be ",
+        "was ",
+        "is ",
+        ": ",
+        ", ",
     ]
     .iter()
     .filter_map(|m| lower_before.rfind(m).map(|i| i + m.len()))
@@ -332,6 +574,7 @@ mod tests {
                 severity: "matig".to_owned(),
                 regulation_ids: Vec::new(),
                 inspection: 1,
+                recovered: false,
             }],
             ..InspectionState::default()
         }
@@ -372,22 +615,43 @@ mod tests {
             );
         }
         let state = state_with("De koelcel is 9 graden.");
-        assert_eq!(correction("Nee, dat is een andere zaak, niet die trattoria.", &state), None);
+        assert_eq!(
+            correction("Nee, dat is een andere zaak, niet die trattoria.", &state),
+            None
+        );
         assert_eq!(correction("De vriezer staat op -12 °C.", &state), None);
     }
 
     #[test]
     fn confirmations_and_follow_ups() {
-        for yes in ["ja klopt, noteer die maar", "yes, correct", "ok", "Goed zo.", "Great, thanks."] {
+        for yes in [
+            "ja klopt, noteer die maar",
+            "yes, correct",
+            "ok",
+            "Goed zo.",
+            "Great, thanks.",
+        ] {
             assert!(is_confirmation(yes), "{yes}");
         }
-        for not in ["Geen zeep bij de handenwasbak.", "ja, de koelcel is 9 graden"] {
+        for not in [
+            "Geen zeep bij de handenwasbak.",
+            "ja, de koelcel is 9 graden",
+        ] {
             assert!(!is_confirmation(not), "{not}");
         }
-        for back in ["Moet die naar huis?", "Mag dat zo?", "How long may that stand out?", "What should it be?", "Hoe koud moet dat zijn?"] {
+        for back in [
+            "Moet die naar huis?",
+            "Mag dat zo?",
+            "How long may that stand out?",
+            "What should it be?",
+            "Hoe koud moet dat zijn?",
+        ] {
             assert!(refers_back(back), "{back}");
         }
-        for own in ["Welke temperatuur geldt voor gehakt?", "Moet een bakker bij onverpakte taart allergeneninformatie geven?"] {
+        for own in [
+            "Welke temperatuur geldt voor gehakt?",
+            "Moet een bakker bij onverpakte taart allergeneninformatie geven?",
+        ] {
             assert!(!refers_back(own), "{own}");
         }
     }

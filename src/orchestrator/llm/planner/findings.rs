@@ -168,8 +168,18 @@ pub fn split_turn(text: &str) -> Turn {
 fn is_reported(clause: &str) -> bool {
     let padded = format!(" {} ", normalize(clause));
     [
-        " vraagt ", " vragen ", " zegt ", " zeggen ", " volgens ", " beweert ", " says ",
-        " say ", " asks ", " ask ", " claims ", " according to ",
+        " vraagt ",
+        " vragen ",
+        " zegt ",
+        " zeggen ",
+        " volgens ",
+        " beweert ",
+        " says ",
+        " say ",
+        " asks ",
+        " ask ",
+        " claims ",
+        " according to ",
     ]
     .iter()
     .any(|m| padded.contains(m))
@@ -180,10 +190,12 @@ fn is_reported(clause: &str) -> bool {
 fn says_something(clause: &str) -> bool {
     let normalized = normalize(clause);
     let words = normalized.split(' ').filter(|w| !w.is_empty()).count();
-    let acknowledges = normalized
-        .split(' ')
-        .next()
-        .is_some_and(|w| ["oke", "ok", "okay", "prima", "goed", "fine", "alright", "right"].contains(&w));
+    let acknowledges = normalized.split(' ').next().is_some_and(|w| {
+        [
+            "oke", "ok", "okay", "prima", "goed", "fine", "alright", "right",
+        ]
+        .contains(&w)
+    });
     if acknowledges && words <= 4 {
         return false;
     }
@@ -265,6 +277,46 @@ pub(super) fn severity_en(severity: &str) -> &'static str {
         "licht" => "minor",
         _ => "moderate",
     }
+}
+
+pub(super) fn concern_names(found: &[Concern], lang: Lang) -> Vec<&'static str> {
+    found
+        .iter()
+        .map(|c| match (c, lang) {
+            (Concern::Temperature, Lang::Nl) => "temperatuurbeheersing",
+            (Concern::Temperature, Lang::En) => "temperature control",
+            (Concern::CrossContamination, Lang::Nl) => "kruisbesmetting",
+            (Concern::CrossContamination, Lang::En) => "cross-contamination",
+            (Concern::Pests, Lang::Nl) => "ongediertebestrijding",
+            (Concern::Pests, Lang::En) => "pest control",
+            (Concern::Allergens, Lang::Nl) => "allergeneninformatie",
+            (Concern::Allergens, Lang::En) => "allergen information",
+            (Concern::HandHygiene, Lang::Nl) => "handhygiëne",
+            (Concern::HandHygiene, Lang::En) => "hand hygiene",
+            (Concern::PersonalHygiene, Lang::Nl) => "persoonlijke hygiëne",
+            (Concern::PersonalHygiene, Lang::En) => "personal hygiene",
+            (Concern::Cleaning, Lang::Nl) => "schoonmaak",
+            (Concern::Cleaning, Lang::En) => "cleaning",
+            (Concern::Records, Lang::Nl) => "registraties (HACCP)",
+            (Concern::Records, Lang::En) => "records (HACCP)",
+            (Concern::ShelfLife, Lang::Nl) => "houdbaarheid",
+            (Concern::ShelfLife, Lang::En) => "shelf life",
+            (Concern::CoolingDown, Lang::Nl) => "terugkoelen",
+            (Concern::CoolingDown, Lang::En) => "rapid cooling",
+            (Concern::Thawing, Lang::Nl) => "ontdooien",
+            (Concern::Thawing, Lang::En) => "thawing",
+            (Concern::HotHolding, Lang::Nl) => "warmhouden",
+            (Concern::HotHolding, Lang::En) => "hot holding",
+            (Concern::Parasites, Lang::Nl) => "parasieten in rauwe vis",
+            (Concern::Parasites, Lang::En) => "parasites in raw fish",
+            (Concern::Chemicals, Lang::Nl) => "chemische verontreiniging",
+            (Concern::Chemicals, Lang::En) => "chemical contamination",
+            (Concern::Waste, Lang::Nl) => "afvalbeheer",
+            (Concern::Waste, Lang::En) => "waste management",
+            (Concern::Listeria, _) => "Listeria",
+            (Concern::Salmonella, _) => "Salmonella",
+        })
+        .collect()
 }
 
 pub(super) fn advice(found: &[Concern], finding: bool, lang: Lang) -> Vec<String> {

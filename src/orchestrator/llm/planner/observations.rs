@@ -32,20 +32,102 @@ const LIST_OPENINGS: &[&str] = &[
 
 /// Openings that add to what was said before without announcing a list; stripped too.
 const ADDING: &[&str] = &[
-    "also", "verder", "daarnaast", "en verder", "plus", "ook", "quick one", "snel",
+    "also",
+    "verder",
+    "daarnaast",
+    "en verder",
+    "plus",
+    "ook",
+    "quick one",
+    "snel",
 ];
 
 /// Verbs (finite forms and participles) that make a clause an observation of its own.
 const VERBS: &[&str] = &[
-    "is", "zijn", "was", "waren", "staat", "staan", "stond", "stonden", "ligt", "liggen", "lag",
-    "lagen", "hangt", "hangen", "zit", "zitten", "mist", "missen", "ontbreekt", "ontbreken",
-    "heeft", "hebben", "had", "sluit", "sluiten", "gaat", "gaan", "wordt", "worden", "werd",
-    "smeert", "snijdt", "draagt", "dragen", "loopt", "lopen", "meet", "meten", "toont",
-    "lekt", "lekken", "kleeft", "plakt", "werkt", "werken", "rookt", "eet", "bewaart",
-    "bewaard", "ingevuld", "bijgehouden", "gereinigd", "afgedekt", "aanwezig", "kapot",
-    "are", "has", "have", "sits", "sit", "stands", "stand", "lies", "lie", "hangs", "shows",
-    "reads", "wears", "wearing", "missing", "lacks", "lack", "leaks", "leaking", "stored",
-    "kept", "covered", "running", "works", "smokes", "eats", "handles", "touches", "were",
+    "is",
+    "zijn",
+    "was",
+    "waren",
+    "staat",
+    "staan",
+    "stond",
+    "stonden",
+    "ligt",
+    "liggen",
+    "lag",
+    "lagen",
+    "hangt",
+    "hangen",
+    "zit",
+    "zitten",
+    "mist",
+    "missen",
+    "ontbreekt",
+    "ontbreken",
+    "heeft",
+    "hebben",
+    "had",
+    "sluit",
+    "sluiten",
+    "gaat",
+    "gaan",
+    "wordt",
+    "worden",
+    "werd",
+    "smeert",
+    "snijdt",
+    "draagt",
+    "dragen",
+    "loopt",
+    "lopen",
+    "meet",
+    "meten",
+    "toont",
+    "lekt",
+    "lekken",
+    "kleeft",
+    "plakt",
+    "werkt",
+    "werken",
+    "rookt",
+    "eet",
+    "bewaart",
+    "bewaard",
+    "ingevuld",
+    "bijgehouden",
+    "gereinigd",
+    "afgedekt",
+    "aanwezig",
+    "kapot",
+    "are",
+    "has",
+    "have",
+    "sits",
+    "sit",
+    "stands",
+    "stand",
+    "lies",
+    "lie",
+    "hangs",
+    "shows",
+    "reads",
+    "wears",
+    "wearing",
+    "missing",
+    "lacks",
+    "lack",
+    "leaks",
+    "leaking",
+    "stored",
+    "kept",
+    "covered",
+    "running",
+    "works",
+    "smokes",
+    "eats",
+    "handles",
+    "touches",
+    "were",
     "was",
 ];
 
@@ -186,21 +268,52 @@ pub fn category(text: &str) -> &'static str {
             .any(|w| exact.contains(w) || prefixes.iter().any(|p| w.starts_with(p)))
     };
     let phrase = |phrases: &[&str]| phrases.iter().any(|p| padded.contains(&format!(" {p} ")));
+    // Raw food beside ready-to-eat food is cross-contamination, whatever it measures.
+    let raw_beside = about(&["rauw"], &["raw"])
+        && about(
+            &[],
+            &["naast", "next", "boven", "above", "beside", "bij", "tussen"],
+        );
+    if raw_beside {
+        return "hygiene";
+    }
     if temperature_celsius(text).is_some() {
         return "temperature";
     }
-    let date_word = about(&["datum", "houdbaarheidsdatum"], &["tgt", "tht", "date", "dates"])
-        || phrase(&["te gebruiken tot", "use by", "best before"]);
+    let date_word = about(
+        &["datum", "houdbaarheidsdatum"],
+        &["tgt", "tht", "date", "dates"],
+    ) || phrase(&["te gebruiken tot", "use by", "best before"]);
     let missing = phrase(&[
-        "zonder", "geen", "ontbreekt", "ontbreken", "no", "without", "missing", "mist",
+        "zonder",
+        "geen",
+        "ontbreekt",
+        "ontbreken",
+        "no",
+        "without",
+        "missing",
+        "mist",
     ]);
     let passed = phrase(&[
-        "over", "verlopen", "past", "expired", "overschreden", "eergisteren", "gisteren",
-        "geleden", "ago", "yesterday",
+        "over",
+        "verlopen",
+        "past",
+        "expired",
+        "overschreden",
+        "eergisteren",
+        "gisteren",
+        "geleden",
+        "ago",
+        "yesterday",
     ]);
     if (about(&["etiket", "label", "sticker"], &[]) && missing)
         || (date_word && missing && !passed)
-        || phrase(&["niet in het nederlands", "not in dutch", "nederlands etiket", "dutch label"])
+        || phrase(&[
+            "niet in het nederlands",
+            "not in dutch",
+            "nederlands etiket",
+            "dutch label",
+        ])
         || (phrase(&["ontdooid"]) && missing)
     {
         return "labelling";
@@ -213,27 +326,91 @@ pub fn category(text: &str) -> &'static str {
     }
     if about(
         &[
-            "muis", "muiz", "keutel", "knaag", "kakkerla", "ongedierte", "plaagdier", "insect",
-            "vlieg", "rodent", "dropping", "cockroach", "vermin", "uitwerpsel",
+            "muis",
+            "muiz",
+            "keutel",
+            "knaag",
+            "kakkerla",
+            "ongedierte",
+            "plaagdier",
+            "insect",
+            "vlieg",
+            "rodent",
+            "dropping",
+            "cockroach",
+            "vermin",
+            "uitwerpsel",
         ],
         &[
-            "rat", "ratten", "mot", "motten", "mier", "mieren", "kat", "katten", "hond", "honden",
-            "mice", "mouse", "rats", "pest", "pests", "fly", "flies", "cat", "cats", "dog",
-            "dogs", "pet", "pets", "huisdier", "huisdieren",
+            "rat",
+            "ratten",
+            "mot",
+            "motten",
+            "mier",
+            "mieren",
+            "kat",
+            "katten",
+            "hond",
+            "honden",
+            "mice",
+            "mouse",
+            "rats",
+            "pest",
+            "pests",
+            "fly",
+            "flies",
+            "cat",
+            "cats",
+            "dog",
+            "dogs",
+            "pet",
+            "pets",
+            "huisdier",
+            "huisdieren",
         ],
     ) {
         return "pests";
     }
     if about(
-        &["allerg", "pinda", "peanut", "gluten", "lactose", "sesam", "selderij", "schaaldier"],
-        &["noten", "nuts", "nut", "noot", "lupine", "mosterd", "mustard", "celery", "shellfish"],
+        &[
+            "allerg",
+            "pinda",
+            "peanut",
+            "gluten",
+            "lactose",
+            "sesam",
+            "selderij",
+            "schaaldier",
+        ],
+        &[
+            "noten",
+            "nuts",
+            "nut",
+            "noot",
+            "lupine",
+            "mosterd",
+            "mustard",
+            "celery",
+            "shellfish",
+        ],
     ) {
         return "allergens";
     }
     if about(
         &[
-            "pakbon", "factu", "invoice", "leverbon", "afleverbon", "lotnummer", "partijnummer",
-            "herkomst", "traceer", "traceab", "recall", "terugroep", "delivery",
+            "pakbon",
+            "factu",
+            "invoice",
+            "leverbon",
+            "afleverbon",
+            "lotnummer",
+            "partijnummer",
+            "herkomst",
+            "traceer",
+            "traceab",
+            "recall",
+            "terugroep",
+            "delivery",
         ],
         &["batch", "origin", "lot"],
     ) {
@@ -241,13 +418,36 @@ pub fn category(text: &str) -> &'static str {
     }
     if about(
         &[
-            "koel", "vries", "diepvries", "bevroren", "ontdooi", "thaw", "defrost", "frozen",
-            "freez", "fridge", "chill", "warmhoud", "bain", "buffet", "afkoel", "terugkoel",
-            "temperatuur", "temperature", "regenere", "kerntemperatuur", "opwarm", "reheat",
+            "koel",
+            "vries",
+            "diepvries",
+            "bevroren",
+            "ontdooi",
+            "thaw",
+            "defrost",
+            "frozen",
+            "freez",
+            "fridge",
+            "chill",
+            "warmhoud",
+            "bain",
+            "buffet",
+            "afkoel",
+            "terugkoel",
+            "temperatuur",
+            "temperature",
+            "regenere",
+            "kerntemperatuur",
+            "opwarm",
+            "reheat",
         ],
         &[],
-    ) || phrase(&["room temperature", "out of the cold", "buiten de koeling", "no cooling"])
-    {
+    ) || phrase(&[
+        "room temperature",
+        "out of the cold",
+        "buiten de koeling",
+        "no cooling",
+    ]) {
         return "temperature";
     }
     let no_basin = phrase(&[
@@ -258,37 +458,107 @@ pub fn category(text: &str) -> &'static str {
         "geen hand wash sink",
         "no hand wash sink",
         "geen handwasgelegenheid",
-    ])
-        || (about(&["handenwasbak", "wastafel", "fonteintje"], &[])
-            && phrase(&["ontbreekt", "ontbreken", "is missing"]));
+    ]) || (about(&["handenwasbak", "wastafel", "fonteintje"], &[])
+        && phrase(&["ontbreekt", "ontbreken", "is missing"]));
     if no_basin {
         return "building";
     }
-    let raw_beside = about(&["rauw"], &["raw"])
-        && about(&[], &["naast", "next", "boven", "above", "op", "bij", "onder", "tussen"]);
-    if raw_beside
-        || about(
-            &[
-                "vuil", "vies", "smerig", "aangekoekt", "vetlaag", "vetrand", "aanslag", "dirty",
-                "grease", "greasy", "grime", "filthy", "stained", "crusted", "schoon", "reinig",
-                "clean", "snijplank", "kleding", "schort", "sieraad", "horloge", "watch",
-                "jewel", "armband", "wond", "pleister", "ziek", "koorts", "diarree", "overgeven",
-                "braken", "braakt", "sick", "fever", "vomit", "diarrh", "zeep", "soap",
-                "handdoek", "towel", "handen", "kruisbesmet", "cross", "afval", "waste",
-                "vuilnis", "ijsschep", "scoop", "haarnet", "hairnet", "handschoen", "glove",
-                "rookt", "smok", "asbak", "peuk", "afwas", "ring",
-            ],
-            &["ill", "bin", "bins", "hands", "vet", "vette"],
-        )
-    {
+    if about(
+        &[
+            "vuil",
+            "vies",
+            "smerig",
+            "aangekoekt",
+            "vetlaag",
+            "vetrand",
+            "aanslag",
+            "dirty",
+            "grease",
+            "greasy",
+            "grime",
+            "filthy",
+            "stained",
+            "crusted",
+            "schoon",
+            "reinig",
+            "clean",
+            "snijplank",
+            "kleding",
+            "schort",
+            "sieraad",
+            "horloge",
+            "watch",
+            "jewel",
+            "armband",
+            "wond",
+            "pleister",
+            "ziek",
+            "koorts",
+            "diarree",
+            "overgeven",
+            "braken",
+            "braakt",
+            "sick",
+            "fever",
+            "vomit",
+            "diarrh",
+            "zeep",
+            "soap",
+            "handdoek",
+            "towel",
+            "handen",
+            "kruisbesmet",
+            "cross",
+            "afval",
+            "waste",
+            "vuilnis",
+            "ijsschep",
+            "scoop",
+            "haarnet",
+            "hairnet",
+            "handschoen",
+            "glove",
+            "rookt",
+            "smok",
+            "asbak",
+            "peuk",
+            "afwas",
+            "ring",
+        ],
+        &["ill", "bin", "bins", "hands", "vet", "vette"],
+    ) {
         return "hygiene";
     }
     if about(
         &[
-            "vloer", "muur", "muren", "wand", "plafond", "tegel", "deur", "achterdeur", "kier",
-            "raam", "ramen", "toilet", "ventilat", "afzuig", "afvoer", "putje", "verlicht",
-            "schimmel", "condens", "lekkage", "lekt", "ceiling", "extractor", "mould", "mold",
-            "condensation", "stucwerk", "plint",
+            "vloer",
+            "muur",
+            "muren",
+            "wand",
+            "plafond",
+            "tegel",
+            "deur",
+            "achterdeur",
+            "kier",
+            "raam",
+            "ramen",
+            "toilet",
+            "ventilat",
+            "afzuig",
+            "afvoer",
+            "putje",
+            "verlicht",
+            "schimmel",
+            "condens",
+            "lekkage",
+            "lekt",
+            "ceiling",
+            "extractor",
+            "mould",
+            "mold",
+            "condensation",
+            "stucwerk",
+            "plint",
         ],
         &[
             "hor", "horren", "lamp", "floor", "floors", "wall", "walls", "tile", "tiles", "door",
@@ -299,6 +569,23 @@ pub fn category(text: &str) -> &'static str {
         return "building";
     }
     "other"
+}
+
+/// Every category an observation touches, its own first: "rauwe vis naast groenten op 12 °C"
+/// is hygiene (cross-contamination) and temperature. Articles about any of them fit it.
+pub fn categories(text: &str) -> Vec<&'static str> {
+    let mut out = vec![category(text)];
+    if temperature_celsius(text).is_some() && !out.contains(&"temperature") {
+        out.push("temperature");
+    }
+    // The clauses of the sentence may each be about something else.
+    for part in text.split([',', ';']) {
+        let c = category(part);
+        if c != "other" && !out.contains(&c) {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// The category as the inspector reads it.
@@ -349,13 +636,22 @@ mod tests {
             ("de koelcel staat op 10 graden", "temperature"),
             ("er liggen muizenkeutels onder de stellingen", "pests"),
             ("de pakbonnen van de kip ontbreken", "traceability"),
-            ("Zes schalen kipdrumsticks met een te gebruiken tot van twee dagen geleden in het koelschap.", "shelf-life"),
+            (
+                "Zes schalen kipdrumsticks met een te gebruiken tot van twee dagen geleden in het koelschap.",
+                "shelf-life",
+            ),
             ("Eiersalade van vrijdag zonder datum", "labelling"),
-            ("Cooked ham in the counter has no label with a use-by date.", "labelling"),
+            (
+                "Cooked ham in the counter has no label with a use-by date.",
+                "labelling",
+            ),
             ("de vloer van de spoelkeuken heeft losse tegels", "building"),
             ("de snijplanken zijn diep ingekerfd en vies", "hygiene"),
             ("de allergenenkaart mist de nieuwe tiramisu", "allergens"),
-            ("Gehakt ligt sinds vannacht te ontdooien in de spoelbak.", "temperature"),
+            (
+                "Gehakt ligt sinds vannacht te ontdooien in de spoelbak.",
+                "temperature",
+            ),
             ("De ijsschep ligt in de bak met ijsblokjes.", "hygiene"),
             ("the hand basin has no paper towels", "hygiene"),
         ] {

@@ -8,12 +8,13 @@ use serde_json::{Value, json};
 
 use super::answers::{Article, corpus_answer, covered, not_covered, nothing_found};
 use super::conversation::{correction, refers_back};
+use super::findings::concern_names;
 use super::findings::{advice, severity_en, split_turn, suggested_severity};
-use super::observations::{category, category_label, observations};
-use super::understand::Intent;
 use super::lang::Lang;
+use super::observations::{categories, category, category_label, observations};
 use super::text::missing_tool_text;
 use super::thread::{Outcome, Thread};
+use super::understand::Intent;
 use super::{MAX_TOOL_TURNS, Step, tool_error_answer};
 use crate::orchestrator::inspection::RecordedFinding;
 use crate::orchestrator::knowledge::{concerns, normalize};
@@ -109,7 +110,7 @@ pub(super) fn regulation_agent(thread: &Thread, allowed: &HashSet<&str>) -> Step
         .enumerate()
         .map(|(i, o)| {
             let search = searches.get(i).or(searches.first()).copied();
-            search.map_or_else(Vec::new, |s| finding_articles(s, category(o)))
+            search.map_or_else(Vec::new, |s| finding_articles(s, &categories(o)))
         })
         .collect();
     let mut ids: Vec<String> = if observed.len() > 1 {
@@ -210,7 +211,7 @@ fn correct(thread: &Thread, allowed: &HashSet<&str>) -> Option<Step> {
 /// The ids of the search results that an observation of `category` may cite: close to the
 /// best score and about the same thing (an article's topics or title). Better none than an
 /// article about something else in an official report.
-fn finding_articles(search: &Value, category: &str) -> Vec<String> {
+fn finding_articles(search: &Value, categories: &[&str]) -> Vec<String> {
     let results = search
         .get("results")
         .and_then(Value::as_array)
@@ -221,7 +222,7 @@ fn finding_articles(search: &Value, category: &str) -> Vec<String> {
     results
         .iter()
         .filter(|r| score(r) >= top * FINDING_RELEVANCE)
-        .filter(|r| about_category(r, category))
+        .filter(|r| categories.iter().any(|c| about_category(r, c)))
         .filter_map(|r| r.get("id").and_then(Value::as_str).map(str::to_owned))
         .take(3)
         .collect()
@@ -246,21 +247,56 @@ fn about_category(article: &Value, category: &str) -> bool {
     let text = normalize(&text);
     let stems: &[&str] = match category {
         "temperature" => &[
-            "temperatu", "koel", "koude", "vries", "bevr", "ontdooi", "verhit", "warm", "chill",
-            "cold", "freez", "thaw", "heat",
+            "temperatu",
+            "koel",
+            "koude",
+            "vries",
+            "bevr",
+            "ontdooi",
+            "verhit",
+            "warm",
+            "chill",
+            "cold",
+            "freez",
+            "thaw",
+            "heat",
         ],
         "hygiene" => &[
-            "hygien", "schoon", "reinig", "hand", "kruisbesmet", "afval", "apparatuur",
-            "persoonlijk", "kleding", "clean", "waste", "verontreinig", "ijs",
+            "hygien",
+            "schoon",
+            "reinig",
+            "hand",
+            "kruisbesmet",
+            "afval",
+            "apparatuur",
+            "persoonlijk",
+            "kleding",
+            "clean",
+            "waste",
+            "verontreinig",
+            "ijs",
         ],
         "pests" => &["ongedierte", "plaag", "pest", "dieren"],
         "allergens" => &["allerg"],
-        "labelling" => &["etiket", "datum", "houdbaar", "label", "vermeld", "ontdooid"],
+        "labelling" => &[
+            "etiket", "datum", "houdbaar", "label", "vermeld", "ontdooid",
+        ],
         "shelf-life" => &["houdbaar", "datum", "te gebruiken", "use by", "veilig"],
         "traceability" => &["traceer", "terugroep", "traceab", "recall", "herkomst"],
         "building" => &[
-            "bouwkund", "inricht", "voorziening", "onderhoud", "vloer", "wand", "plafond",
-            "ventil", "toilet", "wastafel", "premises", "ruimte", "lokal",
+            "bouwkund",
+            "inricht",
+            "voorziening",
+            "onderhoud",
+            "vloer",
+            "wand",
+            "plafond",
+            "ventil",
+            "toilet",
+            "wastafel",
+            "premises",
+            "ruimte",
+            "lokal",
         ],
         _ => return true,
     };
@@ -356,14 +392,20 @@ fn answer(
         let (number, category, severity) = match recorded {
             Some(r) => (
                 r.finding.number.to_string(),
-                category_label(&r.finding.category, lang == Lang::Nl).to_owned(),
+                r.finding.category.clone(),
                 r.finding.severity.clone(),
             ),
             None => (
                 "?".to_owned(),
-                category_label(category(observation), lang == Lang::Nl).to_owned(),
+                category(observation).to_owned(),
                 suggested_severity(observation).to_owned(),
             ),
+        };
+        // What it is about in the inspector's words ("kruisbesmetting"), then its category.
+        let label = category_label(&category, lang == Lang::Nl);
+        let category = match concern_names(&concerns(observation), lang).first() {
+            Some(concern) if *concern != label => format!("{concern} ({label})"),
+            _ => label.to_owned(),
         };
         let severity = match lang {
             Lang::Nl => severity,

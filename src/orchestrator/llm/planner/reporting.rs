@@ -46,13 +46,17 @@ pub(super) fn reporting_agent(thread: &Thread, allowed: &HashSet<&str>) -> Step 
         "findings": findings
             .iter()
             .map(|f| {
-                // The articles chosen when it was recorded, none rather than a guess.
-                json!({
+                let mut v = json!({
                     "description": f.description,
                     "category": f.category,
                     "severity": f.severity,
-                    "regulation_ids": f.regulation_ids,
-                })
+                });
+                // The articles chosen when it was recorded, none rather than a guess; only a
+                // finding read back from the answers has the tool suggest them.
+                if !f.recovered {
+                    v["regulation_ids"] = json!(f.regulation_ids);
+                }
+                v
             })
             .collect::<Vec<_>>(),
         "summary": summary,

@@ -200,11 +200,24 @@ fn is_report_request(w: &Words) -> bool {
     }
     // "OK, put it all in the report", "Goed, nu wel: het rapport": a statement with the
     // report in it asks for it, unless it says the report is missing ("geen verslag van …").
-    let question = w
-        .list
-        .first()
-        .is_some_and(|f| ["wat", "welke", "what", "which", "waar", "where", "wanneer", "when", "hoe", "how"].contains(f));
-    if report_word && !question && !w.any(&["geen", "no", "ontbreekt", "missing", "vorige", "previous", "last"]) {
+    let question = w.list.first().is_some_and(|f| {
+        [
+            "wat", "welke", "what", "which", "waar", "where", "wanneer", "when", "hoe", "how",
+        ]
+        .contains(f)
+    });
+    if report_word
+        && !question
+        && !w.any(&[
+            "geen",
+            "no",
+            "ontbreekt",
+            "missing",
+            "vorige",
+            "previous",
+            "last",
+        ])
+    {
         return true;
     }
     w.any_phrase(&[
