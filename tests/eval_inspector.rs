@@ -16,11 +16,13 @@ use serde_json::Value;
 
 const REGISTER: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/data/companies.json");
 
-/// The files of the evaluation and the share of their turns that must pass.
+/// The files of the evaluation and the share of their turns that must pass: the scores
+/// reached (223/234, 181/196 and 82/116 turns), so a regression fails. The held-aside part is
+/// not tuned on; its mark only guards what it already passes.
 const SETS: &[(&str, f64)] = &[
-    ("inspector_turns.json", 0.0),
-    ("inspector_turns_2.json", 0.0),
-    ("held_aside.json", 0.0),
+    ("inspector_turns.json", 0.952),
+    ("inspector_turns_2.json", 0.923),
+    ("held_aside.json", 0.706),
 ];
 
 /// The corpus sources a "not covered" answer must not cite.
@@ -132,7 +134,11 @@ fn cites_source(answer: &str, source: &str) -> bool {
     let mut from = 0;
     while let Some(i) = text[from..].find(source) {
         let at = from + i;
-        if !text[..at].chars().next_back().is_some_and(char::is_alphabetic) {
+        if !text[..at]
+            .chars()
+            .next_back()
+            .is_some_and(char::is_alphabetic)
+        {
             return true;
         }
         from = at + source.len();
@@ -305,11 +311,7 @@ fn groups(value: &Value) -> Vec<Vec<String>> {
 
 /// Each of `wanted` (word lists) matched by a different one of `findings`.
 fn matched_apart(wanted: &[Vec<String>], findings: &[Finding]) -> Option<Vec<usize>> {
-    fn search(
-        wanted: &[Vec<String>],
-        findings: &[Finding],
-        used: &mut Vec<usize>,
-    ) -> bool {
+    fn search(wanted: &[Vec<String>], findings: &[Finding], used: &mut Vec<usize>) -> bool {
         let Some((first, rest)) = wanted.split_first() else {
             return true;
         };
@@ -352,20 +354,35 @@ fn misses(
     } else {
         &[]
     };
-    let new_texts: Vec<&str> = new_findings.iter().map(|f| f.description.as_str()).collect();
+    let new_texts: Vec<&str> = new_findings
+        .iter()
+        .map(|f| f.description.as_str())
+        .collect();
     if let Some(kvk) = expect["opens"].as_str() {
         let ok = after.company.as_deref() == Some(kvk);
-        check(ok, format!("opens {kvk}, open is {:?}", after.company), &mut out);
+        check(
+            ok,
+            format!("opens {kvk}, open is {:?}", after.company),
+            &mut out,
+        );
     }
     if expect["opens_nothing"] == true {
         check(unchanged, format!("opened {:?}", after.company), &mut out);
     }
     let asks = strings(expect, "asks_about");
     if !asks.is_empty() {
-        check(unchanged, format!("asked but opened {:?}", after.company), &mut out);
+        check(
+            unchanged,
+            format!("asked but opened {:?}", after.company),
+            &mut out,
+        );
         for kvk in &asks {
             let name = names.get(kvk).map_or(kvk.as_str(), String::as_str);
-            check(contains(answer, name), format!("does not offer {name}"), &mut out);
+            check(
+                contains(answer, name),
+                format!("does not offer {name}"),
+                &mut out,
+            );
         }
     }
     if expect["not_in_register"] == true {
@@ -426,7 +443,11 @@ fn misses(
         }
     }
     if expect["no_finding"] == true {
-        check(new_findings.is_empty(), format!("recorded {new_texts:?}"), &mut out);
+        check(
+            new_findings.is_empty(),
+            format!("recorded {new_texts:?}"),
+            &mut out,
+        );
     }
     if let Some(corrected) = expect.get("finding_corrected").filter(|v| v.is_object()) {
         let want = strings(corrected, "contains");
@@ -440,7 +461,11 @@ fn misses(
             .findings
             .iter()
             .all(|f| !gone.iter().any(|g| contains_whole(&f.description, g)));
-        let all: Vec<&str> = after.findings.iter().map(|f| f.description.as_str()).collect();
+        let all: Vec<&str> = after
+            .findings
+            .iter()
+            .map(|f| f.description.as_str())
+            .collect();
         check(
             same_count && one_has && none_old,
             format!("not corrected to {want:?} without {gone:?}: {all:?}"),
@@ -463,7 +488,11 @@ fn misses(
         );
     }
     for needle in strings(expect, "answer_contains") {
-        check(contains(answer, &needle), format!("answer lacks {needle:?}"), &mut out);
+        check(
+            contains(answer, &needle),
+            format!("answer lacks {needle:?}"),
+            &mut out,
+        );
     }
     for options in groups(&expect["answer_contains_any"]) {
         check(
@@ -480,7 +509,11 @@ fn misses(
         );
     }
     for source in strings(expect, "cites") {
-        check(contains(answer, &source), format!("does not cite {source:?}"), &mut out);
+        check(
+            contains(answer, &source),
+            format!("does not cite {source:?}"),
+            &mut out,
+        );
     }
     for options in groups(&expect["cites_any"]) {
         check(
@@ -490,7 +523,11 @@ fn misses(
         );
     }
     for source in strings(expect, "cites_not") {
-        check(!contains(answer, &source), format!("cites {source:?}"), &mut out);
+        check(
+            !contains(answer, &source),
+            format!("cites {source:?}"),
+            &mut out,
+        );
     }
     if expect["not_covered"] == true {
         let cited: Vec<&str> = CORPUS_SOURCES
@@ -501,17 +538,23 @@ fn misses(
         let says = NOT_COVERED.iter().any(|p| spaced(answer).contains(p));
         check(
             cited.is_empty() && says && new_findings.is_empty(),
-            format!(
-                "not covered: cites {cited:?}, says so: {says}, recorded {new_texts:?}"
-            ),
+            format!("not covered: cites {cited:?}, says so: {says}, recorded {new_texts:?}"),
             &mut out,
         );
     }
     if let Some(lang) = expect["answer_lang"].as_str() {
-        check(language_of(answer) == lang, format!("answer not in {lang}"), &mut out);
+        check(
+            language_of(answer) == lang,
+            format!("answer not in {lang}"),
+            &mut out,
+        );
     }
     if expect["report"] == true {
-        check(after.report_json.is_some(), "no report".to_owned(), &mut out);
+        check(
+            after.report_json.is_some(),
+            "no report".to_owned(),
+            &mut out,
+        );
     }
     if expect["report_declined"] == true {
         check(

@@ -523,8 +523,7 @@ fn replace_value(description: &str, new: &str, old: &str) -> Option<String> {
     let mut new_words: Vec<&str> = new.split(' ').filter(|w| !w.is_empty()).collect();
     while let Some(first) = new_words.first() {
         let n = normalize(first);
-        if before.iter().any(|b| *b == n) || ["de", "het", "een", "the", "a"].contains(&n.as_str())
-        {
+        if before.contains(&n) || ["de", "het", "een", "the", "a"].contains(&n.as_str()) {
             new_words.remove(0);
         } else {
             break;

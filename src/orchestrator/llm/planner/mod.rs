@@ -30,6 +30,7 @@ mod company;
 mod conversation;
 mod findings;
 mod general;
+mod history;
 mod lang;
 mod observations;
 mod regulation;
