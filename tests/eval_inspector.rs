@@ -1,32 +1,91 @@
-//! The evaluation set (`tests/eval/inspector_turns.json`, written from how inspectors talk and
-//! what the law says) run against the real server over `/ws`, as an AGORA client would: one
-//! thread per conversation, approvals granted. Each turn passes when all its expectations hold;
-//! the test fails below 95 % and prints every miss.
+//! The evaluation sets run against the real server over `/ws`, as an AGORA client would: one
+//! thread per conversation, approvals granted (or declined where a turn says
+//! `report_declined`). The first set (`tests/eval/inspector_turns.json`) and the second set of
+//! issue 32, in its tuning part (`inspector_turns_2.json`) and its held-aside part
+//! (`held_aside.json`), each scored on its own: a turn passes when all its expectations hold
+//! (the keys are defined in `tests/eval/README.md`). The test prints every miss, the turns and
+//! checks passed per file and, for the second set, per kind; it fails when a file scores below
+//! the mark it has reached, so a regression shows.
 
 mod common;
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 use common::{TestServer, assert_agora_clean, of_type, streamed_text};
 use serde_json::Value;
 
-const SET: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/tests/eval/inspector_turns.json"
-);
 const REGISTER: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/data/companies.json");
-const PASS_MARK: f64 = 0.95;
+
+/// The files of the evaluation and the share of their turns that must pass: the scores
+/// reached (223/234, 181/196 and 82/116 turns), so a regression fails. The held-aside part is
+/// not tuned on; its mark only guards what it already passes.
+const SETS: &[(&str, f64)] = &[
+    ("inspector_turns.json", 0.952),
+    ("inspector_turns_2.json", 0.923),
+    ("held_aside.json", 0.706),
+];
+
+/// The corpus sources a "not covered" answer must not cite.
+const CORPUS_SOURCES: &[&str] = &[
+    "852/2004",
+    "853/2004",
+    "178/2002",
+    "1169/2011",
+    "2073/2005",
+    "2017/625",
+    "2017/2158",
+    "hygiënecode",
+    "warenwetbesluit",
+    "warenwet",
+];
+
+/// The ways an answer may say the corpus does not cover the question.
+const NOT_COVERED: &[&str] = &[
+    "niet gedekt",
+    "valt buiten",
+    "buiten de",
+    "geen informatie",
+    "geen bepaling",
+    "geen artikel",
+    "niets over",
+    "bevat geen",
+    "niet behandeld",
+    "staat niet in",
+    "komt niet voor",
+    "geen regels",
+    "not covered",
+    "does not cover",
+    "doesn't cover",
+    "outside",
+    "no information",
+    "no provision",
+    "no article",
+    "nothing on",
+    "nothing about",
+    "does not contain",
+    "doesn't contain",
+    "not part of",
+    "not in the",
+];
+
+/// One spelling for degrees: "7 °C", "7°C", "7 ° C", "7 graden" and "7 degrees" are one.
+fn degrees(lower: &str) -> String {
+    let mut s = lower
+        .replace("graden celsius", "°c")
+        .replace("degrees celsius", "°c")
+        .replace(" graden", "°c")
+        .replace(" degrees", "°c")
+        .replace("° c", "°c");
+    while s.contains(" °c") {
+        s = s.replace(" °c", "°c");
+    }
+    s
+}
 
 /// Lower case, no whitespace or Markdown emphasis, one spelling for degrees: the answer and
 /// the expected text compared as a reader would.
 fn canonical(text: &str) -> String {
-    let lower = text
-        .to_lowercase()
-        .replace("graden celsius", "°c")
-        .replace("degrees celsius", "°c")
-        .replace(" graden", "°c")
-        .replace(" degrees", "°c");
-    lower
+    degrees(&text.to_lowercase())
         .chars()
         .filter(|c| !c.is_whitespace() && *c != '*' && *c != '_')
         .collect()
@@ -34,6 +93,57 @@ fn canonical(text: &str) -> String {
 
 fn contains(answer: &str, needle: &str) -> bool {
     canonical(answer).contains(&canonical(needle))
+}
+
+/// Like [`canonical`], but whitespace runs become one space, so words keep their edges.
+fn spaced(text: &str) -> String {
+    let cleaned: String = text
+        .chars()
+        .filter(|c| *c != '*' && *c != '_')
+        .map(|c| if c.is_whitespace() { ' ' } else { c })
+        .collect();
+    let words: Vec<&str> = cleaned.split(' ').filter(|w| !w.is_empty()).collect();
+    degrees(&words.join(" ").to_lowercase())
+}
+
+/// `needle` occurs in `text` as a whole: not directly preceded or followed by a letter or
+/// digit ("9 °C" is not in "19 °C", nor "8" in "18").
+fn contains_whole(text: &str, needle: &str) -> bool {
+    let (text, needle) = (spaced(text), spaced(needle));
+    if needle.is_empty() {
+        return false;
+    }
+    let mut from = 0;
+    while let Some(i) = text[from..].find(&needle) {
+        let at = from + i;
+        let end = at + needle.len();
+        let before = text[..at].chars().next_back();
+        let after = text[end..].chars().next();
+        if !before.is_some_and(char::is_alphanumeric) && !after.is_some_and(char::is_alphanumeric) {
+            return true;
+        }
+        from = at + text[at..].chars().next().map_or(1, char::len_utf8);
+    }
+    false
+}
+
+/// A corpus source named in the answer, not as the tail of a longer word
+/// ("Tabaks- en rookwarenwet" does not name the Warenwet).
+fn cites_source(answer: &str, source: &str) -> bool {
+    let text = answer.to_lowercase();
+    let mut from = 0;
+    while let Some(i) = text[from..].find(source) {
+        let at = from + i;
+        if !text[..at]
+            .chars()
+            .next_back()
+            .is_some_and(char::is_alphabetic)
+        {
+            return true;
+        }
+        from = at + source.len();
+    }
+    false
 }
 
 /// Dutch or English, by the share of each language's commonest words, in the assistant's
@@ -65,12 +175,33 @@ fn language_of(text: &str) -> &'static str {
     if en > nl { "en" } else { "nl" }
 }
 
+/// A finding as the thread's state lists it.
+#[derive(Debug, Clone)]
+struct Finding {
+    description: String,
+    category: String,
+    /// Which inspection of the thread it belongs to.
+    inspection: u64,
+}
+
 /// What one turn produced.
 struct Outcome {
     answer: String,
     company: Option<String>,
-    findings: Vec<String>,
+    findings: Vec<Finding>,
+    /// The number of the open inspection in the thread.
+    inspection: u64,
     report_json: Option<String>,
+    approval_asked: bool,
+}
+
+impl Outcome {
+    fn inspection_findings(&self) -> usize {
+        self.findings
+            .iter()
+            .filter(|f| f.inspection == self.inspection)
+            .count()
+    }
 }
 
 async fn run_turn(
@@ -78,15 +209,18 @@ async fn run_turn(
     socket: &mut common::Socket,
     thread: &str,
     say: &str,
+    approve: bool,
 ) -> Outcome {
     socket.ask(thread, say).await;
     let mut events = Vec::new();
+    let mut approval_asked = false;
     loop {
         let event = socket.next().await;
         let done = event["type"] == "RUN_FINISHED";
         if event["type"] == "CUSTOM" && event["name"] == "agora:tool_approval_request" {
+            approval_asked = true;
             let id = event["value"]["approvalId"].as_str().unwrap().to_owned();
-            socket.answer_approval(&id, true, None).await;
+            socket.answer_approval(&id, approve, None).await;
         }
         events.push(event);
         if done {
@@ -103,10 +237,15 @@ async fn run_turn(
         .as_array()
         .map(|list| {
             list.iter()
-                .map(|f| f["description"].as_str().unwrap_or("").to_owned())
+                .map(|f| Finding {
+                    description: f["description"].as_str().unwrap_or("").to_owned(),
+                    category: f["category"].as_str().unwrap_or("").to_owned(),
+                    inspection: f["inspection"].as_u64().unwrap_or(1),
+                })
                 .collect()
         })
         .unwrap_or_default();
+    let inspection = state["number"].as_u64().unwrap_or(1);
     let mut report_json = None;
     for result in of_type(&events, "TOOL_CALL_RESULT") {
         let content: Value =
@@ -128,124 +267,418 @@ async fn run_turn(
         answer: streamed_text(&events),
         company,
         findings,
+        inspection,
         report_json,
+        approval_asked,
     }
 }
 
-/// The expectations of one turn that did not hold.
+/// The thread before a turn: its open company and its findings.
+struct Before<'a> {
+    company: &'a Option<String>,
+    findings: &'a [Finding],
+}
+
+/// The strings of `expect[key]`.
+fn strings(expect: &Value, key: &str) -> Vec<String> {
+    expect[key]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(Value::as_str)
+                .map(str::to_owned)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The lists of strings of `expect[key]` (`[[a, b], [c]]`).
+fn groups(value: &Value) -> Vec<Vec<String>> {
+    value
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|g| {
+            g.as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_str)
+                .map(str::to_owned)
+                .collect()
+        })
+        .collect()
+}
+
+/// Each of `wanted` (word lists) matched by a different one of `findings`.
+fn matched_apart(wanted: &[Vec<String>], findings: &[Finding]) -> Option<Vec<usize>> {
+    fn search(wanted: &[Vec<String>], findings: &[Finding], used: &mut Vec<usize>) -> bool {
+        let Some((first, rest)) = wanted.split_first() else {
+            return true;
+        };
+        for (i, f) in findings.iter().enumerate() {
+            if !used.contains(&i) && first.iter().all(|w| contains(&f.description, w)) {
+                used.push(i);
+                if search(rest, findings, used) {
+                    return true;
+                }
+                used.pop();
+            }
+        }
+        false
+    }
+    let mut used = Vec::new();
+    search(wanted, findings, &mut used).then_some(used)
+}
+
+/// The expectations of one turn that did not hold, one line each, out of how many checked.
 fn misses(
     expect: &Value,
-    before: (&Option<String>, usize),
+    before: &Before,
     after: &Outcome,
     names: &HashMap<String, String>,
-) -> Vec<String> {
+) -> (Vec<String>, usize) {
     let mut out = Vec::new();
-    let answer = &after.answer;
-    let unchanged = after.company == *before.0;
-    let strings = |key: &str| -> Vec<String> {
-        expect[key]
-            .as_array()
-            .map(|a| {
-                a.iter()
-                    .filter_map(Value::as_str)
-                    .map(str::to_owned)
-                    .collect()
-            })
-            .unwrap_or_default()
-    };
-    if let Some(kvk) = expect["opens"].as_str()
-        && after.company.as_deref() != Some(kvk)
-    {
-        out.push(format!("opens {kvk}, open is {:?}", after.company));
-    }
-    if expect["opens_nothing"] == true && !unchanged {
-        out.push(format!("opened {:?}", after.company));
-    }
-    let asks = strings("asks_about");
-    if !asks.is_empty() {
-        if !unchanged {
-            out.push(format!("asked but opened {:?}", after.company));
+    let mut checked = 0;
+    let mut check = |ok: bool, miss: String, out: &mut Vec<String>| {
+        checked += 1;
+        if !ok {
+            out.push(miss);
         }
+    };
+    let answer = &after.answer;
+    let unchanged = after.company == *before.company;
+    let before_len = before.findings.len();
+    let grew = after.findings.len() > before_len;
+    let new_findings: &[Finding] = if grew {
+        &after.findings[before_len..]
+    } else {
+        &[]
+    };
+    let new_texts: Vec<&str> = new_findings
+        .iter()
+        .map(|f| f.description.as_str())
+        .collect();
+    if let Some(kvk) = expect["opens"].as_str() {
+        let ok = after.company.as_deref() == Some(kvk);
+        check(
+            ok,
+            format!("opens {kvk}, open is {:?}", after.company),
+            &mut out,
+        );
+    }
+    if expect["opens_nothing"] == true {
+        check(unchanged, format!("opened {:?}", after.company), &mut out);
+    }
+    let asks = strings(expect, "asks_about");
+    if !asks.is_empty() {
+        check(
+            unchanged,
+            format!("asked but opened {:?}", after.company),
+            &mut out,
+        );
         for kvk in &asks {
             let name = names.get(kvk).map_or(kvk.as_str(), String::as_str);
-            if !contains(answer, name) {
-                out.push(format!("does not offer {name}"));
-            }
+            check(
+                contains(answer, name),
+                format!("does not offer {name}"),
+                &mut out,
+            );
         }
     }
     if expect["not_in_register"] == true {
         let said =
             contains(answer, "register") && (contains(answer, "niet") || contains(answer, "not"));
-        if !said || !unchanged {
-            out.push("does not say: not in the register".to_owned());
-        }
+        check(
+            said && unchanged,
+            "does not say: not in the register".to_owned(),
+            &mut out,
+        );
     }
-    let new_findings = &after.findings[before.1.min(after.findings.len())..];
-    let words = strings("finding");
+    let words = strings(expect, "finding");
     if !words.is_empty() {
         let found = new_findings
             .iter()
-            .any(|f| words.iter().all(|w| contains(f, w)));
-        if !found {
-            out.push(format!("no finding with {words:?} (new: {new_findings:?})"));
+            .any(|f| words.iter().all(|w| contains(&f.description, w)));
+        check(
+            found,
+            format!("no finding with {words:?} (new: {new_texts:?})"),
+            &mut out,
+        );
+    }
+    let several = groups(&expect["findings"]);
+    let mut order: Option<Vec<usize>> = None;
+    if !several.is_empty() {
+        order = matched_apart(&several, new_findings);
+        check(
+            new_findings.len() == several.len() && order.is_some(),
+            format!(
+                "expected {} findings with {several:?}, new: {new_texts:?}",
+                several.len()
+            ),
+            &mut out,
+        );
+    }
+    let categories = strings(expect, "finding_category");
+    if !categories.is_empty() {
+        // The finding each category belongs to: by the order of `findings`, or the one of
+        // `finding`.
+        let which: Vec<Option<&Finding>> = if let Some(order) = &order {
+            order.iter().map(|&i| new_findings.get(i)).collect()
+        } else if !words.is_empty() {
+            vec![
+                new_findings
+                    .iter()
+                    .find(|f| words.iter().all(|w| contains(&f.description, w))),
+            ]
+        } else {
+            new_findings.iter().map(Some).collect()
+        };
+        for (i, category) in categories.iter().enumerate() {
+            let got = which.get(i).copied().flatten().map(|f| f.category.as_str());
+            check(
+                got == Some(category.as_str()),
+                format!("category {category:?}, got {got:?}"),
+                &mut out,
+            );
         }
     }
-    if expect["no_finding"] == true && !new_findings.is_empty() {
-        out.push(format!("recorded {new_findings:?}"));
+    if expect["no_finding"] == true {
+        check(
+            new_findings.is_empty(),
+            format!("recorded {new_texts:?}"),
+            &mut out,
+        );
     }
-    if let Some(n) = expect["findings_total"].as_u64()
-        && after.findings.len() as u64 != n
-    {
-        out.push(format!("{} findings, expected {n}", after.findings.len()));
-    }
-    for needle in strings("answer_contains") {
-        if !contains(answer, &needle) {
-            out.push(format!("answer lacks {needle:?}"));
-        }
-    }
-    for group in expect["answer_contains_any"]
-        .as_array()
-        .into_iter()
-        .flatten()
-    {
-        let options: Vec<&str> = group
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(Value::as_str)
+    if let Some(corrected) = expect.get("finding_corrected").filter(|v| v.is_object()) {
+        let want = strings(corrected, "contains");
+        let gone = strings(corrected, "not_contains");
+        let same_count = after.findings.len() == before_len;
+        let one_has = after
+            .findings
+            .iter()
+            .any(|f| want.iter().all(|w| contains(&f.description, w)));
+        let none_old = after
+            .findings
+            .iter()
+            .all(|f| !gone.iter().any(|g| contains_whole(&f.description, g)));
+        let all: Vec<&str> = after
+            .findings
+            .iter()
+            .map(|f| f.description.as_str())
             .collect();
-        if !options.iter().any(|o| contains(answer, o)) {
-            out.push(format!("answer lacks any of {options:?}"));
+        check(
+            same_count && one_has && none_old,
+            format!("not corrected to {want:?} without {gone:?}: {all:?}"),
+            &mut out,
+        );
+    }
+    if let Some(n) = expect["findings_total"].as_u64() {
+        check(
+            after.findings.len() as u64 == n,
+            format!("{} findings, expected {n}", after.findings.len()),
+            &mut out,
+        );
+    }
+    if let Some(n) = expect["inspection_findings_total"].as_u64() {
+        let got = after.inspection_findings();
+        check(
+            got as u64 == n,
+            format!("{got} findings in the open inspection, expected {n}"),
+            &mut out,
+        );
+    }
+    for needle in strings(expect, "answer_contains") {
+        check(
+            contains(answer, &needle),
+            format!("answer lacks {needle:?}"),
+            &mut out,
+        );
+    }
+    for options in groups(&expect["answer_contains_any"]) {
+        check(
+            options.iter().any(|o| contains(answer, o)),
+            format!("answer lacks any of {options:?}"),
+            &mut out,
+        );
+    }
+    for needle in strings(expect, "answer_not_contains") {
+        check(
+            !contains_whole(answer, &needle),
+            format!("answer has {needle:?}"),
+            &mut out,
+        );
+    }
+    for source in strings(expect, "cites") {
+        check(
+            contains(answer, &source),
+            format!("does not cite {source:?}"),
+            &mut out,
+        );
+    }
+    for options in groups(&expect["cites_any"]) {
+        check(
+            options.iter().any(|o| contains(answer, o)),
+            format!("cites none of {options:?}"),
+            &mut out,
+        );
+    }
+    for source in strings(expect, "cites_not") {
+        check(
+            !contains(answer, &source),
+            format!("cites {source:?}"),
+            &mut out,
+        );
+    }
+    if expect["not_covered"] == true {
+        let cited: Vec<&str> = CORPUS_SOURCES
+            .iter()
+            .copied()
+            .filter(|s| cites_source(answer, s))
+            .collect();
+        let says = NOT_COVERED.iter().any(|p| spaced(answer).contains(p));
+        check(
+            cited.is_empty() && says && new_findings.is_empty(),
+            format!("not covered: cites {cited:?}, says so: {says}, recorded {new_texts:?}"),
+            &mut out,
+        );
+    }
+    if let Some(lang) = expect["answer_lang"].as_str() {
+        check(
+            language_of(answer) == lang,
+            format!("answer not in {lang}"),
+            &mut out,
+        );
+    }
+    if expect["report"] == true {
+        check(
+            after.report_json.is_some(),
+            "no report".to_owned(),
+            &mut out,
+        );
+    }
+    if expect["report_declined"] == true {
+        check(
+            after.approval_asked && after.report_json.is_none() && new_findings.is_empty(),
+            format!(
+                "declined report: approval asked {}, report {}, recorded {new_texts:?}",
+                after.approval_asked,
+                after.report_json.is_some()
+            ),
+            &mut out,
+        );
+    }
+    if expect["no_report"] == true {
+        check(
+            !after.approval_asked && after.report_json.is_none(),
+            "a report was asked for or made".to_owned(),
+            &mut out,
+        );
+    }
+    for needle in strings(expect, "report_contains") {
+        check(
+            after
+                .report_json
+                .as_deref()
+                .is_some_and(|r| contains(r, &needle)),
+            format!("report lacks {needle:?}"),
+            &mut out,
+        );
+    }
+    for needle in strings(expect, "report_not_contains") {
+        check(
+            after
+                .report_json
+                .as_deref()
+                .is_some_and(|r| !contains_whole(r, &needle)),
+            format!("report has {needle:?} (or no report)"),
+            &mut out,
+        );
+    }
+    (out, checked)
+}
+
+/// Turns and checks passed, out of how many.
+#[derive(Debug, Default, Clone, Copy)]
+struct Tally {
+    turns: usize,
+    turns_passed: usize,
+    checks: usize,
+    checks_passed: usize,
+}
+
+impl Tally {
+    fn add(&mut self, checks: usize, missed: usize) {
+        self.turns += 1;
+        self.turns_passed += usize::from(missed == 0);
+        self.checks += checks;
+        self.checks_passed += checks - missed;
+    }
+
+    fn score(&self) -> f64 {
+        self.turns_passed as f64 / self.turns.max(1) as f64
+    }
+
+    fn line(&self) -> String {
+        format!(
+            "{}/{} turns ({:.1} %), {}/{} checks ({:.1} %)",
+            self.turns_passed,
+            self.turns,
+            self.score() * 100.0,
+            self.checks_passed,
+            self.checks,
+            self.checks_passed as f64 / self.checks.max(1) as f64 * 100.0
+        )
+    }
+}
+
+/// Runs one file of the set; returns its tally, the tally per kind and the misses.
+async fn run_set(
+    server: &TestServer,
+    file: &str,
+    names: &HashMap<String, String>,
+) -> (Tally, BTreeMap<u64, Tally>, Vec<String>) {
+    let path = format!("{}/tests/eval/{file}", env!("CARGO_MANIFEST_DIR"));
+    let set: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let mut socket = server.socket().await;
+    let mut tally = Tally::default();
+    let mut kinds: BTreeMap<u64, Tally> = BTreeMap::new();
+    let mut report = Vec::new();
+    for conversation in set["conversations"].as_array().unwrap() {
+        let id = conversation["id"].as_str().unwrap();
+        let kind = conversation["kind"].as_u64();
+        let thread = format!("eval-{id}-{}", uuid::Uuid::new_v4().simple());
+        let mut company = None;
+        let mut findings: Vec<Finding> = Vec::new();
+        for (i, turn) in conversation["turns"].as_array().unwrap().iter().enumerate() {
+            let say = turn["say"].as_str().unwrap();
+            let approve = turn["expect"]["report_declined"] != true;
+            let outcome = run_turn(server, &mut socket, &thread, say, approve).await;
+            let before = Before {
+                company: &company,
+                findings: &findings,
+            };
+            let (missed, checked) = misses(&turn["expect"], &before, &outcome, names);
+            tally.add(checked, missed.len());
+            if let Some(kind) = kind {
+                kinds.entry(kind).or_default().add(checked, missed.len());
+            }
+            if !missed.is_empty() {
+                let answer: String = outcome.answer.chars().take(300).collect();
+                report.push(format!(
+                    "{file} {id}#{i} (kind {}) {say:?} || {} || answer: {answer:?}",
+                    kind.map_or("-".to_owned(), |k| k.to_string()),
+                    missed.join("; ")
+                ));
+            }
+            company = outcome.company;
+            findings = outcome.findings;
         }
     }
-    for source in strings("cites") {
-        if !contains(answer, &source) {
-            out.push(format!("does not cite {source:?}"));
-        }
-    }
-    if let Some(lang) = expect["answer_lang"].as_str()
-        && language_of(answer) != lang
-    {
-        out.push(format!("answer not in {lang}"));
-    }
-    if expect["report"] == true && after.report_json.is_none() {
-        out.push("no report".to_owned());
-    }
-    for needle in strings("report_contains") {
-        if !after
-            .report_json
-            .as_deref()
-            .is_some_and(|r| contains(r, &needle))
-        {
-            out.push(format!("report lacks {needle:?}"));
-        }
-    }
-    out
+    (tally, kinds, report)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn inspectors_are_served_by_the_embedded_agent() {
-    let set: Value = serde_json::from_str(&std::fs::read_to_string(SET).unwrap()).unwrap();
     let register: Value =
         serde_json::from_str(&std::fs::read_to_string(REGISTER).unwrap()).unwrap();
     let names: HashMap<String, String> = register
@@ -260,42 +693,26 @@ async fn inspectors_are_served_by_the_embedded_agent() {
         })
         .collect();
     let server = TestServer::start_with(|c| c.runs_per_minute = 100_000).await;
-    let mut socket = server.socket().await;
-    let (mut turns, mut passed) = (0usize, 0usize);
-    let mut report = Vec::new();
-    for conversation in set["conversations"].as_array().unwrap() {
-        let id = conversation["id"].as_str().unwrap();
-        let thread = format!("eval-{id}-{}", uuid::Uuid::new_v4().simple());
-        let (mut company, mut findings) = (None, 0usize);
-        for (i, turn) in conversation["turns"].as_array().unwrap().iter().enumerate() {
-            let say = turn["say"].as_str().unwrap();
-            let outcome = run_turn(&server, &mut socket, &thread, say).await;
-            let missed = misses(&turn["expect"], (&company, findings), &outcome, &names);
-            turns += 1;
-            if missed.is_empty() {
-                passed += 1;
-            } else {
-                let answer: String = outcome.answer.chars().take(300).collect();
-                report.push(format!(
-                    "{id}#{i} {say:?}\n    {}\n    answer: {answer:?}",
-                    missed.join("; ")
-                ));
-            }
-            company = outcome.company;
-            findings = outcome.findings.len();
+    let mut scores = Vec::new();
+    for &(file, mark) in SETS {
+        let (tally, kinds, report) = run_set(&server, file, &names).await;
+        eprintln!("{}", report.join("\n"));
+        let mut lines = vec![format!("evaluation {file}: {}", tally.line())];
+        for (kind, t) in &kinds {
+            lines.push(format!("    kind {kind}: {}", t.line()));
         }
+        scores.push((file, tally, mark, lines));
     }
-    let score = passed as f64 / turns as f64;
-    eprintln!("{}", report.join("\n"));
-    eprintln!(
-        "evaluation: {passed}/{turns} turns pass ({:.1} %)",
-        score * 100.0
-    );
-    assert!(turns >= 100, "the set has only {turns} turns");
-    assert!(
-        score >= PASS_MARK,
-        "score {:.1} % is below {:.0} %",
-        score * 100.0,
-        PASS_MARK * 100.0
-    );
+    for (_, _, _, lines) in &scores {
+        eprintln!("{}", lines.join("\n"));
+    }
+    for (file, tally, mark, _) in &scores {
+        assert!(tally.turns >= 100, "{file} has only {} turns", tally.turns);
+        assert!(
+            tally.score() >= *mark,
+            "{file}: score {:.1} % is below {:.1} %",
+            tally.score() * 100.0,
+            mark * 100.0
+        );
+    }
 }

@@ -1,6 +1,13 @@
 //! The inspection a thread holds: the open company, a company choice waiting for the
 //! inspector's answer, and the findings recorded so far.
 //!
+//! A thread may visit several companies: opening another company closes the inspection of the
+//! one before. Each finding says which inspection of the thread it belongs to
+//! ([`Finding::inspection`], the state's [`InspectionState::number`] when it was recorded), so
+//! the report and the recap of the open company hold its own findings only, and the earlier
+//! ones stay with their company. A finding recorded as a correction (`replaces`) takes the
+//! place of the one it corrects.
+//!
 //! It is read from the thread's stored messages (the results of `check_company_exists`,
 //! `get_company_info` and `record_finding`), never kept beside them, so it is the same after a
 //! restart or a reconnect, and for a real model as for the embedded planner. Runs send it in
@@ -69,6 +76,18 @@ pub struct Finding {
     pub severity: String,
     #[serde(default)]
     pub regulation_ids: Vec<String>,
+    /// The inspection of the thread it belongs to: 1 for the first company, 2 after the first
+    /// switch to another company, and so on.
+    #[serde(default = "first")]
+    pub inspection: usize,
+    /// Read back from the assistant's answers (a thread stored without its tool results):
+    /// which articles apply is not known.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub recovered: bool,
+}
+
+fn first() -> usize {
+    1
 }
 
 /// The result of `record_finding`.
@@ -76,10 +95,13 @@ pub struct Finding {
 #[serde(rename_all = "camelCase")]
 pub struct RecordedFinding {
     pub finding: Finding,
+    /// The number of the finding of the same inspection that this one corrects.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replaces: Option<usize>,
 }
 
 /// The thread's inspection, as STATE_SNAPSHOT carries it.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct InspectionState {
     /// The company being inspected: the latest one whose data was opened.
@@ -87,10 +109,70 @@ pub struct InspectionState {
     /// Candidates the inspector was asked to choose from, until a company is opened.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub choice: Vec<CompanyRef>,
+    /// Every finding of the thread, each with the inspection it belongs to.
     pub findings: Vec<Finding>,
+    /// The number of the open inspection: 1, and one more at every switch to another company.
+    #[serde(default = "first")]
+    pub number: usize,
+}
+
+impl Default for InspectionState {
+    fn default() -> Self {
+        InspectionState {
+            company: None,
+            choice: Vec::new(),
+            findings: Vec::new(),
+            number: 1,
+        }
+    }
 }
 
 impl InspectionState {
+    /// The findings of the open inspection, in the order recorded.
+    pub fn open_findings(&self) -> impl Iterator<Item = &Finding> {
+        self.findings
+            .iter()
+            .filter(move |f| f.inspection == self.number)
+    }
+
+    /// The number the next finding of the open inspection gets.
+    pub fn next_number(&self) -> usize {
+        self.open_findings().map(|f| f.number).max().unwrap_or(0) + 1
+    }
+
+    /// Opens `company`: a company other than the open one starts a new inspection.
+    fn open(&mut self, company: CompanyRef) {
+        if self
+            .company
+            .as_ref()
+            .is_some_and(|open| open.kvk != company.kvk)
+        {
+            self.number += 1;
+        }
+        self.company = Some(company);
+        self.choice.clear();
+    }
+
+    /// Adds a recorded finding to the open inspection, or puts it in the place of the one it
+    /// corrects.
+    fn record(&mut self, recorded: RecordedFinding) {
+        let mut finding = recorded.finding;
+        finding.inspection = self.number;
+        let number = self.number;
+        let corrected = recorded.replaces.and_then(|n| {
+            self.findings
+                .iter_mut()
+                .find(|f| f.inspection == number && f.number == n)
+        });
+        match corrected {
+            Some(old) => {
+                finding.number = old.number;
+                *old = finding;
+            }
+            None => self.findings.push(finding),
+        }
+    }
+
     /// Reads the thread: tool calls and their results, in order. A history whose tool results
     /// say nothing (a client that sends only the text of the conversation) is read from the
     /// assistant's answers instead, see [`InspectionState::from_answers`].
@@ -137,7 +219,7 @@ impl InspectionState {
                     && kvk.len() == 8
                     && kvk.bytes().all(|b| b.is_ascii_digit())
                 {
-                    state.company = Some(CompanyRef {
+                    state.open(CompanyRef {
                         kvk: kvk.to_owned(),
                         name: name.trim().to_owned(),
                         ..CompanyRef::default()
@@ -149,12 +231,18 @@ impl InspectionState {
                 if let Some(words) = recorded
                     .filter(|_| line.starts_with("**Bevinding ") || line.starts_with("**Finding "))
                 {
-                    state.findings.push(Finding {
-                        number: state.findings.len() + 1,
+                    let finding = Finding {
+                        number: state.next_number(),
                         description: words.trim().to_owned(),
-                        category: "overig".to_owned(),
+                        category: "other".to_owned(),
                         severity: "matig".to_owned(),
                         regulation_ids: Vec::new(),
+                        inspection: state.number,
+                        recovered: true,
+                    };
+                    state.record(RecordedFinding {
+                        finding,
+                        replaces: None,
                     });
                 }
             }
@@ -169,8 +257,7 @@ impl InspectionState {
         match tool {
             GET_COMPANY_INFO => {
                 if let Ok(company) = serde_json::from_str::<CompanyRef>(content) {
-                    self.company = Some(company);
-                    self.choice.clear();
+                    self.open(company);
                 }
             }
             CHECK_COMPANY_EXISTS => {
@@ -183,7 +270,7 @@ impl InspectionState {
             }
             RECORD_FINDING => {
                 if let Ok(recorded) = serde_json::from_str::<RecordedFinding>(content) {
-                    self.findings.push(recorded.finding);
+                    self.record(recorded);
                 }
             }
             _ => {}

@@ -56,6 +56,8 @@ struct CompanyWords {
     /// Every word of its names and its activity: the kinds of business it is.
     own: Vec<String>,
     city: String,
+    /// The street, normalized ("oude waangracht"): "de bakker aan de Nergenssteeg" names it.
+    street: String,
 }
 
 impl CompanyWords {
@@ -77,6 +79,7 @@ impl CompanyWords {
             names,
             own,
             city: normalize(&company.address.city),
+            street: normalize(&company.address.street),
         }
     }
 }
@@ -468,6 +471,9 @@ impl Knowledge {
             };
         }
         let register = &self.register_words;
+        if let Some(at_street) = self.by_street(query) {
+            return at_street;
+        }
         let query = Query::weighed(query, register);
         if query.words.is_empty() {
             return self.by_kind_and_city(&query);
@@ -544,6 +550,43 @@ impl Knowledge {
             near = self.nearest(&query);
         }
         Resolution::NotFound(near)
+    }
+
+    /// "De bakker aan de Nergenssteeg", "Oude Waangracht 161": a registered street named in
+    /// the query decides among the companies there, by the kind and city the query also
+    /// names. One company that fits is a match; several are a choice.
+    fn by_street(&self, text: &str) -> Option<Resolution<'_>> {
+        let padded = format!(" {} ", normalize(text));
+        let query = Query::read(text, &self.register_words.cities);
+        let fits: Vec<Candidate<'_>> = self
+            .companies()
+            .iter()
+            .zip(&self.register_words.companies)
+            .filter(|(_, words)| {
+                !words.street.is_empty() && padded.contains(&format!(" {} ", words.street))
+            })
+            .filter(|(_, words)| query.cities.is_empty() || query.cities.contains(&words.city))
+            .filter(|(_, words)| {
+                query.kinds.iter().all(|kind| {
+                    words.own.iter().any(|w| {
+                        w.starts_with(kind.as_str())
+                            || (w.len() >= 4 && kind.starts_with(w.as_str()))
+                            || word_similarity(kind, w) > 0.0
+                    })
+                })
+            })
+            .map(|(company, _)| Candidate {
+                company,
+                score: 0.95,
+            })
+            .collect();
+        match fits.len() {
+            0 => None,
+            1 => Some(Resolution::Match(fits[0])),
+            _ => Some(Resolution::Ask(
+                fits.into_iter().take(MAX_CANDIDATES).collect(),
+            )),
+        }
     }
 
     /// The text names a kind of business or a city of the register: it is about a business,

@@ -1,12 +1,14 @@
 //! `record_finding`: stores one observation of the inspection in the thread, in the
 //! inspector's words, with a category, a severity and the articles that apply. The report is
-//! made from these; the thread's STATE_SNAPSHOT lists them (see `inspection`).
+//! made from these; the thread's STATE_SNAPSHOT lists them (see `inspection`). A correction
+//! ("nee, het was 15 graden, niet 13") is recorded with `replaces`: the corrected finding takes
+//! the place of the one it corrects, so the report holds the corrected one only.
 
 use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::{RECORD_FINDING, Tool, ToolContext, ToolError, parse_args};
-use crate::orchestrator::inspection::{Finding, InspectionState};
+use crate::orchestrator::inspection::{Finding, InspectionState, RecordedFinding};
 
 pub struct RecordFinding;
 
@@ -19,6 +21,9 @@ struct Args {
     severity: Option<String>,
     #[serde(default, alias = "regulationIds")]
     regulation_ids: Vec<String>,
+    /// The number of the finding of this inspection that this one corrects.
+    #[serde(default)]
+    replaces: Option<usize>,
 }
 
 /// `licht`, `matig` or `ernstig`; the English words are accepted too.
@@ -46,7 +51,9 @@ impl Tool for RecordFinding {
     fn description(&self) -> &'static str {
         "Records one finding of the current inspection in the inspector's own words, with a \
          category, a severity (licht, matig, ernstig) and the ids of the articles that apply. \
-         Every observation the inspector describes is recorded; the report lists them all."
+         Every observation the inspector describes is recorded; the report lists them all. \
+         A correction of an earlier finding of this inspection gives that finding's number in \
+         `replaces` and the corrected description: it takes the earlier one's place."
     }
 
     fn parameters(&self) -> Value {
@@ -54,9 +61,10 @@ impl Tool for RecordFinding {
             "type": "object",
             "properties": {
                 "description": { "type": "string", "description": "The observation in the inspector's words" },
-                "category": { "type": "string", "description": "e.g. temperatuurbeheersing, allergeneninformatie, ongediertebestrijding" },
+                "category": { "type": "string", "description": "What the observation is about: temperature, hygiene, pests, allergens, labelling, shelf-life, traceability, building or other" },
                 "severity": { "type": "string", "enum": ["licht", "matig", "ernstig"] },
-                "regulation_ids": { "type": "array", "items": { "type": "string" }, "description": "Ids of the articles that apply" }
+                "regulation_ids": { "type": "array", "items": { "type": "string" }, "description": "Ids of the articles that apply" },
+                "replaces": { "type": "integer", "minimum": 1, "description": "The number of the finding of this inspection that this one corrects" }
             },
             "required": ["description"],
             "additionalProperties": false
@@ -71,18 +79,33 @@ impl Tool for RecordFinding {
                 "`description` is leeg / `description` is empty".to_owned(),
             ));
         }
-        let number = InspectionState::from_messages(ctx.messages).findings.len() + 1;
+        let state = InspectionState::from_messages(ctx.messages);
+        if let Some(n) = args.replaces
+            && !state.open_findings().any(|f| f.number == n)
+        {
+            return Err(ToolError::InvalidArguments(format!(
+                "deze inspectie heeft geen bevinding {n} om te corrigeren / this inspection has no finding {n} to correct"
+            )));
+        }
         let finding = Finding {
-            number,
+            number: args.replaces.unwrap_or_else(|| state.next_number()),
+            inspection: state.number,
             description: description.to_owned(),
             category: args
                 .category
                 .map(|c| c.trim().to_owned())
                 .filter(|c| !c.is_empty())
-                .unwrap_or_else(|| "overig".to_owned()),
+                .unwrap_or_else(|| "other".to_owned()),
             severity: severity(args.severity.as_deref())?,
             regulation_ids: args.regulation_ids,
+            recovered: false,
         };
-        Ok(json!({ "recorded": true, "finding": finding }))
+        let recorded = RecordedFinding {
+            finding,
+            replaces: args.replaces,
+        };
+        let mut result = json!(recorded);
+        result["recorded"] = json!(true);
+        Ok(result)
     }
 }

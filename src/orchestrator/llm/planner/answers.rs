@@ -2,14 +2,18 @@
 //! ranked, quoted with their figures and cited, in the inspector's language.
 
 use serde::Deserialize;
+use serde_json::Value;
 
 use super::lang::Lang;
 use super::text::sentences;
-use crate::orchestrator::knowledge::{expanded_query, normalize};
+use crate::orchestrator::knowledge::{concerns, expanded_query, normalize};
 
 /// At most this many sentences make an answer, and this many from one article.
 const SENTENCES: usize = 3;
 const PER_ARTICLE: usize = 2;
+/// Search scores (BM25) below which the best match is weak, and from which it is strong.
+const WEAK_MATCH: f64 = 10.0;
+const STRONG_MATCH: f64 = 25.0;
 
 /// An article as `search_regulations` and `lookup_regulation_articles` return it.
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -221,15 +225,226 @@ pub(super) fn corpus_answer(question: &str, articles: &[Article], lang: Lang) ->
 /// No article answers: say so, and where the law is.
 pub(super) fn nothing_found(lang: Lang) -> String {
     match lang {
-        Lang::Nl => "Daarover staat niets in de regelgeving die ik heb (de EU-hygiëneverordeningen, \
-                     de Warenwetbesluiten en de hygiënecodes). Kijk op wetten.overheid.nl (Nederlandse \
-                     wetgeving), eur-lex.europa.eu (EU-verordeningen) of in de NVWA-handboeken en \
-                     -beleidsregels, of overleg met een specialist."
+        Lang::Nl => "De regelgeving die ik heb (de EU-verordeningen over levensmiddelenhygiëne en \
+                     voedselinformatie en de Nederlandse hygiënerichtlijnen) bevat geen bepaling \
+                     hierover. Kijk op wetten.overheid.nl (Nederlandse wetgeving), eur-lex.europa.eu \
+                     (EU-verordeningen) of in de NVWA-handboeken en -beleidsregels, of overleg met een \
+                     specialist."
             .to_string(),
-        Lang::En => "The regulations I hold (the EU hygiene regulations, the Dutch Commodities Act \
-                     decrees and the hygiene codes) say nothing about this. Look at \
+        Lang::En => "The regulations I hold (the EU food hygiene and food information regulations \
+                     and the Dutch hygiene guides) have no provision on this. Look at \
                      wetten.overheid.nl (Dutch law), eur-lex.europa.eu (EU regulations) or the NVWA \
                      manuals and policy rules, or consult a specialist."
             .to_string(),
+    }
+}
+
+/// Words of a question that name its subject: no stop words, no words of asking.
+fn subject_words(question: &str) -> Vec<String> {
+    const ASKING: &[&str] = &[
+        "zegt",
+        "zeggen",
+        "regelgeving",
+        "wetgeving",
+        "voldoen",
+        "verplicht",
+        "toegestaan",
+        "allowed",
+        "required",
+        "rules",
+        "regulations",
+        "moeten",
+        "mogen",
+        "hebben",
+        "heeft",
+        "hier",
+        "daar",
+        "daarover",
+        "hierover",
+        "what",
+        "about",
+        "does",
+        "tegenwoordig",
+        "helemaal",
+        "verboden",
+        "forbidden",
+        "there",
+        "their",
+        "they",
+        "staan",
+        "zijn",
+        "worden",
+        "onze",
+        "our",
+        "that",
+        "this",
+        "these",
+        "those",
+        "what",
+        "which",
+    ];
+    normalize(question)
+        .split(' ')
+        .filter(|w| w.chars().count() >= 4 && !is_stop_word(w) && !ASKING.contains(w))
+        .filter(|w| !w.chars().all(|c| c.is_ascii_digit()))
+        .map(str::to_owned)
+        .collect()
+}
+
+/// The words of the top search results: titles, summaries and topics.
+fn result_words(search: &Value, top: usize) -> Vec<String> {
+    let mut words = Vec::new();
+    for result in search
+        .get("results")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .take(top)
+    {
+        let mut text = String::new();
+        for key in ["title", "titleEn", "summary", "summaryEn"] {
+            text.push_str(result.get(key).and_then(Value::as_str).unwrap_or(""));
+            text.push(' ');
+        }
+        for topic in result
+            .get("topics")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            text.push_str(topic.as_str().unwrap_or(""));
+            text.push(' ');
+        }
+        words.extend(normalize(&text).split(' ').map(str::to_owned));
+    }
+    words.sort();
+    words.dedup();
+    words
+}
+
+/// Does the corpus answer `question`, judged by the confidence of its search: a question
+/// about a food-safety concern, or asking a temperature, is; otherwise the best score and the
+/// subject words that no top article uses decide (a rare word would have brought up its
+/// articles, so a word none of them has is in no article): a weak best match must account
+/// for every subject word, a middling one for all but one, a strong one is trusted.
+pub(super) fn covered(question: &str, search: &Value) -> bool {
+    let top: Vec<String> = result_words(search, 8);
+    if top.is_empty() {
+        return false;
+    }
+    if !concerns(question).is_empty() || asks_for_figure(question) {
+        return true;
+    }
+    let best = search
+        .get("results")
+        .and_then(Value::as_array)
+        .and_then(|r| r.first())
+        .and_then(|r| r.get("score"))
+        .and_then(Value::as_f64)
+        .unwrap_or(0.0);
+    let unknown = subject_words(question)
+        .iter()
+        .filter(|w| !top.iter().any(|t| matches(w, t)))
+        .count();
+    if best < WEAK_MATCH {
+        unknown == 0
+    } else if best < STRONG_MATCH {
+        unknown < 2
+    } else {
+        true
+    }
+}
+
+/// A question outside the corpus: say so, and where it is regulated.
+pub(super) fn not_covered(question: &str, lang: Lang) -> String {
+    let n = format!(" {} ", normalize(question));
+    let has = |stems: &[&str]| stems.iter().any(|s| n.contains(s));
+    let (nl, en) = if has(&[
+        " brand",
+        "blus",
+        "nooduitgang",
+        "vluchtweg",
+        " fire",
+        "extinguisher",
+        "emergency exit",
+        "rookmelder",
+    ]) {
+        (
+            "Brandveiligheid regelt het Besluit bouwwerken leefomgeving (Bbl); daarop zien de gemeente en de brandweer (veiligheidsregio) toe.",
+            "Fire safety is governed by the Besluit bouwwerken leefomgeving (Bbl, the Dutch building code); the municipality and the fire service (veiligheidsregio) enforce it.",
+        )
+    } else if has(&[
+        "legionella",
+        "douche",
+        "shower",
+        "warmwater",
+        "hot water system",
+    ]) {
+        (
+            "Legionellapreventie staat in het Drinkwaterbesluit (legionellabeheersplan); toezicht door de ILT (Inspectie Leefomgeving en Transport) of de omgevingsdienst, met advies van de GGD.",
+            "Legionella prevention is in the Drinkwaterbesluit (Drinking Water Decree, a legionella management plan); the ILT (Human Environment and Transport Inspectorate) or the environmental service supervises it.",
+        )
+    } else if has(&[
+        "loon",
+        "wage",
+        "salaris",
+        "salary",
+        "betaald",
+        " paid ",
+        "arbeidstijd",
+        "werktijd",
+        "working hours",
+        "overwerk",
+        "overtime",
+        "werkuren",
+        "diensten",
+    ]) {
+        (
+            "Lonen en werktijden vallen onder de Wet minimumloon (WML) en de Arbeidstijdenwet; toezicht door de Nederlandse Arbeidsinspectie.",
+            "Wages and working hours fall under the Minimum Wage Act (Wet minimumloon, WML) and the Working Hours Act (Arbeidstijdenwet); the Netherlands Labour Inspectorate (Arbeidsinspectie) enforces them.",
+        )
+    } else if has(&[
+        " rook", "roken", "smok", "tabak", "tobacco", "sigaret", "cigaret",
+    ]) {
+        (
+            "Het rookverbod en rookruimtes staan in de Tabaks- en rookwarenwet; die valt buiten deze bronnen over voedselveiligheid.",
+            "The smoking ban and smoking rooms are in the Tabaks- en rookwarenwet (Tobacco and Smoking Products Act), outside these food-safety sources.",
+        )
+    } else if has(&[
+        "alcohol", " bier", "schenk", " tap ", "drank", "leeftijd", " age ", "beer", "serving",
+    ]) {
+        (
+            "Leeftijdsgrenzen voor het schenken van alcohol staan in de Alcoholwet (voorheen Drank- en Horecawet); toezicht door de gemeente.",
+            "Age limits for serving alcohol are in the Alcoholwet (Alcohol Act, formerly the Drank- en Horecawet); the municipality enforces them.",
+        )
+    } else if has(&[
+        "co2",
+        "ammoniak",
+        "ammonia",
+        "afvalwater",
+        "lozing",
+        "waste water",
+        "wastewater",
+        "koelinstallatie",
+        "gasfles",
+        "cylinder",
+    ]) {
+        (
+            "Installaties, gassen en lozingen vallen onder de Omgevingswet (omgevingsdienst) en voor de veiligheid van werknemers het Arbobesluit (Nederlandse Arbeidsinspectie).",
+            "Installations, gases and discharges fall under the Omgevingswet (Environment and Planning Act, the environmental service) and, for worker safety, the Arbobesluit (Netherlands Labour Inspectorate).",
+        )
+    } else {
+        (
+            "Kijk op wetten.overheid.nl (Nederlandse wetgeving) of eur-lex.europa.eu (EU-verordeningen), of overleg met een specialist.",
+            "Look at wetten.overheid.nl (Dutch law) or eur-lex.europa.eu (EU regulations), or consult a specialist.",
+        )
+    };
+    match lang {
+        Lang::Nl => format!(
+            "Deze vraag valt buiten de regelgeving die ik heb: mijn bronnen over voedselveiligheid en hygiëne bevatten geen bepaling hierover, dus ik noem geen artikelen.\n\n**Waar je het wel vindt:** {nl}"
+        ),
+        Lang::En => format!(
+            "This question is not covered by the regulations I hold: my food-safety and hygiene sources have no provision on it, so I cite no articles.\n\n**Where to look:** {en}"
+        ),
     }
 }

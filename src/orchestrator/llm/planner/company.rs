@@ -5,13 +5,14 @@ use std::collections::HashSet;
 
 use serde_json::{Value, json};
 
+use super::history::history_answer;
 use super::lang::Lang;
-use super::text::{display_date, format_score, missing_tool_text, month_named, shorten};
+use super::text::{display_date, format_score, missing_tool_text, shorten};
 use super::thread::{Outcome, Thread, str_at};
-use super::understand::{Choice, Intent, choice_answer};
+use super::understand::{Choice, Intent, choice_answer, company_query};
 use super::{MAX_TOOL_TURNS, Step, tool_error_answer};
 use crate::orchestrator::inspection::{CompanyCheck, CompanyDecision, CompanyRef};
-use crate::orchestrator::knowledge::{find_kvk, normalize};
+use crate::orchestrator::knowledge::find_kvk;
 use crate::orchestrator::tools::{CHECK_COMPANY_EXISTS, GET_COMPANY_INFO, GET_INSPECTION_HISTORY};
 
 pub(super) fn history_agent(thread: &Thread, allowed: &HashSet<&str>) -> Step {
@@ -31,16 +32,9 @@ pub(super) fn history_agent(thread: &Thread, allowed: &HashSet<&str>) -> Step {
         let named = find_kvk(&text);
         return match (history, named.or_else(|| open.map(|c| c.kvk.clone()))) {
             (Some(history), _) => {
-                // "En welke maatregelen zijn toen opgelegd?": the inspection of the turn before.
-                let padded = format!(" {} ", normalize(&text));
-                let about = if [" toen ", " then ", " daarbij ", " that time "]
-                    .iter()
-                    .any(|w| padded.contains(w))
-                {
-                    format!("{} {text}", thread.previous_user_text())
-                } else {
-                    text.clone()
-                };
+                // "En welke maatregelen zijn toen opgelegd?", "is dat eerder voorgekomen?": read
+                // with the subject of the turns before.
+                let about = thread.conversation.with_subject(&text);
                 Step::Say(history_answer(open, history, &about, lang))
             }
             (None, Some(kvk)) if allowed.contains(GET_INSPECTION_HISTORY) && thread.tool_turns() < MAX_TOOL_TURNS => {
@@ -191,217 +185,6 @@ fn not_found_text(check: &CompanyCheck, lang: Lang) -> String {
         }
     }
     text
-}
-
-/// The earlier inspections of the open company, the latest first and in detail.
-fn history_answer(
-    open: Option<&CompanyRef>,
-    history: &Value,
-    question: &str,
-    lang: Lang,
-) -> String {
-    let name = open.map_or_else(
-        || str_at(history, &["companyName"]).unwrap_or("").to_owned(),
-        |c| c.name.clone(),
-    );
-    let inspections: Vec<&Value> = history
-        .get("inspections")
-        .and_then(Value::as_array)
-        .map(|a| a.iter().collect())
-        .unwrap_or_default();
-    // The inspection the question is about: a year ("in 2023"), a month, or a kind
-    // ("de monsterneming", "audit"); else the latest.
-    let asked = normalize(question);
-    let year = asked
-        .split(' ')
-        .find(|w| w.len() == 4 && (w.starts_with("19") || w.starts_with("20")));
-    let month = asked
-        .split(' ')
-        .find_map(month_named)
-        .map(|m| format!("-{m:02}-"));
-    let kinds = [
-        "monsterneming",
-        "audit",
-        "herinspectie",
-        "controle",
-        "sampling",
-        "reinspection",
-    ];
-    let fits = |i: &&Value| {
-        let date = str_at(i, &["date"]).unwrap_or("");
-        let kind = normalize(str_at(i, &["type"]).unwrap_or(""));
-        year.is_none_or(|y| date.starts_with(y))
-            && month.as_deref().is_none_or(|m| date.contains(m))
-            && kinds
-                .iter()
-                .filter(|k| asked.contains(*k))
-                .all(|k| kind.contains(k) || (*k == "sampling" && kind.contains("monster")))
-    };
-    let chosen = inspections.iter().find(|i| fits(i)).or(inspections.first());
-    let Some(last) = chosen else {
-        return match lang {
-            Lang::Nl => format!("Van {name} zijn geen eerdere inspecties bekend."),
-            Lang::En => format!("There are no earlier inspections of {name} on record."),
-        };
-    };
-    let mut out = match lang {
-        Lang::Nl => format!("### Inspectie van {name}\n\n"),
-        Lang::En => format!("### Inspection of {name}\n\n"),
-    };
-    let date = display_date(str_at(last, &["date"]).unwrap_or(""), lang);
-    let kind = str_at(last, &["type"]).unwrap_or("");
-    let inspector = str_at(last, &["inspector"]).unwrap_or("");
-    let outcome = str_at(last, &["outcome"]).unwrap_or("");
-    let score = last
-        .get("score")
-        .and_then(Value::as_f64)
-        .map(|s| format_score(s, lang))
-        .unwrap_or_default();
-    out.push_str(&match lang {
-        Lang::Nl => {
-            format!("Op **{date}** ({kind}, {inspector}): uitkomst **{outcome}**, score {score}.\n")
-        }
-        Lang::En => {
-            format!("On **{date}** ({kind}, {inspector}): outcome **{outcome}**, score {score}.\n")
-        }
-    });
-    let findings = last
-        .get("findings")
-        .and_then(Value::as_array)
-        .cloned()
-        .unwrap_or_default();
-    if findings.is_empty() {
-        out.push_str(match lang {
-            Lang::Nl => "\nEr waren geen bevindingen.\n",
-            Lang::En => "\nThere were no findings.\n",
-        });
-    } else {
-        out.push_str(match lang {
-            Lang::Nl => "\n**Bevindingen:**\n",
-            Lang::En => "\n**Findings:**\n",
-        });
-        for f in &findings {
-            out.push_str(&format!(
-                "- {} ({}): {}\n",
-                str_at(f, &["category"]).unwrap_or(""),
-                str_at(f, &["severity"]).unwrap_or(""),
-                str_at(f, &["description"]).unwrap_or("")
-            ));
-        }
-    }
-    if let Some(measures) = last
-        .get("measures")
-        .and_then(Value::as_array)
-        .filter(|m| !m.is_empty())
-    {
-        let list: Vec<&str> = measures.iter().filter_map(Value::as_str).collect();
-        out.push_str(&match lang {
-            Lang::Nl => format!("\n**Maatregelen:** {}\n", list.join("; ")),
-            Lang::En => format!("\n**Measures:** {}\n", list.join("; ")),
-        });
-    }
-    if let Some(follow) = str_at(last, &["followUp"]).filter(|f| !f.is_empty()) {
-        out.push_str(&match lang {
-            Lang::Nl => format!("\n**Vervolg:** {follow}\n"),
-            Lang::En => format!("\n**Follow-up:** {follow}\n"),
-        });
-    }
-    if inspections.len() == 1 {
-        out.push_str(match lang {
-            Lang::Nl => "\nDit is de enige inspectie in het register.\n",
-            Lang::En => "\nThis is the only inspection on record.\n",
-        });
-    }
-    if inspections.len() > 1 {
-        out.push_str(match lang {
-            Lang::Nl => "\n### Daarvoor\n",
-            Lang::En => "\n### Before that\n",
-        });
-        for i in inspections
-            .iter()
-            .filter(|i| !std::ptr::eq(**i, *last))
-            .take(4)
-        {
-            out.push_str(&format!(
-                "- {}: {}, score {}\n",
-                display_date(str_at(i, &["date"]).unwrap_or(""), lang),
-                str_at(i, &["outcome"]).unwrap_or(""),
-                i.get("score")
-                    .and_then(Value::as_f64)
-                    .map(|s| format_score(s, lang))
-                    .unwrap_or_default()
-            ));
-        }
-    }
-    out
-}
-
-/// The company part of "Start inspectie bij Restaurant Bella Rosa": after the first of
-/// bij/at/van/voor/over/about/for, or the text without its command words.
-pub(super) fn company_query(text: &str) -> Option<String> {
-    let trimmed = text.trim().trim_end_matches(['.', '!', '?', ' ']).trim();
-    let lower = trimmed.to_lowercase();
-    let markers = [
-        " bij ", " at ", " van ", " voor ", " over ", " about ", " for ", " of ", " bedoel ",
-        " mean ", " dan ", " then ",
-    ];
-    let cut = markers
-        .iter()
-        .filter_map(|m| lower.find(m).map(|i| i + m.len()))
-        .min();
-    let candidate = match cut {
-        Some(i) if trimmed.is_char_boundary(i) => trimmed[i..].to_string(),
-        _ => {
-            const COMMAND: &[&str] = &[
-                "start",
-                "begin",
-                "inspectie",
-                "inspection",
-                "controle",
-                "bedrijf",
-                "company",
-                "info",
-                "informatie",
-                "de",
-                "het",
-                "een",
-                "the",
-                "an",
-                "a",
-                "nieuwe",
-                "new",
-            ];
-            trimmed
-                .split_whitespace()
-                .skip_while(|w| COMMAND.contains(&normalize(w).as_str()))
-                .collect::<Vec<_>>()
-                .join(" ")
-        }
-    };
-    // "… voor een inspectie", "… for an inspection": the name ends before it.
-    let lower_candidate = candidate.to_lowercase();
-    let candidate = [
-        " voor een ",
-        " voor de ",
-        " voor inspectie",
-        " for an ",
-        " for a ",
-        " for the ",
-        " for inspection",
-        " today",
-        " vandaag",
-        ", we ",
-        ", i ",
-    ]
-    .iter()
-    .filter_map(|m| lower_candidate.find(m))
-    .min()
-    .filter(|&i| candidate.is_char_boundary(i))
-    .map_or(candidate.clone(), |i| candidate[..i].to_string());
-    let candidate = candidate
-        .trim_matches(|c: char| c == '"' || c == '\'' || c == '“' || c == '”' || c.is_whitespace())
-        .to_string();
-    (!normalize(&candidate).is_empty()).then_some(candidate)
 }
 
 fn ask_company_text(lang: Lang) -> String {

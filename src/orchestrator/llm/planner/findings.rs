@@ -122,9 +122,14 @@ pub fn split_turn(text: &str) -> Turn {
             let short = next.split(' ').count() <= 6;
             (QUESTION_WORDS.contains(&first) || short) && rest.trim_end().ends_with('?')
         };
-        // "En bij regenereren, hoe snel …?" is one question: a fragment before the comma
-        // is part of it, not an observation.
-        let fragment = comma_question && normalize(&current).split(' ').count() < 4;
+        // "En bij regenereren, hoe snel …?", "En als ze ze nu invriezen, mag het dan wel?" are
+        // one question: a fragment or a condition before the comma is part of it.
+        let lead = normalize(&current);
+        let fragment = comma_question
+            && (lead.split(' ').count() < 4
+                || ["en ", "and ", "als ", "if ", "maar ", "but ", "of ", "or "]
+                    .iter()
+                    .any(|w| lead.starts_with(w)));
         if at_end || (comma_question && !fragment) {
             clauses.push(std::mem::take(&mut current));
         }
@@ -143,16 +148,57 @@ pub fn split_turn(text: &str) -> Turn {
             observed.push(clause);
         }
     }
+    // "De manager vraagt of …", "the riders say …", "volgens de slager …": what someone else
+    // says is not an observation; with a question it is what the question is about.
+    if !asked.is_empty() {
+        let (reported, own): (Vec<String>, Vec<String>) =
+            observed.into_iter().partition(|c| is_reported(c));
+        observed = own;
+        if !reported.is_empty() {
+            asked.insert(0, reported.join(" "));
+        }
+    }
     Turn {
         observation: (!observed.is_empty()).then(|| finding_description(&observed.join(" "))),
         question: (!asked.is_empty()).then(|| asked.join(" ")),
     }
 }
 
-/// Enough to be an observation: three words, or a measured value, or a food-safety concern.
+/// Someone else's words reported: "de manager vraagt of …", "they say …".
+fn is_reported(clause: &str) -> bool {
+    let padded = format!(" {} ", normalize(clause));
+    [
+        " vraagt ",
+        " vragen ",
+        " zegt ",
+        " zeggen ",
+        " volgens ",
+        " beweert ",
+        " says ",
+        " say ",
+        " asks ",
+        " ask ",
+        " claims ",
+        " according to ",
+    ]
+    .iter()
+    .any(|m| padded.contains(m))
+}
+
+/// Enough to be an observation: three words, or a measured value, or a food-safety concern;
+/// not an acknowledgement ("Oké, dan zonder dossier").
 fn says_something(clause: &str) -> bool {
     let normalized = normalize(clause);
     let words = normalized.split(' ').filter(|w| !w.is_empty()).count();
+    let acknowledges = normalized.split(' ').next().is_some_and(|w| {
+        [
+            "oke", "ok", "okay", "prima", "goed", "fine", "alright", "right",
+        ]
+        .contains(&w)
+    });
+    if acknowledges && words <= 4 {
+        return false;
+    }
     words >= 3
         || (words >= 2
             && (clause.chars().any(|c| c.is_ascii_digit()) || !concerns(clause).is_empty()))
@@ -176,14 +222,6 @@ pub fn finding_description(text: &str) -> String {
         Some(first) => first.to_uppercase().chain(chars).collect(),
         None => String::new(),
     }
-}
-
-/// The finding's category, as the report groups it: its first concern, else "overig".
-pub fn category(text: &str) -> &'static str {
-    concern_names(&concerns(text), Lang::Nl)
-        .first()
-        .copied()
-        .unwrap_or("overig")
 }
 
 /// A provisional severity (licht, matig, ernstig) for a described finding.

@@ -7,6 +7,7 @@ use serde_json::json;
 
 use super::Step;
 use super::lang::Lang;
+use super::observations::category_label;
 use super::text::{one_line, shorten};
 use super::thread::Thread;
 use super::understand::Intent;
@@ -16,15 +17,17 @@ use crate::orchestrator::agents::{
 use crate::orchestrator::inspection::InspectionState;
 use crate::orchestrator::llm::prompts::HANDOFF_TOOL;
 
-/// The inspection so far: the company and every finding, numbered.
+/// The inspection so far: the open company and each of its findings, numbered (those of a
+/// company visited before in the thread stay with that company).
 fn summary_text(state: &InspectionState, lang: Lang) -> String {
+    let findings: Vec<&crate::orchestrator::inspection::Finding> = state.open_findings().collect();
     let mut out = match (&state.company, lang) {
         (Some(c), Lang::Nl) => format!("### Inspectie van {} (KVK {})\n\n", c.name, c.kvk),
         (Some(c), Lang::En) => format!("### Inspection of {} (KVK {})\n\n", c.name, c.kvk),
         (None, Lang::Nl) => "Er is nog geen bedrijf geopend in deze inspectie.\n\n".to_string(),
         (None, Lang::En) => "No company has been opened in this inspection yet.\n\n".to_string(),
     };
-    if state.findings.is_empty() {
+    if findings.is_empty() {
         out.push_str(match lang {
             Lang::Nl => "Er zijn nog geen bevindingen vastgelegd. Beschrijf wat je ziet, dan leg ik het vast.",
             Lang::En => "No findings have been recorded yet. Describe what you see and I will record it.",
@@ -34,8 +37,8 @@ fn summary_text(state: &InspectionState, lang: Lang) -> String {
     out.push_str(&match lang {
         Lang::Nl => format!(
             "Tot nu toe {} {}:\n\n",
-            state.findings.len(),
-            if state.findings.len() == 1 {
+            findings.len(),
+            if findings.len() == 1 {
                 "bevinding"
             } else {
                 "bevindingen"
@@ -43,18 +46,21 @@ fn summary_text(state: &InspectionState, lang: Lang) -> String {
         ),
         Lang::En => format!(
             "{} {} so far:\n\n",
-            state.findings.len(),
-            if state.findings.len() == 1 {
+            findings.len(),
+            if findings.len() == 1 {
                 "finding"
             } else {
                 "findings"
             }
         ),
     });
-    for f in &state.findings {
+    for f in findings {
         out.push_str(&format!(
             "{}. {} ({}, {})\n",
-            f.number, f.description, f.category, f.severity
+            f.number,
+            f.description,
+            category_label(&f.category, lang == Lang::Nl),
+            f.severity
         ));
     }
     out.push_str(match lang {

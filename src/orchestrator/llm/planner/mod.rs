@@ -18,16 +18,21 @@
 //! | reporting-agent | `generate_final_report` (company and findings from the inspection) → link, or the rejection and its feedback |
 //! | any | a tool of the client's that the user names → that call; its result → what it returned |
 //!
-//! One job a file: [`understand`] reads a turn, [`company`] decides and describes companies,
-//! [`findings`] reads observations, [`answers`] picks the sentences that answer, and each
-//! agent's policy has its own file.
+//! One job a file: [`understand`] reads a turn, [`conversation`] what the thread is about
+//! before it (the subject a follow-up inherits, the finding a correction edits), [`company`]
+//! decides and describes companies, [`findings`] reads observations and [`observations`]
+//! splits and categorises them, [`answers`] picks the sentences that answer, and each agent's
+//! policy has its own file.
 
 mod answers;
 mod client_tools;
 mod company;
+mod conversation;
 mod findings;
 mod general;
+mod history;
 mod lang;
+mod observations;
 mod regulation;
 mod reporting;
 mod text;
@@ -218,9 +223,9 @@ mod tests {
     use serde_json::json;
 
     use super::client_tools::names_tool;
-    use super::company::company_query;
     use super::findings::finding_description;
     use super::text::{display_date, sentences};
+    use super::understand::company_query;
     use super::*;
     use crate::orchestrator::agents::GENERAL_AGENT;
     use crate::protocol::{AssistantMessage, FunctionCall, Message, ToolCall, ToolMessage};

@@ -6,18 +6,24 @@ use std::collections::HashSet;
 
 use serde_json::{Value, json};
 
-use super::answers::{Article, corpus_answer, nothing_found};
-use super::findings::{advice, category, severity_en, split_turn, suggested_severity};
+use super::answers::{Article, corpus_answer, covered, not_covered, nothing_found};
+use super::conversation::{correction, refers_back};
+use super::findings::concern_names;
+use super::findings::{advice, severity_en, split_turn, suggested_severity};
 use super::lang::Lang;
+use super::observations::{categories, category, category_label, observations};
 use super::text::missing_tool_text;
 use super::thread::{Outcome, Thread};
+use super::understand::Intent;
 use super::{MAX_TOOL_TURNS, Step, tool_error_answer};
 use crate::orchestrator::inspection::RecordedFinding;
 use crate::orchestrator::knowledge::{concerns, normalize};
 use crate::orchestrator::tools::{LOOKUP_REGULATION_ARTICLES, RECORD_FINDING, SEARCH_REGULATIONS};
 
-/// How many articles are looked up, cited and attached to a finding.
+/// How many articles are looked up and cited.
 const ARTICLES: usize = 6;
+/// An article attached to a finding scores at least this share of the best one.
+const FINDING_RELEVANCE: f64 = 0.5;
 
 pub(super) fn regulation_agent(thread: &Thread, allowed: &HashSet<&str>) -> Step {
     let text = thread.user_text();
@@ -25,23 +31,25 @@ pub(super) fn regulation_agent(thread: &Thread, allowed: &HashSet<&str>) -> Step
     if let Some(step) = tool_error_answer(thread, lang) {
         return step;
     }
+    if thread.intent == Intent::Correction
+        && let Some(step) = correct(thread, allowed)
+    {
+        return step;
+    }
     let turn = split_turn(&text);
     let (observation, question) = match (turn.observation, turn.question) {
         (None, None) => (None, Some(text.trim().to_owned())),
         other => other,
     };
-    // "What's the rule for that?" is about the turn before: read with it.
+    let observed: Vec<String> = observation.as_deref().map(observations).unwrap_or_default();
+    // "Mag dat?", "how long may that stand out?": read with the subject of the turns before.
     let question = question.map(|q| {
-        if observation.is_none() && refers_back(&q) {
-            format!("{} {q}", thread.previous_user_text())
+        if observation.is_none() {
+            thread.conversation.with_subject(&q)
         } else {
             q
         }
     });
-    let query = match (&observation, &question) {
-        (None, Some(q)) => q.clone(),
-        _ => text.clone(),
-    };
     if text.trim().is_empty() {
         return Step::Say(match lang {
             Lang::Nl => "Beschrijf je bevinding of stel je vraag over de regelgeving.".to_string(),
@@ -50,27 +58,75 @@ pub(super) fn regulation_agent(thread: &Thread, allowed: &HashSet<&str>) -> Step
             }
         });
     }
-    let search = thread.in_run(SEARCH_REGULATIONS).and_then(Outcome::ok);
-    let lookup = thread
-        .in_run(LOOKUP_REGULATION_ARTICLES)
-        .and_then(Outcome::ok);
-    let recorded = thread
-        .in_run(RECORD_FINDING)
-        .and_then(Outcome::ok)
-        .and_then(|r| serde_json::from_value::<RecordedFinding>(r.clone()).ok());
-    let Some(search) = search else {
+    // One search per observation when there are several, and one for the question.
+    let mut queries: Vec<String> = match (observed.len(), &question) {
+        (0, Some(q)) => vec![q.clone()],
+        (1, _) => vec![text.clone()],
+        _ => observed.clone(),
+    };
+    if observed.len() > 1
+        && let Some(q) = &question
+    {
+        queries.push(q.clone());
+    }
+    let searches: Vec<&Value> = thread
+        .run_outcomes()
+        .filter(|o| o.name == SEARCH_REGULATIONS)
+        .filter_map(Outcome::ok)
+        .collect();
+    if searches.is_empty() {
         if !allowed.contains(SEARCH_REGULATIONS) {
             return Step::Say(missing_tool_text(SEARCH_REGULATIONS, lang));
         }
-        return Step::Call(vec![(
-            SEARCH_REGULATIONS,
-            json!({ "query": query, "limit": 8 }),
-        )]);
+        return Step::Call(
+            queries
+                .into_iter()
+                .map(|q| (SEARCH_REGULATIONS, json!({ "query": q, "limit": 8 })))
+                .collect(),
+        );
+    }
+    // A question the corpus does not answer: say so, and where to look.
+    let asked_search = searches.last().copied().unwrap_or(&Value::Null);
+    // A follow-up inherits its subject, and with it the corpus that covers it.
+    if observed.is_empty()
+        && let Some(q) = &question
+        && !refers_back(&text)
+        && !covered(q, asked_search)
+    {
+        return Step::Say(not_covered(q, lang));
+    }
+    let lookup = thread
+        .in_run(LOOKUP_REGULATION_ARTICLES)
+        .and_then(Outcome::ok);
+    let recorded: Vec<RecordedFinding> = thread
+        .run_outcomes()
+        .filter(|o| o.name == RECORD_FINDING)
+        .filter_map(Outcome::ok)
+        .filter_map(|r| serde_json::from_value::<RecordedFinding>(r.clone()).ok())
+        .collect();
+    // The articles of each observation: of its own search, about what it is about.
+    let per_finding: Vec<Vec<String>> = observed
+        .iter()
+        .enumerate()
+        .map(|(i, o)| {
+            let search = searches.get(i).or(searches.first()).copied();
+            search.map_or_else(Vec::new, |s| finding_articles(s, &categories(o)))
+        })
+        .collect();
+    let mut ids: Vec<String> = if observed.len() > 1 {
+        let mut all: Vec<String> = per_finding.iter().flatten().cloned().collect();
+        if question.is_some() {
+            all.extend(relevant(asked_search));
+        }
+        all
+    } else {
+        relevant(asked_search)
     };
-    let results = articles(search, "results");
-    let ids: Vec<String> = relevant(search).into_iter().take(ARTICLES).collect();
+    let mut seen = HashSet::new();
+    ids.retain(|id| seen.insert(id.clone()));
+    ids.truncate(ARTICLES.max(per_finding.len() * 2));
     let needs_record =
-        observation.is_some() && recorded.is_none() && allowed.contains(RECORD_FINDING);
+        !observed.is_empty() && recorded.is_empty() && allowed.contains(RECORD_FINDING);
     let needs_lookup =
         lookup.is_none() && !ids.is_empty() && allowed.contains(LOOKUP_REGULATION_ARTICLES);
     if (needs_record || needs_lookup) && thread.tool_turns() < MAX_TOOL_TURNS {
@@ -78,86 +134,221 @@ pub(super) fn regulation_agent(thread: &Thread, allowed: &HashSet<&str>) -> Step
         if needs_lookup {
             calls.push((LOOKUP_REGULATION_ARTICLES, json!({ "ids": ids })));
         }
-        if let Some(observation) = observation.as_deref().filter(|_| needs_record) {
-            calls.push((
-                RECORD_FINDING,
-                json!({
-                    "description": observation,
-                    "category": category(observation),
-                    "severity": suggested_severity(observation),
-                    "regulation_ids": ids.iter().take(3).collect::<Vec<_>>(),
-                }),
-            ));
+        if needs_record {
+            for (o, articles) in observed.iter().zip(&per_finding) {
+                calls.push((
+                    RECORD_FINDING,
+                    json!({
+                        "description": o,
+                        "category": category(o),
+                        "severity": suggested_severity(o),
+                        "regulation_ids": articles,
+                    }),
+                ));
+            }
         }
         return Step::Call(calls);
     }
-    let found = lookup.map_or(results, |l| articles(l, "articles"));
+    let found = lookup.map_or_else(
+        || articles(asked_search, "results"),
+        |l| articles(l, "articles"),
+    );
+    if observed.len() > 1 {
+        return Step::Say(several_answer(
+            &recorded,
+            &per_finding,
+            &found,
+            question.as_deref(),
+            lang,
+        ));
+    }
     Step::Say(answer(
-        observation.as_deref(),
-        recorded.as_ref(),
+        observed.first().map(String::as_str),
+        recorded.first(),
         question.as_deref(),
         &found,
         lang,
     ))
 }
 
-/// A question that says nothing of its own subject and points at what was said before ("mag
-/// dat?", "what's the rule for that?"); "Can they still use that flour?" names its subject.
-fn refers_back(question: &str) -> bool {
-    const POINTERS: &[&str] = &[
-        "dat", "dit", "daarvoor", "hiervoor", "daarover", "hierover", "daarbij", "that", "this",
-        "it", "those", "these",
-    ];
-    // Words that ask about a rule without naming what it is about.
-    const EMPTY: &[&str] = &[
-        "what",
-        "which",
-        "whats",
-        "rule",
-        "rules",
-        "regel",
-        "regels",
-        "wet",
-        "wetgeving",
-        "norm",
-        "eisen",
-        "allowed",
-        "toegestaan",
-        "mag",
-        "mogen",
-        "moet",
-        "welke",
-        "wat",
-        "geldt",
-        "gelden",
-        "hiervan",
-        "there",
-        "does",
-        "apply",
-        "applies",
-        "for",
-        "the",
-        "voor",
-        "is",
-        "de",
-        "het",
-        "een",
-        "about",
-        "over",
-        "zegt",
-        "says",
-        "law",
-        "say",
-        "toch",
-        "niet",
-        "not",
-    ];
-    let normalized = normalize(question);
-    let words: Vec<&str> = normalized.split(' ').filter(|w| !w.is_empty()).collect();
-    words.iter().any(|w| POINTERS.contains(w))
-        && words
+/// A correction of a finding of the open inspection: recorded in its place, then confirmed.
+fn correct(thread: &Thread, allowed: &HashSet<&str>) -> Option<Step> {
+    let lang = thread.lang;
+    if let Some(done) = thread.in_run(RECORD_FINDING).and_then(Outcome::ok) {
+        let recorded: RecordedFinding = serde_json::from_value(done.clone()).ok()?;
+        let f = &recorded.finding;
+        return Some(Step::Say(match lang {
+            Lang::Nl => format!(
+                "**Bevinding {} gecorrigeerd:** {}\n\nDe eerdere versie vervalt; het rapport neemt alleen deze op.",
+                f.number, f.description
+            ),
+            Lang::En => format!(
+                "**Finding {} corrected:** {}\n\nThe earlier version is replaced; the report includes this one only.",
+                f.number, f.description
+            ),
+        }));
+    }
+    if !allowed.contains(RECORD_FINDING) || thread.tool_turns() >= MAX_TOOL_TURNS {
+        return None;
+    }
+    let fix = correction(&thread.user_text(), &thread.inspection)?;
+    let old = thread
+        .inspection
+        .open_findings()
+        .find(|f| f.number == fix.replaces)?;
+    Some(Step::Call(vec![(
+        RECORD_FINDING,
+        json!({
+            "description": fix.description,
+            "category": category(&fix.description),
+            "severity": suggested_severity(&fix.description),
+            "regulation_ids": old.regulation_ids,
+            "replaces": fix.replaces,
+        }),
+    )]))
+}
+
+/// The ids of the search results that an observation of `category` may cite: close to the
+/// best score and about the same thing (an article's topics or title). Better none than an
+/// article about something else in an official report.
+fn finding_articles(search: &Value, categories: &[&str]) -> Vec<String> {
+    let results = search
+        .get("results")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    let score = |r: &Value| r.get("score").and_then(Value::as_f64).unwrap_or(0.0);
+    let top = results.first().map_or(0.0, score);
+    results
+        .iter()
+        .filter(|r| score(r) >= top * FINDING_RELEVANCE)
+        .filter(|r| categories.iter().any(|c| about_category(r, c)))
+        .filter_map(|r| r.get("id").and_then(Value::as_str).map(str::to_owned))
+        .take(3)
+        .collect()
+}
+
+/// Whether an article (a search result) is about `category`, by its topics and title.
+fn about_category(article: &Value, category: &str) -> bool {
+    let mut text = article
+        .get("topics")
+        .and_then(Value::as_array)
+        .map(|t| {
+            t.iter()
+                .filter_map(Value::as_str)
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .unwrap_or_default();
+    for key in ["title", "titleEn"] {
+        text.push(' ');
+        text.push_str(article.get(key).and_then(Value::as_str).unwrap_or(""));
+    }
+    let text = normalize(&text);
+    let stems: &[&str] = match category {
+        "temperature" => &[
+            "temperatu",
+            "koel",
+            "koude",
+            "vries",
+            "bevr",
+            "ontdooi",
+            "verhit",
+            "warm",
+            "chill",
+            "cold",
+            "freez",
+            "thaw",
+            "heat",
+        ],
+        "hygiene" => &[
+            "hygien",
+            "schoon",
+            "reinig",
+            "hand",
+            "kruisbesmet",
+            "afval",
+            "apparatuur",
+            "persoonlijk",
+            "kleding",
+            "clean",
+            "waste",
+            "verontreinig",
+            "ijs",
+        ],
+        "pests" => &["ongedierte", "plaag", "pest", "dieren"],
+        "allergens" => &["allerg"],
+        "labelling" => &[
+            "etiket", "datum", "houdbaar", "label", "vermeld", "ontdooid",
+        ],
+        "shelf-life" => &["houdbaar", "datum", "te gebruiken", "use by", "veilig"],
+        "traceability" => &["traceer", "terugroep", "traceab", "recall", "herkomst"],
+        "building" => &[
+            "bouwkund",
+            "inricht",
+            "voorziening",
+            "onderhoud",
+            "vloer",
+            "wand",
+            "plafond",
+            "ventil",
+            "toilet",
+            "wastafel",
+            "premises",
+            "ruimte",
+            "lokal",
+        ],
+        _ => return true,
+    };
+    stems.iter().any(|s| text.contains(s))
+}
+
+/// Several findings recorded from one sentence: each with its category, then the articles
+/// that apply to each, then the answer to a question asked with them.
+fn several_answer(
+    recorded: &[RecordedFinding],
+    per_finding: &[Vec<String>],
+    articles: &[Article],
+    question: Option<&str>,
+    lang: Lang,
+) -> String {
+    let mut out = String::new();
+    for (r, ids) in recorded.iter().zip(per_finding) {
+        let f = &r.finding;
+        let label = category_label(&f.category, lang == Lang::Nl);
+        out.push_str(&match lang {
+            Lang::Nl => format!(
+                "**Bevinding {} vastgelegd:** {} (categorie: {label}; voorlopige ernst: {})\n",
+                f.number, f.description, f.severity
+            ),
+            Lang::En => format!(
+                "**Finding {} recorded:** {} (category: {label}; provisional severity: {})\n",
+                f.number,
+                f.description,
+                severity_en(&f.severity)
+            ),
+        });
+        let cited: Vec<&Article> = ids
             .iter()
-            .all(|w| POINTERS.contains(w) || EMPTY.contains(w) || w.len() < 2)
+            .filter_map(|id| articles.iter().find(|a| &a.id == id))
+            .collect();
+        for a in cited.iter().take(2) {
+            out.push_str(&format!("  - {}\n", a.citation));
+        }
+    }
+    if let Some(question) = question {
+        out.push_str(match lang {
+            Lang::Nl => "\n### Antwoord op je vraag\n\n",
+            Lang::En => "\n### Answer to your question\n\n",
+        });
+        out.push_str(&corpus_answer(question, articles, lang));
+        out.push('\n');
+    }
+    out.push_str(match lang {
+        Lang::Nl => "\nIk neem deze bevindingen mee in het inspectierapport. Zeg \"maak het rapport op\" wanneer je klaar bent.",
+        Lang::En => "\nI will include these findings in the inspection report. Say \"generate the report\" when you are done.",
+    });
+    out
 }
 
 /// The articles of a tool result's list.
@@ -209,6 +400,12 @@ fn answer(
                 category(observation).to_owned(),
                 suggested_severity(observation).to_owned(),
             ),
+        };
+        // What it is about in the inspector's words ("kruisbesmetting"), then its category.
+        let label = category_label(&category, lang == Lang::Nl);
+        let category = match concern_names(&concerns(observation), lang).first() {
+            Some(concern) if *concern != label => format!("{concern} ({label})"),
+            _ => label.to_owned(),
         };
         let severity = match lang {
             Lang::Nl => severity,

@@ -1,6 +1,7 @@
 //! The reporting agent: the report of the inspection the thread holds (company identity,
 //! every finding in the inspector's words with its articles, the inspector, the date), after
-//! the inspector's approval; or why it was not made.
+//! the inspector's approval; or why it was not made. Only the open inspection's findings go
+//! in: after a switch to another company the earlier company's findings stay with it.
 
 use std::collections::HashSet;
 
@@ -36,8 +37,9 @@ pub(super) fn reporting_agent(thread: &Thread, allowed: &HashSet<&str>) -> Step 
             Lang::En => "Which company is the report for? No company has been opened in this inspection yet: first give the company name or KVK number.".to_string(),
         });
     };
-    let findings = &thread.inspection.findings;
-    let summary = report_summary(&company.name, findings, lang);
+    // The open inspection's findings only: those of a company visited before stay with it.
+    let findings: Vec<Finding> = thread.inspection.open_findings().cloned().collect();
+    let summary = report_summary(&company.name, &findings, lang);
     let mut args = json!({
         "kvk": company.kvk,
         "company_name": company.name,
@@ -49,8 +51,9 @@ pub(super) fn reporting_agent(thread: &Thread, allowed: &HashSet<&str>) -> Step 
                     "category": f.category,
                     "severity": f.severity,
                 });
-                // Without articles of its own, the tool suggests them.
-                if !f.regulation_ids.is_empty() {
+                // The articles chosen when it was recorded, none rather than a guess; only a
+                // finding read back from the answers has the tool suggest them.
+                if !f.recovered {
                     v["regulation_ids"] = json!(f.regulation_ids);
                 }
                 v

@@ -5,6 +5,7 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
+use super::conversation::Conversation;
 use super::lang::{Lang, detect};
 use super::understand::{Intent, understand};
 use crate::orchestrator::inspection::InspectionState;
@@ -45,6 +46,8 @@ pub(super) struct Thread<'a> {
     pub lang: Lang,
     /// What the last user message asks for, decided once per model turn.
     pub intent: Intent,
+    /// What the turns before the last one were about.
+    pub conversation: Conversation,
 }
 
 impl<'a> Thread<'a> {
@@ -95,6 +98,8 @@ impl<'a> Thread<'a> {
             .map(|i| message_text(&messages[i]))
             .unwrap_or_default();
         let intent = understand(&user_text, &inspection, knowledge);
+        let earlier = &user_texts[..user_texts.len().saturating_sub(1)];
+        let conversation = Conversation::read(earlier, &inspection);
         Thread {
             messages,
             last_user,
@@ -102,6 +107,7 @@ impl<'a> Thread<'a> {
             inspection,
             lang,
             intent,
+            conversation,
         }
     }
 
@@ -109,17 +115,6 @@ impl<'a> Thread<'a> {
     pub(super) fn user_text(&self) -> String {
         self.last_user
             .map(|i| message_text(&self.messages[i]))
-            .unwrap_or_default()
-    }
-
-    /// The user message before the last one ("" when there is none).
-    pub(super) fn previous_user_text(&self) -> String {
-        let before = self.last_user.unwrap_or(0);
-        self.messages[..before]
-            .iter()
-            .rev()
-            .find(|m| matches!(m, Message::User(_)))
-            .map(message_text)
             .unwrap_or_default()
     }
 

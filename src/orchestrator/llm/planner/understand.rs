@@ -8,6 +8,7 @@ use crate::orchestrator::agents::{
 use crate::orchestrator::inspection::{CompanyRef, InspectionState};
 use crate::orchestrator::knowledge::{Knowledge, Resolution, concerns, find_kvk, normalize};
 
+use super::conversation::{correction, is_confirmation};
 use super::findings::split_turn;
 
 /// What the inspector wants, as the general agent routes it.
@@ -31,6 +32,8 @@ pub enum Intent {
     RegulationQuestion,
     /// An observation and a question in one turn: both are handled.
     FindingAndQuestion,
+    /// A correction of a finding of the open inspection ("nee, het was 15 graden, niet 13").
+    Correction,
     ReportRequest,
 }
 
@@ -39,9 +42,10 @@ impl Intent {
     pub fn agent(self) -> &'static str {
         match self {
             Intent::InspectionStart | Intent::CompanyChoice | Intent::History => HISTORY_AGENT,
-            Intent::Finding | Intent::RegulationQuestion | Intent::FindingAndQuestion => {
-                REGULATION_AGENT
-            }
+            Intent::Finding
+            | Intent::RegulationQuestion
+            | Intent::FindingAndQuestion
+            | Intent::Correction => REGULATION_AGENT,
             Intent::ReportRequest => REPORTING_AGENT,
             Intent::Greeting | Intent::Help | Intent::Chatter | Intent::Summary => GENERAL_AGENT,
         }
@@ -112,11 +116,19 @@ pub fn understand(text: &str, state: &InspectionState, knowledge: Option<&Knowle
             Intent::History
         };
     }
-    if is_summary_request(&words) {
+    if is_summary_request(text, &words) {
         return Intent::Summary;
     }
     if is_company_start(text, &words, knowledge) {
         return Intent::InspectionStart;
+    }
+    if correction(text, state).is_some() {
+        return Intent::Correction;
+    }
+    // "ja klopt, noteer die maar", "yes, correct": it confirms, it records nothing; so does
+    // "koelcel 5 graden, prima in orde, geen bevinding" or "nee, laat nog even".
+    if is_confirmation(text) || says_no_finding(&words) {
+        return Intent::Chatter;
     }
     let no_concern = concerns(text).is_empty();
     if no_concern && is_help(&words) {
@@ -146,6 +158,9 @@ fn is_report_request(w: &Words) -> bool {
     let report_verb = w.any(&[
         "genereer",
         "genereren",
+        "draai",
+        "put",
+        "get",
         "gegenereerd",
         "maak",
         "maken",
@@ -183,7 +198,38 @@ fn is_report_request(w: &Words) -> bool {
     if report_word && (report_verb || w.list.len() <= 3) {
         return true;
     }
+    // "OK, put it all in the report", "Goed, nu wel: het rapport": a statement with the
+    // report in it asks for it, unless it says the report is missing ("geen verslag van …").
+    let question = w.list.first().is_some_and(|f| {
+        [
+            "wat", "welke", "what", "which", "waar", "where", "wanneer", "when", "hoe", "how",
+        ]
+        .contains(f)
+    });
+    if report_word
+        && !question
+        && !w.any(&[
+            "geen",
+            "no",
+            "ontbreekt",
+            "missing",
+            "vorige",
+            "previous",
+            "last",
+        ])
+    {
+        return true;
+    }
     w.any_phrase(&[
+        "op papier",
+        "generate it",
+        "genereer het",
+        "genereer hem",
+        "go ahead and generate",
+        "rond maar af",
+        "rond het af",
+        "wrap it up",
+        "print it",
         "rond de inspectie af",
         "inspectie afronden",
         "inspectie af te ronden",
@@ -217,6 +263,14 @@ fn is_history_question(w: &Words) -> bool {
         "last time",
         "previous visit",
         "inspection history",
+        "voor het laatst",
+        "were we last",
+        "we last here",
+        "first time",
+        "eerste keer",
+        "hoe vaak",
+        "how often",
+        "how many times",
     ]) || w.prefix("inspectiegeschiedenis")
         || w.prefix("inspectiehistorie")
         || w.has("historie")
@@ -256,6 +310,10 @@ fn asks_about_the_past(text: &str, w: &Words) -> bool {
         "record",
         "other",
         "andere",
+        "ooit",
+        "ever",
+        "eens",
+        "before",
     ]) || w
         .list
         .iter()
@@ -277,11 +335,28 @@ fn asks_about_the_past(text: &str, w: &Words) -> bool {
         "uitkomst",
         "outcome",
         "bezoek",
+        "visit",
+        "voorgekomen",
+        "gebeurd",
+        "happened",
+        "geweest",
+        "problem",
+        "probleem",
+        "verbaal",
+        "boete",
+        "fine",
+        "maatregel",
+        "registered",
+        "geregistreerd",
+        "herinspectie",
+        "mis",
+        "waarschuwing",
+        "warning",
     ]);
     question && past && subject
 }
 
-fn is_summary_request(w: &Words) -> bool {
+fn is_summary_request(text: &str, w: &Words) -> bool {
     w.any_phrase(&[
         "tot nu toe",
         "tot zover",
@@ -297,7 +372,33 @@ fn is_summary_request(w: &Words) -> bool {
         "summarize",
         "summary",
         "recap",
-    ])
+        "on my list",
+        "read back",
+        "read out",
+        "welk bedrijf",
+        "which company",
+    ]) || (asks(text, w)
+        && w.any(&[
+            "genoteerd",
+            "opgeschreven",
+            "vastgelegd",
+            "noted",
+            "recorded",
+            "wrote",
+            "written",
+        ]))
+        || (w.has("lees") && w.has("voor"))
+}
+
+/// A question or a request to tell: "wat …?", "remind me …", "lees … voor".
+fn asks(text: &str, w: &Words) -> bool {
+    w.list.first().is_some_and(|f| {
+        [
+            "wat", "welke", "welk", "hoeveel", "what", "which", "how", "remind", "lees", "read",
+            "tell", "vertel", "noem",
+        ]
+        .contains(f)
+    }) || text.trim_end().ends_with('?')
 }
 
 /// A KVK number, a company question, an inspection with a place ("ik ben bij …", "start
@@ -375,8 +476,28 @@ fn is_company_start(text: &str, w: &Words, knowledge: Option<&Knowledge>) -> boo
             "please open",
             "erbij pakken",
         ]);
+    // "Next stop: Ghost Kitchen Fictibowls", "Daarna door naar Hersenspinselstraat 146": a move
+    // to a registered company (by name or street) starts its inspection.
+    let moves = w.any_phrase(&[
+        "door naar",
+        "next stop",
+        "volgende adres",
+        "eerst naar",
+        "start at",
+        "en dan straks",
+        "en daarna",
+    ]) || w.any(&["daarna", "straks", "instead", "volgende"]);
+    if moves
+        && let Some(kb) = knowledge
+        && let Some(name) = company_query(text)
+        && matches!(kb.resolve_company(&name), Resolution::Match(_))
+    {
+        return true;
+    }
     if text.trim_end().ends_with('?') && !asks_to_open {
-        return false;
+        // "Staat die in het register?", "Bestaat er een lunchroom Zonnewijzer in het
+        // register?": a company looked up, whether or not it is registered.
+        return w.has("register") && !w.has("kvk");
     }
     let Some(kb) = knowledge else {
         return false;
@@ -402,8 +523,7 @@ fn is_company_start(text: &str, w: &Words, knowledge: Option<&Knowledge>) -> boo
 }
 
 fn is_help(w: &Words) -> bool {
-    w.has("help")
-        || w.has("helpen")
+    ((w.has("help") || w.has("helpen")) && w.list.len() <= 5)
         || w.any_phrase(&[
             "wat kun je",
             "wat kan je",
@@ -440,13 +560,34 @@ fn is_greeting(w: &Words) -> bool {
     ])
 }
 
+/// The inspector says there is nothing to record, or not yet.
+fn says_no_finding(w: &Words) -> bool {
+    w.any_phrase(&[
+        "geen bevinding",
+        "no finding",
+        "no findings",
+        "prima in orde",
+        "alles in orde",
+        "all fine",
+        "all good",
+        "laat nog even",
+        "nog even niet",
+        "not yet",
+        "nog niet",
+    ])
+}
+
 fn is_chatter(w: &Words) -> bool {
     let short_ack = w.list.len() <= 3
         && w.any(&[
             "ok", "oke", "okay", "prima", "top", "dank", "bedankt", "thanks", "thank", "goed",
             "fijn", "mooi", "ja", "nee", "yes", "no", "great", "perfect",
         ]);
+    // "Nee, dat is een andere zaak, niet die …": about which company, not the premises.
+    let not_that_company = w.list.first().is_some_and(|f| ["nee", "no"].contains(f))
+        && w.any(&["zaak", "bedrijf", "company", "business", "bedoel", "mean"]);
     short_ack
+        || not_that_company
         || w.any_phrase(&[
             "dank je",
             "dank u",
@@ -555,4 +696,99 @@ pub(super) fn choice_answer<'a>(text: &str, choice: &'a [CompanyRef]) -> Option<
         return Some(Choice::Company(&choice[0]));
     }
     None
+}
+
+/// The company part of "Start inspectie bij Restaurant Bella Rosa": after the first of
+/// bij/at/van/voor/over/about/for, or the text without its command words.
+pub(super) fn company_query(text: &str) -> Option<String> {
+    let trimmed = text.trim().trim_end_matches(['.', '!', '?', ' ']).trim();
+    let lower = trimmed.to_lowercase();
+    let markers = [
+        " bij ", " at ", " van ", " voor ", " over ", " about ", " for ", " of ", " bedoel ",
+        " mean ", " dan ", " then ",
+    ];
+    // "Laat maar even, we moeten eerst naar Grillroom Hayalet", "Next stop: Ghost Kitchen
+    // Fictibowls", "Oké, en daarna de Grillroom aan …": a move to another company names it
+    // after the move.
+    let moves = [
+        " naar ",
+        "stop: ",
+        "volgende: ",
+        "adres: ",
+        " daarna ",
+        " straks ",
+        "start at ",
+        "starten bij ",
+        " next: ",
+    ];
+    let cut = moves
+        .iter()
+        .filter_map(|m| lower.find(m).map(|i| i + m.len()))
+        .min()
+        .or_else(|| {
+            markers
+                .iter()
+                .filter_map(|m| lower.find(m).map(|i| i + m.len()))
+                .min()
+        });
+    let candidate = match cut {
+        Some(i) if trimmed.is_char_boundary(i) => trimmed[i..].to_string(),
+        _ => {
+            const COMMAND: &[&str] = &[
+                "start",
+                "begin",
+                "inspectie",
+                "inspection",
+                "controle",
+                "bedrijf",
+                "company",
+                "info",
+                "informatie",
+                "de",
+                "het",
+                "een",
+                "the",
+                "an",
+                "a",
+                "nieuwe",
+                "new",
+            ];
+            trimmed
+                .split_whitespace()
+                .skip_while(|w| COMMAND.contains(&normalize(w).as_str()))
+                .collect::<Vec<_>>()
+                .join(" ")
+        }
+    };
+    // "… voor een inspectie", "… for an inspection": the name ends before it.
+    let lower_candidate = candidate.to_lowercase();
+    let candidate = [
+        " voor een ",
+        " voor de ",
+        " voor inspectie",
+        " for an ",
+        " for a ",
+        " for the ",
+        " for inspection",
+        " today",
+        " vandaag",
+        ", we ",
+        ", i ",
+        ", die ",
+        ", zet ",
+        ", that ",
+        ", which ",
+        " instead",
+        ". ",
+        " openen",
+    ]
+    .iter()
+    .filter_map(|m| lower_candidate.find(m))
+    .min()
+    .filter(|&i| candidate.is_char_boundary(i))
+    .map_or(candidate.clone(), |i| candidate[..i].to_string());
+    let candidate = candidate
+        .trim_matches(|c: char| c == '"' || c == '\'' || c == '“' || c == '”' || c.is_whitespace())
+        .to_string();
+    (!normalize(&candidate).is_empty()).then_some(candidate)
 }

@@ -1,0 +1,657 @@
+//! The conversation model every turn is read against: the subject of the last turns, the last
+//! finding of the open inspection and the last question. With it a follow-up ("mag dat?",
+//! "how long may that stand out?") inherits its subject, a correction ("nee, het was 15
+//! graden, niet 13") edits the finding it corrects, and a confirmation ("ja klopt") is never
+//! a finding.
+
+use crate::orchestrator::inspection::{Finding, InspectionState};
+use crate::orchestrator::knowledge::normalize;
+
+/// At most this many earlier turns make up a subject (a question and its follow-ups).
+const SUBJECT_TURNS: usize = 3;
+
+/// What the thread is about before this turn.
+#[derive(Debug, Clone, Default)]
+pub(super) struct Conversation {
+    /// The observation or question of the last turns that had one, with the follow-ups that
+    /// came after it, oldest first.
+    pub subject: Option<String>,
+    /// The last finding of the open inspection.
+    pub last_finding: Option<Finding>,
+}
+
+impl Conversation {
+    /// Reads the user turns before the last one (`earlier`, oldest first) and the inspection.
+    pub(super) fn read(earlier: &[String], state: &InspectionState) -> Conversation {
+        let mut parts: Vec<&str> = Vec::new();
+        for text in earlier.iter().rev() {
+            if is_confirmation(text) || normalize(text).is_empty() {
+                continue;
+            }
+            parts.push(text);
+            if !refers_back(text) || parts.len() == SUBJECT_TURNS {
+                break;
+            }
+        }
+        parts.reverse();
+        Conversation {
+            subject: (!parts.is_empty()).then(|| parts.join(" ")),
+            last_finding: state.open_findings().last().cloned(),
+        }
+    }
+
+    /// `question` read with its subject when it points back at it: the turns before, or
+    /// else the last finding.
+    pub(super) fn with_subject(&self, question: &str) -> String {
+        if !refers_back(question) {
+            return question.to_owned();
+        }
+        match (&self.subject, &self.last_finding) {
+            (Some(subject), _) => format!("{} {question}", without_figures(subject)),
+            (None, Some(finding)) => {
+                format!("{} {question}", without_figures(&finding.description))
+            }
+            (None, None) => question.to_owned(),
+        }
+    }
+}
+
+/// The subject without its measured figures: "hoe koud moet dat zijn?" after "vriezer:
+/// -14 °C" asks about freezers, not about the number 14. Years stay ("toen" after "de
+/// monsterneming van 2023" is 2023).
+fn without_figures(text: &str) -> String {
+    let year = |w: &str| {
+        let digits: String = w.chars().filter(char::is_ascii_digit).collect();
+        digits.len() == 4 && (digits.starts_with("19") || digits.starts_with("20"))
+    };
+    text.split_whitespace()
+        .filter(|w| year(w) || !w.chars().any(|c| c.is_ascii_digit()))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Words that point at what was said before.
+const POINTERS: &[&str] = &[
+    "dat", "dit", "die", "deze", "daar", "daarvan", "daarvoor", "daarover", "daarbij", "daarna",
+    "hiervan", "hiervoor", "hierover", "hij", "zij", "ze", "hem", "waarvan", "toen", "that",
+    "this", "it", "those", "these", "they", "them", "he", "she", "him", "her", "then",
+];
+
+/// Words that say what a question is about on their own: with one of these the question has
+/// a subject of its own, unless it also points back.
+fn content_words(normalized: &str) -> usize {
+    const EMPTY: &[&str] = &[
+        "wat",
+        "welke",
+        "welk",
+        "hoe",
+        "hoelang",
+        "lang",
+        "koud",
+        "warm",
+        "mag",
+        "mogen",
+        "moet",
+        "moeten",
+        "kan",
+        "kunnen",
+        "is",
+        "zijn",
+        "was",
+        "de",
+        "het",
+        "een",
+        "en",
+        "of",
+        "nog",
+        "dan",
+        "wel",
+        "niet",
+        "toch",
+        "zo",
+        "er",
+        "mee",
+        "na",
+        "nu",
+        "als",
+        "in",
+        "op",
+        "bij",
+        "van",
+        "voor",
+        "met",
+        "geldt",
+        "gelden",
+        "regel",
+        "regels",
+        "wet",
+        "norm",
+        "eisen",
+        "what",
+        "which",
+        "how",
+        "long",
+        "cold",
+        "hot",
+        "may",
+        "must",
+        "can",
+        "should",
+        "is",
+        "are",
+        "be",
+        "the",
+        "a",
+        "an",
+        "and",
+        "or",
+        "still",
+        "then",
+        "not",
+        "so",
+        "there",
+        "with",
+        "after",
+        "in",
+        "on",
+        "at",
+        "for",
+        "to",
+        "of",
+        "rule",
+        "rules",
+        "law",
+        "does",
+        "do",
+        "has",
+        "have",
+        "happen",
+        "gebeuren",
+        "allowed",
+        "toegestaan",
+        "stand",
+        "out",
+        "staan",
+        "blijven",
+        "zegt",
+        "say",
+        "says",
+        "about",
+        "over",
+        "waar",
+        "where",
+        "why",
+        "waarom",
+        "ok",
+        "en",
+        "wanneer",
+        "when",
+        "had",
+        "hebben",
+        "heeft",
+        "eens",
+        "eerder",
+        "ooit",
+        "voorgekomen",
+        "geweest",
+        "gebeurd",
+        "hier",
+        "here",
+        "before",
+        "ever",
+        "happened",
+        "weer",
+        "again",
+        "already",
+        "ook",
+        "also",
+        "been",
+        "naar",
+    ];
+    normalized
+        .split(' ')
+        .filter(|w| w.len() > 2 && !EMPTY.contains(w) && !POINTERS.contains(w))
+        .count()
+}
+
+/// A turn that points back at the subject before it: a pointer word, or a question of a few
+/// words that names no subject of its own ("En bij 5 graden?").
+pub(super) fn refers_back(text: &str) -> bool {
+    let normalized = normalize(text);
+    let words: Vec<&str> = normalized.split(' ').filter(|w| !w.is_empty()).collect();
+    if words.is_empty() || words.len() > 14 {
+        return false;
+    }
+    // "that flour", "die ham": a pointer before a word of its own names the subject.
+    const DETERMINERS: &[&str] = &[
+        "dat", "dit", "die", "deze", "that", "this", "those", "these",
+    ];
+    let names_own = words.windows(2).any(|p| {
+        DETERMINERS.contains(&p[0]) && !POINTERS.contains(&p[1]) && content_words(p[1]) == 1
+    });
+    let pointer = words.iter().any(|w| POINTERS.contains(w)) && !names_own;
+    let short_question = text.trim_end().ends_with('?') && words.len() <= 4;
+    (pointer && content_words(&normalized) <= 2)
+        || (short_question && content_words(&normalized) <= 1)
+}
+
+/// "ja klopt", "ok", "yes, correct", "goed zo", "great, thanks", "noteer die maar": an answer
+/// that confirms and adds nothing.
+pub(super) fn is_confirmation(text: &str) -> bool {
+    const CORE: &[&str] = &[
+        "ja",
+        "jawel",
+        "jazeker",
+        "klopt",
+        "correct",
+        "juist",
+        "inderdaad",
+        "precies",
+        "ok",
+        "oke",
+        "okay",
+        "okee",
+        "prima",
+        "goed",
+        "top",
+        "akkoord",
+        "helder",
+        "duidelijk",
+        "mooi",
+        "fijn",
+        "dank",
+        "bedankt",
+        "yes",
+        "yep",
+        "yeah",
+        "right",
+        "sure",
+        "fine",
+        "great",
+        "perfect",
+        "thanks",
+        "thank",
+        "noted",
+        "alright",
+        "genoteerd",
+        "nee",
+        "no",
+    ];
+    const FILLER: &[&str] = &[
+        "dat",
+        "die",
+        "is",
+        "het",
+        "zo",
+        "maar",
+        "noteer",
+        "je",
+        "wel",
+        "u",
+        "hoor",
+        "helemaal",
+        "that",
+        "s",
+        "it",
+        "is",
+        "you",
+        "very",
+        "much",
+        "good",
+        "all",
+        "note",
+        "noteren",
+        "zeker",
+        "absoluut",
+        "dus",
+        "so",
+        "ook",
+        "also",
+        "heel",
+        "erg",
+        "vast",
+        "leggen",
+        "vastleggen",
+        "record",
+        "de",
+        "the",
+        "zet",
+        "put",
+        "maar",
+        "gewoon",
+        "just",
+        "staat",
+        "that",
+        "one",
+        "down",
+        "in",
+        "erin",
+    ];
+    let normalized = normalize(text);
+    let words: Vec<&str> = normalized.split(' ').filter(|w| !w.is_empty()).collect();
+    !words.is_empty()
+        && words.len() <= 6
+        && words.iter().any(|w| CORE.contains(w))
+        && words.iter().all(|w| CORE.contains(w) || FILLER.contains(w))
+}
+
+/// A finding corrected: which one, and its new description.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct Correction {
+    pub replaces: usize,
+    pub description: String,
+}
+
+/// Words that announce a correction of what was just said.
+const SIGNALS: &[&str] = &[
+    "nee",
+    "wacht",
+    "foutje",
+    "sorry",
+    "correctie",
+    "verbetering",
+    "bedoel",
+    "bedoelde",
+    "vergis",
+    "vergist",
+    "verkeerd",
+    "verkeken",
+    "misread",
+    "mistake",
+    "correction",
+    "actually",
+    "eigenlijk",
+    "eerder",
+    "gekeken",
+    "opnieuw",
+    "wait",
+    "typo",
+    "meant",
+    "oops",
+    "excuus",
+    "sorry",
+    "wrong",
+    "rather",
+];
+
+/// The correction this turn makes to a finding of the open inspection, if it is one: "X,
+/// niet Y" / "X, not Y" with Y in the finding, or a correction word with a new figure ("het
+/// zijn er eerder 20") for a finding with a figure.
+pub(super) fn correction(text: &str, state: &InspectionState) -> Option<Correction> {
+    if text.trim_end().ends_with('?') {
+        return None;
+    }
+    let normalized = normalize(text);
+    let words: Vec<&str> = normalized.split(' ').filter(|w| !w.is_empty()).collect();
+    if words.is_empty() || words.len() > 22 {
+        return None;
+    }
+    let named = named_finding(&words);
+    let finding = match named {
+        Some(n) => state.open_findings().find(|f| f.number == n)?,
+        None => state.open_findings().last()?,
+    };
+    let signal = words.iter().any(|w| SIGNALS.contains(w));
+    if let Some((new, old)) = instead_of(text, signal)
+        && let Some(description) = replace_value(&finding.description, &new, &old)
+    {
+        return Some(Correction {
+            replaces: finding.number,
+            description,
+        });
+    }
+    if signal && words.len() <= 14 {
+        let new = numbers(text).into_iter().next()?;
+        let old = numbers(&finding.description).into_iter().next()?;
+        if new.1 != old.1 {
+            let mut description = finding.description.clone();
+            description.replace_range(old.0..old.0 + old.1.len(), &new.1);
+            return Some(Correction {
+                replaces: finding.number,
+                description,
+            });
+        }
+    }
+    None
+}
+
+/// "bevinding 2", "finding 2": the number of the finding a correction names.
+fn named_finding(words: &[&str]) -> Option<usize> {
+    words
+        .windows(2)
+        .find(|w| ["bevinding", "finding", "nummer", "number"].contains(&w[0]))
+        .and_then(|w| w[1].parse().ok())
+}
+
+/// "het was 15 graden, niet 13" → ("15 graden", "13"); "it's 11 °C, not 9" → ("11 °C", "9").
+/// A bare "niet"/"not" (without the comma) counts only after a correction word (`signal`).
+fn instead_of(text: &str, signal: bool) -> Option<(String, String)> {
+    let lower = text.to_lowercase();
+    let markers: &[&str] = if signal {
+        &[
+            ", niet ",
+            ", not ",
+            " in plaats van ",
+            " instead of ",
+            " niet ",
+            " not ",
+        ]
+    } else {
+        &[", niet ", ", not ", " in plaats van ", " instead of "]
+    };
+    let (at, len) = markers
+        .iter()
+        .find_map(|m| lower.rfind(m).map(|i| (i, m.len())))?;
+    if !text.is_char_boundary(at) || !text.is_char_boundary(at + len) {
+        return None;
+    }
+    let old = strip_articles(text[at + len..].trim().trim_end_matches(['.', '!']));
+    let before = &text[..at];
+    let lower_before = before.to_lowercase();
+    let start = [
+        "het was ",
+        "het is ",
+        "het zijn er ",
+        "het zijn ",
+        "het waren ",
+        "het gaat om ",
+        "it was ",
+        "it's ",
+        "it s ",
+        "it is ",
+        "they are ",
+        "there are ",
+        "moet zijn ",
+        "should be ",
+        "was ",
+        "is ",
+        ": ",
+        ", ",
+    ]
+    .iter()
+    .filter_map(|m| lower_before.rfind(m).map(|i| i + m.len()))
+    .max()
+    .unwrap_or(0);
+    if !before.is_char_boundary(start) {
+        return None;
+    }
+    let new = strip_articles(before[start..].trim());
+    (!new.is_empty() && !old.is_empty()).then_some((new, old))
+}
+
+fn strip_articles(text: &str) -> String {
+    let mut t = text.trim();
+    for article in ["de ", "het ", "een ", "die ", "the ", "a ", "an ", "that "] {
+        if t.to_lowercase().starts_with(article) && t.is_char_boundary(article.len()) {
+            t = t[article.len()..].trim_start();
+        }
+    }
+    t.to_owned()
+}
+
+/// The finding's description with `old` replaced by `new`; None when `old` is not in it. A
+/// figure replaces the figure; words that the description already has before `old` are not
+/// repeated ("de bak met foe yong hai" for "babi pangang" in "Bak met babi pangang").
+fn replace_value(description: &str, new: &str, old: &str) -> Option<String> {
+    let old_numbers = numbers(old);
+    if let Some((_, old_figure)) = old_numbers.first()
+        && normalize(old).split(' ').all(|w| {
+            w.chars().all(|c| c.is_ascii_digit())
+                || ["graden", "c", "degrees", "celsius", "stuks", "keer"].contains(&w)
+        })
+    {
+        let new_figure = numbers(new).into_iter().next()?.1;
+        let (at, figure) = numbers(description)
+            .into_iter()
+            .find(|(_, f)| f == old_figure)?;
+        let mut out = description.to_owned();
+        out.replace_range(at..at + figure.len(), &new_figure);
+        return Some(out);
+    }
+    let lower = description.to_lowercase();
+    let at = lower.find(&old.to_lowercase())?;
+    if lower.len() != description.len() || !description.is_char_boundary(at) {
+        return None;
+    }
+    let end = at + old.len();
+    // Drop the words of `new` that already stand before `old` in the description.
+    let before: Vec<String> = normalize(&description[..at])
+        .split(' ')
+        .filter(|w| !w.is_empty())
+        .map(str::to_owned)
+        .collect();
+    let mut new_words: Vec<&str> = new.split(' ').filter(|w| !w.is_empty()).collect();
+    while let Some(first) = new_words.first() {
+        let n = normalize(first);
+        if before.contains(&n) || ["de", "het", "een", "the", "a"].contains(&n.as_str()) {
+            new_words.remove(0);
+        } else {
+            break;
+        }
+    }
+    if new_words.is_empty() {
+        return None;
+    }
+    let mut out = description.to_owned();
+    out.replace_range(at..end, &new_words.join(" "));
+    Some(out)
+}
+
+/// The figures of a text with their byte offsets: "8", "10,5", "-9".
+fn numbers(text: &str) -> Vec<(usize, String)> {
+    let mut out = Vec::new();
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i].is_ascii_digit() && (i == 0 || !bytes[i - 1].is_ascii_alphanumeric()) {
+            let start = i;
+            while i < bytes.len()
+                && (bytes[i].is_ascii_digit()
+                    || ((bytes[i] == b',' || bytes[i] == b'.')
+                        && bytes.get(i + 1).is_some_and(u8::is_ascii_digit)))
+            {
+                i += 1;
+            }
+            out.push((start, text[start..i].to_owned()));
+        } else {
+            i += 1;
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn state_with(description: &str) -> InspectionState {
+        InspectionState {
+            findings: vec![Finding {
+                number: 1,
+                description: description.to_owned(),
+                category: "temperature".to_owned(),
+                severity: "matig".to_owned(),
+                regulation_ids: Vec::new(),
+                inspection: 1,
+                recovered: false,
+            }],
+            ..InspectionState::default()
+        }
+    }
+
+    #[test]
+    fn corrections_edit_the_finding() {
+        for (finding, said, want) in [
+            (
+                "Koelkast onder de bar met zuivel en vleeswaren: 13 graden.",
+                "Nee wacht, het was 15 graden, niet 13.",
+                "Koelkast onder de bar met zuivel en vleeswaren: 15 graden.",
+            ),
+            (
+                "Bak met babi pangang staat sinds de lunch op het aanrecht, 26 graden.",
+                "Foutje: het is de bak met foe yong hai, niet de babi pangang.",
+                "Bak met foe yong hai staat sinds de lunch op het aanrecht, 26 graden.",
+            ),
+            (
+                "The blast chiller in the back kitchen shows 9 °C.",
+                "Sorry, I misread it. It's 11 °C, not 9.",
+                "The blast chiller in the back kitchen shows 11 °C.",
+            ),
+            (
+                "Ik tel een stuk of 8 muizenkeutels naast de meelzakken.",
+                "Ik heb nog eens goed gekeken, het zijn er eerder 20.",
+                "Ik tel een stuk of 20 muizenkeutels naast de meelzakken.",
+            ),
+        ] {
+            let got = correction(said, &state_with(finding));
+            assert_eq!(
+                got,
+                Some(Correction {
+                    replaces: 1,
+                    description: want.to_owned()
+                }),
+                "{said}"
+            );
+        }
+        let state = state_with("De koelcel is 9 graden.");
+        assert_eq!(
+            correction("Nee, dat is een andere zaak, niet die trattoria.", &state),
+            None
+        );
+        assert_eq!(correction("De vriezer staat op -12 °C.", &state), None);
+    }
+
+    #[test]
+    fn confirmations_and_follow_ups() {
+        for yes in [
+            "ja klopt, noteer die maar",
+            "yes, correct",
+            "ok",
+            "Goed zo.",
+            "Great, thanks.",
+        ] {
+            assert!(is_confirmation(yes), "{yes}");
+        }
+        for not in [
+            "Geen zeep bij de handenwasbak.",
+            "ja, de koelcel is 9 graden",
+        ] {
+            assert!(!is_confirmation(not), "{not}");
+        }
+        for back in [
+            "Moet die naar huis?",
+            "Mag dat zo?",
+            "How long may that stand out?",
+            "What should it be?",
+            "Hoe koud moet dat zijn?",
+        ] {
+            assert!(refers_back(back), "{back}");
+        }
+        for own in [
+            "Welke temperatuur geldt voor gehakt?",
+            "Moet een bakker bij onverpakte taart allergeneninformatie geven?",
+        ] {
+            assert!(!refers_back(own), "{own}");
+        }
+    }
+}

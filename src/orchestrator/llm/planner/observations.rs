@@ -1,0 +1,661 @@
+//! One sentence, several observations: "Drie dingen: de koelcel staat op 10 graden, er liggen
+//! muizenkeutels onder de stellingen en de pakbonnen ontbreken" is three findings, each with
+//! the category of what it is about (see `tests/eval/README.md`, "Finding categories").
+//!
+//! A sentence is cut where a new clause with its own subject starts (", en de …", ", and the
+//! …"), and, when the inspector announced a list ("Drie dingen:", "Ik noteer:"), also at a
+//! bare comma or "en de …". A cut is only made when both sides have a verb of their own, so
+//! "koelkast met zuivel en vleeswaren" and "…, 26 graden" stay one observation.
+
+use crate::orchestrator::knowledge::{normalize, temperature_celsius};
+
+/// Openings that announce a list of observations; stripped from the first one.
+const LIST_OPENINGS: &[&str] = &[
+    "drie dingen",
+    "twee dingen",
+    "vier dingen",
+    "een paar dingen",
+    "meerdere dingen",
+    "nog twee",
+    "nog drie",
+    "nog een paar",
+    "ik noteer",
+    "noteer",
+    "three things",
+    "two things",
+    "four things",
+    "a few things",
+    "several things",
+    "two more",
+    "three more",
+];
+
+/// Openings that add to what was said before without announcing a list; stripped too.
+const ADDING: &[&str] = &[
+    "also",
+    "verder",
+    "daarnaast",
+    "en verder",
+    "plus",
+    "ook",
+    "quick one",
+    "snel",
+];
+
+/// Verbs (finite forms and participles) that make a clause an observation of its own.
+const VERBS: &[&str] = &[
+    "is",
+    "zijn",
+    "was",
+    "waren",
+    "staat",
+    "staan",
+    "stond",
+    "stonden",
+    "ligt",
+    "liggen",
+    "lag",
+    "lagen",
+    "hangt",
+    "hangen",
+    "zit",
+    "zitten",
+    "mist",
+    "missen",
+    "ontbreekt",
+    "ontbreken",
+    "heeft",
+    "hebben",
+    "had",
+    "sluit",
+    "sluiten",
+    "gaat",
+    "gaan",
+    "wordt",
+    "worden",
+    "werd",
+    "smeert",
+    "snijdt",
+    "draagt",
+    "dragen",
+    "loopt",
+    "lopen",
+    "meet",
+    "meten",
+    "toont",
+    "lekt",
+    "lekken",
+    "kleeft",
+    "plakt",
+    "werkt",
+    "werken",
+    "rookt",
+    "eet",
+    "bewaart",
+    "bewaard",
+    "ingevuld",
+    "bijgehouden",
+    "gereinigd",
+    "afgedekt",
+    "aanwezig",
+    "kapot",
+    "are",
+    "has",
+    "have",
+    "sits",
+    "sit",
+    "stands",
+    "stand",
+    "lies",
+    "lie",
+    "hangs",
+    "shows",
+    "reads",
+    "wears",
+    "wearing",
+    "missing",
+    "lacks",
+    "lack",
+    "leaks",
+    "leaking",
+    "stored",
+    "kept",
+    "covered",
+    "running",
+    "works",
+    "smokes",
+    "eats",
+    "handles",
+    "touches",
+    "were",
+    "was",
+];
+
+/// The observations of `text` (an observation in the inspector's words, marker stripped): one
+/// for most sentences, one per clause for a sentence that lists several.
+pub fn observations(text: &str) -> Vec<String> {
+    let (listed, body) = strip_list_opening(text);
+    let mut parts: Vec<String> = vec![body.to_owned()];
+    // (what is dropped, what starts the next clause): ", en de …" / ", and the …" always
+    // start a new clause; a bare comma and "en de …" only in an announced list.
+    let mut cuts: Vec<(&str, &str)> = vec![
+        (", en ", "de "),
+        (", en ", "het "),
+        (", en ", "er "),
+        (", en ", "een "),
+        (", en ", "hij "),
+        (", en ", "zij "),
+        (", en ", "ook "),
+        (", and ", "the "),
+        (", and ", "there "),
+        (", and ", "a "),
+        (", and ", "an "),
+        (", and ", "his "),
+        (", and ", "her "),
+        (" en ", "bij "),
+        (" and ", "at "),
+    ];
+    if listed {
+        cuts.extend([
+            (", ", ""),
+            ("; ", ""),
+            (" en ", "de "),
+            (" en ", "het "),
+            (" en ", "er "),
+            (" and ", "the "),
+            (" and ", "there "),
+        ]);
+    }
+    for (drop, keep) in cuts {
+        parts = parts
+            .into_iter()
+            .flat_map(|part| split_clauses(&part, drop, keep))
+            .collect();
+    }
+    let parts: Vec<String> = parts
+        .into_iter()
+        .map(|p| tidy(&p))
+        .filter(|p| !p.is_empty())
+        .collect();
+    if parts.len() < 2 {
+        return vec![tidy(body)];
+    }
+    parts
+}
+
+/// Cuts `part` at every `drop` followed by `keep` where both sides are clauses with a verb.
+fn split_clauses(part: &str, drop: &str, keep: &str) -> Vec<String> {
+    let lower = part.to_lowercase();
+    let pattern = format!("{drop}{keep}");
+    let mut out = Vec::new();
+    let (mut start, mut from) = (0, 0);
+    while let Some(i) = lower[from..].find(&pattern) {
+        let at = from + i;
+        let right_start = at + drop.len();
+        // After ", en"/", and" the left side may be a phrase ("Eiersalade zonder datum, en
+        // de filet americain is over de datum"); elsewhere both sides need a verb.
+        let conjunction = drop.starts_with(", ") && drop.len() > 2;
+        let left = &part[start..at];
+        if part.is_char_boundary(at)
+            && part.is_char_boundary(right_start)
+            && (has_verb(left) || (conjunction && left.split_whitespace().count() >= 3))
+            && has_verb(next_clause(&part[right_start..]))
+        {
+            out.push(part[start..at].to_owned());
+            start = right_start;
+        }
+        from = right_start;
+    }
+    out.push(part[start..].to_owned());
+    out
+}
+
+/// The text up to the next comma: the clause a cut would start.
+fn next_clause(text: &str) -> &str {
+    text.split([',', ';']).next().unwrap_or(text)
+}
+
+fn has_verb(clause: &str) -> bool {
+    let normalized = normalize(clause);
+    let words: Vec<&str> = normalized.split(' ').filter(|w| !w.is_empty()).collect();
+    words.len() >= 2 && words.iter().any(|w| VERBS.contains(w))
+}
+
+/// "Drie dingen: …" → (true, "…").
+fn strip_list_opening(text: &str) -> (bool, &str) {
+    let trimmed = text.trim();
+    let lower = trimmed.to_lowercase();
+    for (list, openings) in [(true, LIST_OPENINGS), (false, ADDING)] {
+        for opening in openings {
+            if lower.starts_with(opening)
+                && trimmed.is_char_boundary(opening.len())
+                && trimmed[opening.len()..].starts_with([':', ','])
+            {
+                let rest = trimmed[opening.len() + 1..].trim_start();
+                return (list, rest);
+            }
+        }
+    }
+    (false, trimmed)
+}
+
+/// Capitalised, without the list's punctuation around it.
+fn tidy(part: &str) -> String {
+    let t = part
+        .trim()
+        .trim_start_matches([',', ';', ':'])
+        .trim_end_matches([',', ';'])
+        .trim();
+    let mut chars = t.chars();
+    match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => String::new(),
+    }
+}
+
+/// The category of an observation, by what it is about: the first of these that applies.
+/// A measured temperature is about temperature; a missing label or date is labelling before a
+/// date passed is shelf life; then pests, allergens, traceability, the cold chain, hygiene
+/// (dirt on the building is hygiene too), the structure of the building, and everything else.
+pub fn category(text: &str) -> &'static str {
+    let normalized = normalize(text);
+    let padded = format!(" {normalized} ");
+    let words: Vec<&str> = normalized.split(' ').filter(|w| !w.is_empty()).collect();
+    // Prefixes for long words, whole words for short ones ("pest" is not "pesto").
+    let about = |prefixes: &[&str], exact: &[&str]| {
+        words
+            .iter()
+            .any(|w| exact.contains(w) || prefixes.iter().any(|p| w.starts_with(p)))
+    };
+    let phrase = |phrases: &[&str]| phrases.iter().any(|p| padded.contains(&format!(" {p} ")));
+    // Raw food beside ready-to-eat food is cross-contamination, whatever it measures.
+    let raw_beside = about(&["rauw"], &["raw"])
+        && about(
+            &[],
+            &["naast", "next", "boven", "above", "beside", "bij", "tussen"],
+        );
+    if raw_beside {
+        return "hygiene";
+    }
+    if temperature_celsius(text).is_some() {
+        return "temperature";
+    }
+    let date_word = about(
+        &["datum", "houdbaarheidsdatum"],
+        &["tgt", "tht", "date", "dates"],
+    ) || phrase(&["te gebruiken tot", "use by", "best before"]);
+    let missing = phrase(&[
+        "zonder",
+        "geen",
+        "ontbreekt",
+        "ontbreken",
+        "no",
+        "without",
+        "missing",
+        "mist",
+    ]);
+    let passed = phrase(&[
+        "over",
+        "verlopen",
+        "past",
+        "expired",
+        "overschreden",
+        "eergisteren",
+        "gisteren",
+        "geleden",
+        "ago",
+        "yesterday",
+    ]);
+    if (about(&["etiket", "label", "sticker"], &[]) && missing)
+        || (date_word && missing && !passed)
+        || phrase(&[
+            "niet in het nederlands",
+            "not in dutch",
+            "nederlands etiket",
+            "dutch label",
+        ])
+        || (phrase(&["ontdooid"]) && missing)
+    {
+        return "labelling";
+    }
+    if (date_word && passed)
+        || about(&["verlopen", "expired"], &[])
+        || phrase(&["over de datum", "over datum", "out of date"])
+    {
+        return "shelf-life";
+    }
+    if about(
+        &[
+            "muis",
+            "muiz",
+            "keutel",
+            "knaag",
+            "kakkerla",
+            "ongedierte",
+            "plaagdier",
+            "insect",
+            "vlieg",
+            "rodent",
+            "dropping",
+            "cockroach",
+            "vermin",
+            "uitwerpsel",
+        ],
+        &[
+            "rat",
+            "ratten",
+            "mot",
+            "motten",
+            "mier",
+            "mieren",
+            "kat",
+            "katten",
+            "hond",
+            "honden",
+            "mice",
+            "mouse",
+            "rats",
+            "pest",
+            "pests",
+            "fly",
+            "flies",
+            "cat",
+            "cats",
+            "dog",
+            "dogs",
+            "pet",
+            "pets",
+            "huisdier",
+            "huisdieren",
+        ],
+    ) {
+        return "pests";
+    }
+    if about(
+        &[
+            "allerg",
+            "pinda",
+            "peanut",
+            "gluten",
+            "lactose",
+            "sesam",
+            "selderij",
+            "schaaldier",
+        ],
+        &[
+            "noten",
+            "nuts",
+            "nut",
+            "noot",
+            "lupine",
+            "mosterd",
+            "mustard",
+            "celery",
+            "shellfish",
+        ],
+    ) {
+        return "allergens";
+    }
+    if about(
+        &[
+            "pakbon",
+            "factu",
+            "invoice",
+            "leverbon",
+            "afleverbon",
+            "lotnummer",
+            "partijnummer",
+            "herkomst",
+            "traceer",
+            "traceab",
+            "recall",
+            "terugroep",
+            "delivery",
+        ],
+        &["batch", "origin", "lot"],
+    ) {
+        return "traceability";
+    }
+    if about(
+        &[
+            "koel",
+            "vries",
+            "diepvries",
+            "bevroren",
+            "ontdooi",
+            "thaw",
+            "defrost",
+            "frozen",
+            "freez",
+            "fridge",
+            "chill",
+            "warmhoud",
+            "bain",
+            "buffet",
+            "afkoel",
+            "terugkoel",
+            "temperatuur",
+            "temperature",
+            "regenere",
+            "kerntemperatuur",
+            "opwarm",
+            "reheat",
+        ],
+        &[],
+    ) || phrase(&[
+        "room temperature",
+        "out of the cold",
+        "buiten de koeling",
+        "no cooling",
+    ]) {
+        return "temperature";
+    }
+    let no_basin = phrase(&[
+        "geen handenwasbak",
+        "geen wastafel",
+        "no hand basin",
+        "no washbasin",
+        "geen hand wash sink",
+        "no hand wash sink",
+        "geen handwasgelegenheid",
+    ]) || (about(&["handenwasbak", "wastafel", "fonteintje"], &[])
+        && phrase(&["ontbreekt", "ontbreken", "is missing"]));
+    if no_basin {
+        return "building";
+    }
+    if about(
+        &[
+            "vuil",
+            "vies",
+            "smerig",
+            "aangekoekt",
+            "vetlaag",
+            "vetrand",
+            "aanslag",
+            "dirty",
+            "grease",
+            "greasy",
+            "grime",
+            "filthy",
+            "stained",
+            "crusted",
+            "schoon",
+            "reinig",
+            "clean",
+            "snijplank",
+            "kleding",
+            "schort",
+            "sieraad",
+            "horloge",
+            "watch",
+            "jewel",
+            "armband",
+            "wond",
+            "pleister",
+            "ziek",
+            "koorts",
+            "diarree",
+            "overgeven",
+            "braken",
+            "braakt",
+            "sick",
+            "fever",
+            "vomit",
+            "diarrh",
+            "zeep",
+            "soap",
+            "handdoek",
+            "towel",
+            "handen",
+            "kruisbesmet",
+            "cross",
+            "afval",
+            "waste",
+            "vuilnis",
+            "ijsschep",
+            "scoop",
+            "haarnet",
+            "hairnet",
+            "handschoen",
+            "glove",
+            "rookt",
+            "smok",
+            "asbak",
+            "peuk",
+            "afwas",
+            "ring",
+        ],
+        &["ill", "bin", "bins", "hands", "vet", "vette"],
+    ) {
+        return "hygiene";
+    }
+    if about(
+        &[
+            "vloer",
+            "muur",
+            "muren",
+            "wand",
+            "plafond",
+            "tegel",
+            "deur",
+            "achterdeur",
+            "kier",
+            "raam",
+            "ramen",
+            "toilet",
+            "ventilat",
+            "afzuig",
+            "afvoer",
+            "putje",
+            "verlicht",
+            "schimmel",
+            "condens",
+            "lekkage",
+            "lekt",
+            "ceiling",
+            "extractor",
+            "mould",
+            "mold",
+            "condensation",
+            "stucwerk",
+            "plint",
+        ],
+        &[
+            "hor", "horren", "lamp", "floor", "floors", "wall", "walls", "tile", "tiles", "door",
+            "doors", "gap", "window", "windows", "screen", "screens", "vent", "vents", "drain",
+            "drains", "leak", "leaks",
+        ],
+    ) {
+        return "building";
+    }
+    "other"
+}
+
+/// Every category an observation touches, its own first: "rauwe vis naast groenten op 12 °C"
+/// is hygiene (cross-contamination) and temperature. Articles about any of them fit it.
+pub fn categories(text: &str) -> Vec<&'static str> {
+    let mut out = vec![category(text)];
+    if temperature_celsius(text).is_some() && !out.contains(&"temperature") {
+        out.push("temperature");
+    }
+    // The clauses of the sentence may each be about something else.
+    for part in text.split([',', ';']) {
+        let c = category(part);
+        if c != "other" && !out.contains(&c) {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// The category as the inspector reads it.
+pub fn category_label(category: &str, dutch: bool) -> &str {
+    match (category, dutch) {
+        ("temperature", true) => "temperatuur",
+        ("hygiene", true) => "hygiëne",
+        ("pests", true) => "ongedierte",
+        ("allergens", true) => "allergenen",
+        ("labelling", true) => "etikettering",
+        ("shelf-life", true) => "houdbaarheid",
+        ("traceability", true) => "traceerbaarheid",
+        ("building", true) => "bouwkundig",
+        ("other", true) => "overig",
+        ("shelf-life", false) => "shelf life",
+        (other, _) => other,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_listed_sentence_is_several_observations() {
+        let three = observations(
+            "Drie dingen: de koelcel staat op 10 graden, er liggen muizenkeutels onder de stellingen en de pakbonnen van de kip ontbreken.",
+        );
+        assert_eq!(three.len(), 3, "{three:?}");
+        assert!(three[2].starts_with("De pakbonnen"), "{three:?}");
+        let two = observations(
+            "the sushi chef is wearing a watch and a ring, and the fish display is at 9 °C.",
+        );
+        assert_eq!(two.len(), 2, "{two:?}");
+        for one in [
+            "Koelkast onder de bar met zuivel en vleeswaren: 13 graden.",
+            "Bak met babi pangang staat sinds de lunch op het aanrecht, 26 graden.",
+            "De achterdeur sluit aan de onderkant niet, er zit een kier van een paar centimeter.",
+            "Breakfast buffet: smoked salmon and yoghurt out of the fridge since 7:30, no start time written down.",
+        ] {
+            assert_eq!(observations(one).len(), 1, "{one}: {:?}", observations(one));
+        }
+    }
+
+    #[test]
+    fn categories_follow_what_the_observation_is_about() {
+        for (text, want) in [
+            ("de koelcel staat op 10 graden", "temperature"),
+            ("er liggen muizenkeutels onder de stellingen", "pests"),
+            ("de pakbonnen van de kip ontbreken", "traceability"),
+            (
+                "Zes schalen kipdrumsticks met een te gebruiken tot van twee dagen geleden in het koelschap.",
+                "shelf-life",
+            ),
+            ("Eiersalade van vrijdag zonder datum", "labelling"),
+            (
+                "Cooked ham in the counter has no label with a use-by date.",
+                "labelling",
+            ),
+            ("de vloer van de spoelkeuken heeft losse tegels", "building"),
+            ("de snijplanken zijn diep ingekerfd en vies", "hygiene"),
+            ("de allergenenkaart mist de nieuwe tiramisu", "allergens"),
+            (
+                "Gehakt ligt sinds vannacht te ontdooien in de spoelbak.",
+                "temperature",
+            ),
+            ("De ijsschep ligt in de bak met ijsblokjes.", "hygiene"),
+            ("the hand basin has no paper towels", "hygiene"),
+        ] {
+            assert_eq!(category(text), want, "{text}");
+        }
+    }
+}
