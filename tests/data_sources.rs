@@ -171,7 +171,11 @@ fn the_own_register_is_resolved_like_the_demo_one() {
 fn load_within_10_s(sources: Sources) -> String {
     let (done, result) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
-        let _ = done.send(Knowledge::from_sources(&sources).err().map(|e| e.to_string()));
+        let _ = done.send(
+            Knowledge::from_sources(&sources)
+                .err()
+                .map(|e| e.to_string()),
+        );
     });
     result
         .recv_timeout(std::time::Duration::from_secs(10))

@@ -46,8 +46,11 @@ async fn a_deleted_thread_is_replayed_to_nobody() {
     let server = two_inspectors().await;
     let thread = format!("thread-{}", uuid::Uuid::new_v4());
     let mut koen = socket_of(&server, KOEN).await;
-    koen.ask(&thread, "Start inspectie bij Trattoria Finta Fiore, KVK 99990001")
-        .await;
+    koen.ask(
+        &thread,
+        "Start inspectie bij Trattoria Finta Fiore, KVK 99990001",
+    )
+    .await;
     let events = koen.until_finished().await;
     assert!(common::streamed_text(&events).contains(SECRET));
     let old_run = events[0]["runId"].as_str().unwrap().to_owned();
@@ -55,7 +58,9 @@ async fn a_deleted_thread_is_replayed_to_nobody() {
     // Koen's second tab follows the thread when it is deleted.
     let mut follower = socket_of(&server, KOEN).await;
     follower.send(&resume(&thread, first_seq)).await;
-    follower.events_until_quiet(Duration::from_millis(500)).await;
+    follower
+        .events_until_quiet(Duration::from_millis(500))
+        .await;
 
     let deleted = server
         .http
@@ -69,10 +74,16 @@ async fn a_deleted_thread_is_replayed_to_nobody() {
     // Neither the owner nor another inspector resumes anything of it.
     for (who, key) in [("koen", KOEN), ("anna", ANNA)] {
         let mut socket = socket_of(&server, key).await;
-        socket.send(&resume(&thread, first_seq.saturating_sub(1))).await;
+        socket
+            .send(&resume(&thread, first_seq.saturating_sub(1)))
+            .await;
         let got = socket.events_until_quiet(Duration::from_millis(1500)).await;
         assert!(!got.is_empty(), "{who}'s resume got no answer");
-        assert_nothing_of(&format!("{who}'s resume"), &old_run, &json!(got).to_string());
+        assert_nothing_of(
+            &format!("{who}'s resume"),
+            &old_run,
+            &json!(got).to_string(),
+        );
     }
 
     // Anna re-creates the id on /agui with the old run id and reattaches to that run.
@@ -114,6 +125,11 @@ async fn a_deleted_thread_is_replayed_to_nobody() {
     );
 
     // The tab that followed the deleted thread hears nothing of Anna's new thread.
-    let heard = follower.events_until_quiet(Duration::from_millis(500)).await;
-    assert!(heard.is_empty(), "the deleted thread's follower heard {heard:?}");
+    let heard = follower
+        .events_until_quiet(Duration::from_millis(500))
+        .await;
+    assert!(
+        heard.is_empty(),
+        "the deleted thread's follower heard {heard:?}"
+    );
 }

@@ -62,17 +62,27 @@ async fn many_wrong_sign_ins_from_one_address_do_not_lock_out_another() {
     for n in 0..21 {
         let email = format!("gok{n}@nvwa.nl");
         let forged = format!("10.0.{n}.1");
-        statuses.push(sign_in_status(&nginx, &attacker, &email, "fout-fout-fout", Some(&forged)).await);
+        statuses
+            .push(sign_in_status(&nginx, &attacker, &email, "fout-fout-fout", Some(&forged)).await);
     }
     assert!(
-        statuses[..19].iter().all(|s| *s == StatusCode::UNAUTHORIZED),
+        statuses[..19]
+            .iter()
+            .all(|s| *s == StatusCode::UNAUTHORIZED),
         "{statuses:?}\n{}",
         nginx.error_log()
     );
     // The attacker's own address is slowed down, forged headers or not...
     assert_eq!(statuses[20], StatusCode::TOO_MANY_REQUESTS, "{statuses:?}");
     assert_eq!(
-        sign_in_status(&nginx, &attacker, ADMIN_EMAIL, ADMIN_PASSWORD, Some("10.9.9.9")).await,
+        sign_in_status(
+            &nginx,
+            &attacker,
+            ADMIN_EMAIL,
+            ADMIN_PASSWORD,
+            Some("10.9.9.9")
+        )
+        .await,
         StatusCode::TOO_MANY_REQUESTS
     );
     // ...and nobody else is.
@@ -112,7 +122,7 @@ async fn wrong_passwords_for_an_account_do_not_lock_its_owner_out() {
 async fn silent_model() -> String {
     let model = Router::new().route(
         "/v1/chat/completions",
-        post(|| std::future::pending::<&'static str>()),
+        post(std::future::pending::<&'static str>),
     );
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();

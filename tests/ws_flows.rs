@@ -372,10 +372,18 @@ async fn a_disguised_moderated_term_is_caught_too() {
     let server = TestServer::start_with(|c| c.moderation_terms = vec!["verboden".to_owned()]).await;
     let mut socket = server.socket().await;
     // A zero-width space, a soft hyphen, full-width letters, Cyrillic look-alikes.
-    for disguised in ["ver\u{200B}boden", "ver\u{00AD}boden", "ｖｅｒｂｏｄｅｎ", "vеrbоdеn"] {
+    for disguised in [
+        "ver\u{200B}boden",
+        "ver\u{00AD}boden",
+        "ｖｅｒｂｏｄｅｎ",
+        "vеrbоdеn",
+    ] {
         socket.ask(&thread(), &format!("Dit is {disguised}")).await;
         let event = socket.next().await;
-        assert_eq!(event["value"]["errorCode"], "moderation_violation", "{disguised:?}: {event}");
+        assert_eq!(
+            event["value"]["errorCode"], "moderation_violation",
+            "{disguised:?}: {event}"
+        );
     }
 }
 

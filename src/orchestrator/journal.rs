@@ -243,7 +243,11 @@ impl Journals {
             inner.bytes = 0;
             inner.state = None;
             inner.last_run = None;
-            inner.subscribers.drain(..).map(|s| s.connection_id).collect()
+            inner
+                .subscribers
+                .drain(..)
+                .map(|s| s.connection_id)
+                .collect()
         };
         let mut followed = lock(&self.followed);
         for connection_id in followers {

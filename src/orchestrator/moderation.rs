@@ -102,8 +102,8 @@ mod tests {
             "ver\u{200B}boden",
             "ver\u{00AD}bo\u{2060}den",
             "ｖｅｒｂｏｄｅｎ",
-            "vеrbоdеn",       // Cyrillic е and о
-            "VΕRΒΟDΕΝ",       // Greek capitals
+            "vеrbоdеn", // Cyrillic е and о
+            "VΕRΒΟDΕΝ", // Greek capitals
             "verbödën",
             "ver\u{202E}boden",
         ] {

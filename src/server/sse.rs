@@ -126,7 +126,13 @@ async fn run(
     }
     // From here on the stream ends when the run's journal lets go of the queue at its end.
     drop(events);
-    Ok(stream_response(&state, settings, queue, connection_id, slot))
+    Ok(stream_response(
+        &state,
+        settings,
+        queue,
+        connection_id,
+        slot,
+    ))
 }
 
 /// A place for one more open stream of `user`, or 429 past `--max-streams-per-user`.
@@ -241,7 +247,13 @@ async fn reattach(
         }
     }
     drop(events);
-    Ok(stream_response(&state, settings, queue, connection_id, slot))
+    Ok(stream_response(
+        &state,
+        settings,
+        queue,
+        connection_id,
+        slot,
+    ))
 }
 
 /// The run's events as SSE frames. Dropped when the response ends or the client goes away.

@@ -29,7 +29,10 @@ fn repo_file(path: &str) -> PathBuf {
 pub fn shipped_trusted_proxies() -> Vec<IpAddr> {
     let unit = std::fs::read_to_string(repo_file("deploy/agora-hai.service")).unwrap();
     unit.lines()
-        .filter_map(|line| line.trim().strip_prefix("Environment=AGORA_TRUSTED_PROXIES="))
+        .filter_map(|line| {
+            line.trim()
+                .strip_prefix("Environment=AGORA_TRUSTED_PROXIES=")
+        })
         .flat_map(|list| list.split(','))
         .map(|ip| ip.trim().parse().expect("the unit's trusted proxies parse"))
         .collect()
@@ -70,7 +73,10 @@ fn shipped_config(upstream: SocketAddr, listen: SocketAddr) -> String {
         out.push('\n');
     }
     assert!(upstream_written, "deploy/nginx.conf has no upstream server");
-    assert!(out.contains(&format!("listen {listen};")), "no `listen 443` in deploy/nginx.conf");
+    assert!(
+        out.contains(&format!("listen {listen};")),
+        "no `listen 443` in deploy/nginx.conf"
+    );
     out
 }
 
@@ -80,13 +86,19 @@ impl Nginx {
         let binary = ["/usr/sbin/nginx", "/usr/bin/nginx"]
             .into_iter()
             .find(|p| Path::new(p).exists())
-            .expect("nginx is missing: `scripts/setup.sh test` installs it (apt-get install nginx)");
+            .expect(
+                "nginx is missing: `scripts/setup.sh test` installs it (apt-get install nginx)",
+            );
         let dir = TempDir::new("agora-nginx");
         let listen = {
             let probe = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
             probe.local_addr().unwrap()
         };
-        std::fs::write(dir.0.join("agora-hai.conf"), shipped_config(upstream, listen)).unwrap();
+        std::fs::write(
+            dir.0.join("agora-hai.conf"),
+            shipped_config(upstream, listen),
+        )
+        .unwrap();
         let d = dir.0.display();
         let main = format!(
             "daemon off;\nmaster_process off;\nworker_processes 1;\npid {d}/nginx.pid;\n\
@@ -113,14 +125,22 @@ impl Nginx {
             if let Some(status) = child.try_wait().unwrap() {
                 let mut stderr = String::new();
                 use std::io::Read;
-                child.stderr.take().unwrap().read_to_string(&mut stderr).ok();
+                child
+                    .stderr
+                    .take()
+                    .unwrap()
+                    .read_to_string(&mut stderr)
+                    .ok();
                 let log = std::fs::read_to_string(dir.0.join("error.log")).unwrap_or_default();
                 panic!("nginx exited ({status}): {stderr}\n{log}");
             }
             if tokio::net::TcpStream::connect(listen).await.is_ok() {
                 break;
             }
-            assert!(tokio::time::Instant::now() < deadline, "nginx did not listen within 10 s");
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "nginx did not listen within 10 s"
+            );
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
         Self {
