@@ -122,7 +122,7 @@ async fn wrong_passwords_for_an_account_do_not_lock_its_owner_out() {
 async fn silent_model() -> String {
     let model = Router::new().route(
         "/v1/chat/completions",
-        post(|| std::future::pending::<&'static str>()),
+        post(std::future::pending::<&'static str>),
     );
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();

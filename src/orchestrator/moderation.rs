@@ -103,7 +103,7 @@ mod tests {
             "ver\u{00AD}bo\u{2060}den",
             "ｖｅｒｂｏｄｅｎ",
             "vеrbоdеn", // Cyrillic е and о
-            "VΕRΒΟDΕΝ", // Greek capitals
+            "VΕRΒΟDΕN", // Greek capitals
             "verbödën",
             "ver\u{202E}boden",
         ] {
