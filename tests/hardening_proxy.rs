@@ -180,6 +180,17 @@ async fn one_user_cannot_hold_more_than_16_event_streams() {
         .await
         .unwrap();
     assert_eq!(first.status(), StatusCode::OK);
+    // Reattach once the run is live (a reattach before would get a snapshot that ends at once).
+    let mut first = first;
+    let mut seen = String::new();
+    while !seen.contains("RUN_STARTED") {
+        let chunk = tokio::time::timeout(std::time::Duration::from_secs(10), first.chunk())
+            .await
+            .expect("no RUN_STARTED within 10 s")
+            .unwrap()
+            .expect("the run's stream ended");
+        seen.push_str(&String::from_utf8_lossy(&chunk));
+    }
     open.push(first);
     let reattach = || {
         koen_client
@@ -188,8 +199,18 @@ async fn one_user_cannot_hold_more_than_16_event_streams() {
             .header("accept", "text/event-stream")
             .send()
     };
-    for _ in 1..16 {
+    // The run's row is stored just after its stream starts: until then a reattach is 404.
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(10);
+    while open.len() < 16 {
         let stream = reattach().await.unwrap();
+        if stream.status() == StatusCode::NOT_FOUND && open.len() == 1 {
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "the run was never stored"
+            );
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+            continue;
+        }
         assert_eq!(stream.status(), StatusCode::OK);
         open.push(stream);
     }
