@@ -4,6 +4,10 @@ import { test, expect } from "../support/fixtures";
 import { startServer, type RunningServer } from "../support/binary";
 import { send } from "../support/ui";
 
+// The test stops the server on purpose: a reconnect attempt that meets the closed port is
+// logged by Chromium itself ("WebSocket connection … failed: net::ERR_CONNECTION_REFUSED").
+test.use({ allowedConsoleErrors: [/WebSocket connection to '.*\/ws' failed: .*ERR_CONNECTION_REFUSED/] });
+
 test("reconnects after a restart, sends the queued message, shows nothing twice", async ({ page }) => {
   test.setTimeout(90_000);
   const args = ["--auth", "dev", "--runs-per-minute", "1000"];
