@@ -86,34 +86,50 @@ impl OrchestratorConfig {
 /// How long [`Orchestrator::cancel_run`] waits for the run to be stored as stopped.
 pub const CANCEL_WAIT: Duration = Duration::from_secs(10);
 
-/// Why a run could not start; the transport answers with `agora:error`.
-#[derive(Debug, thiserror::Error)]
+/// Why a run could not start; the command layer refuses with its code and
+/// [`StartError::message_in`] the caller's language.
+#[derive(Debug)]
 pub enum StartError {
-    #[error("Uw bericht bevat niet-toegestane inhoud.")]
-    Moderation { term: String },
-    #[error("Er is geen gebruikersbericht om te beantwoorden.")]
+    Moderation {
+        term: String,
+    },
     NoUserMessage,
-    #[error("Dit gesprek bestaat niet.")]
     ThreadNotFound,
-    #[error("storage failed: {0}")]
     Store(StoreError),
     /// Standard dialect: the thread waits for answers to these interrupts in `resume`.
-    #[error("Dit gesprek wacht op een antwoord op {}: stuur dat mee in `resume`.", .ids.join(", "))]
-    InterruptPending { ids: Vec<String> },
-    #[error("Interrupt {id} bestaat niet in dit gesprek.")]
-    UnknownInterrupt { id: String },
-    #[error("`resume` beantwoordt niet alle open interrupts; ontbrekend: {}.", .ids.join(", "))]
-    UnansweredInterrupts { ids: Vec<String> },
-    #[error("Het antwoord op interrupt {id} past niet: {reason}")]
-    InvalidResume { id: String, reason: String },
+    InterruptPending {
+        ids: Vec<String>,
+    },
+    UnknownInterrupt {
+        id: String,
+    },
+    UnansweredInterrupts {
+        ids: Vec<String>,
+    },
+    InvalidResume {
+        id: String,
+        reason: String,
+    },
     /// An id the client chose that is not `[A-Za-z0-9_.:-]{1,128}`: ids end up in logs, file
     /// names and the PDF, where newlines, NUL or bidi controls would forge or hide text.
-    #[error("{field} mag alleen letters, cijfers en _ . : - bevatten (hoogstens 128 tekens).")]
-    InvalidId { field: &'static str },
+    InvalidId {
+        field: &'static str,
+    },
     /// A client-chosen `runId` that a run already has (of this thread or any other).
-    #[error("Deze runId is al in gebruik; laat hem weg of kies een nieuwe.")]
     RunIdInUse,
 }
+
+/// For logs: the English sentence, or what the store said.
+impl std::fmt::Display for StartError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            StartError::Store(e) => write!(f, "storage failed: {e}"),
+            other => f.write_str(&other.message_in(Lang::En)),
+        }
+    }
+}
+
+impl std::error::Error for StartError {}
 
 impl StartError {
     pub fn code(&self) -> ErrorCode {
@@ -131,12 +147,47 @@ impl StartError {
         }
     }
 
-    /// What the client is told: the refusal in Dutch, or for a store failure only its
-    /// code's sentence (the store's own text is for the log, see [`StartError::log`]).
-    pub fn message(&self) -> String {
+    /// What the client is told, in `lang`: the code's sentence, with the ids and reasons that
+    /// make it precise. A store failure is only its code's sentence (the store's own text is
+    /// for the log, see [`StartError::log`]).
+    pub fn message_in(&self, lang: Lang) -> String {
+        let nl = lang == Lang::Nl;
         match self {
-            StartError::Store(_) => self.code().text(Lang::Nl).to_owned(),
-            other => other.to_string(),
+            StartError::InterruptPending { ids } if nl => format!(
+                "Dit gesprek wacht op een antwoord op {}: stuur dat mee in `resume`.",
+                ids.join(", ")
+            ),
+            StartError::InterruptPending { ids } => format!(
+                "This conversation waits for an answer to {}: send it in `resume`.",
+                ids.join(", ")
+            ),
+            StartError::UnknownInterrupt { id } if nl => {
+                format!("Interrupt {id} bestaat niet in dit gesprek.")
+            }
+            StartError::UnknownInterrupt { id } => {
+                format!("Interrupt {id} does not exist in this conversation.")
+            }
+            StartError::UnansweredInterrupts { ids } if nl => format!(
+                "`resume` beantwoordt niet alle open interrupts; ontbrekend: {}.",
+                ids.join(", ")
+            ),
+            StartError::UnansweredInterrupts { ids } => format!(
+                "`resume` does not answer every open interrupt; missing: {}.",
+                ids.join(", ")
+            ),
+            StartError::InvalidResume { id, reason } if nl => {
+                format!("Het antwoord op interrupt {id} past niet: {reason}")
+            }
+            StartError::InvalidResume { id, reason } => {
+                format!("The answer to interrupt {id} does not fit: {reason}")
+            }
+            StartError::InvalidId { field } if nl => format!(
+                "{field} mag alleen letters, cijfers en _ . : - bevatten (hoogstens 128 tekens)."
+            ),
+            StartError::InvalidId { field } => format!(
+                "{field} may only contain letters, digits and _ . : - (at most 128 characters)."
+            ),
+            other => other.code().text(lang).to_owned(),
         }
     }
 

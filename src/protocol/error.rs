@@ -77,6 +77,10 @@ error_codes! {
     UnexpectedEvent = "unexpected_event" => (
         "Dit event wordt alleen door de server verstuurd.",
         "Only the server sends this event."),
+    /// `Last-Event-ID` on a reattach that is not an event number this server sent.
+    InvalidLastEventId = "invalid_last_event_id" => (
+        "Last-Event-ID is geen nummer dat deze server verstuurde.",
+        "Last-Event-ID is not an id this server sent."),
     UnknownEvent = "unknown_event" => (
         "Onbekend event.",
         "Unknown event."),
@@ -97,6 +101,10 @@ error_codes! {
     ThreadNotFound = "thread_not_found" => (
         "Dit gesprek bestaat niet.",
         "This conversation does not exist."),
+    /// Past `--max-streams-per-user` open `/agui` streams.
+    TooManyStreams = "too_many_streams" => (
+        "Te veel open streams. Sluit er een en probeer het opnieuw.",
+        "Too many open streams. Close one and try again."),
     HistoryInProgress = "history_in_progress" => (
         "De vorige geschiedenis wordt nog verstuurd.",
         "The previous history is still being sent."),
@@ -126,6 +134,14 @@ error_codes! {
     NoActiveRun = "no_active_run" => (
         "Er loopt geen run om te stoppen.",
         "There is no run to stop."),
+    /// A run id that is not this user's (someone else's looks exactly like none).
+    RunNotFound = "run_not_found" => (
+        "Deze run bestaat niet.",
+        "This run does not exist."),
+    /// A run that already ended.
+    RunNotRunning = "run_not_running" => (
+        "Deze run loopt niet meer.",
+        "This run is no longer running."),
     UnknownApproval = "unknown_approval" => (
         "Deze goedkeuringsvraag bestaat niet (meer).",
         "This approval request does not exist (any more)."),

@@ -3,6 +3,7 @@
 mod assets;
 pub mod auth;
 pub mod cluster;
+mod command;
 mod config;
 mod edge;
 mod error;

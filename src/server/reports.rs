@@ -42,7 +42,7 @@ pub async fn download(
             .db
             .thread(thread_id)
             .await
-            .is_ok_and(|thread| thread.owner == user.id);
+            .is_ok_and(|thread| user.owns(&thread));
     if !owned {
         return Err(AppError::NotFound("no such report".to_owned()));
     }

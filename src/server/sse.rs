@@ -33,16 +33,15 @@ use futures::Stream;
 use serde_json::{Value, json};
 
 use super::AppState;
+use super::command::{self, Caller, Command, Outcome, Refusal, Stage};
 use super::error::AppError;
 use super::rest::CurrentUser;
-use super::store::UserRole;
 use super::stream_slots::StreamSlot;
 use crate::clock::now_millis;
 use crate::orchestrator::Orchestrator;
 use crate::orchestrator::agents::AGENTS;
 use crate::orchestrator::outbox::{Outbox, OutboxReceiver};
-use crate::orchestrator::store::StoreError;
-use crate::protocol::{Dialect, Event, RunAgentInput};
+use crate::protocol::{Dialect, ErrorCode, Event, Lang, RunAgentInput};
 
 /// `/ws` numbers its sockets from 1; HTTP streams count down from the top so that a cancel by
 /// connection can never reach the other transport's runs.
@@ -82,48 +81,26 @@ async fn run(
     State(state): State<AppState>,
     Extension(settings): Extension<Settings>,
     user: CurrentUser,
+    headers: HeaderMap,
     body: Bytes,
 ) -> Result<Response, AppError> {
-    let input: RunAgentInput = serde_json::from_slice(&body)
-        .map_err(|e| AppError::Unprocessable(format!("not a RunAgentInput: {e}")))?;
-    if input.thread_id.trim().is_empty() {
-        return Err(AppError::Unprocessable(
-            "threadId is missing or empty".to_owned(),
-        ));
-    }
-    if user.role == UserRole::Viewer {
-        let refusal = crate::protocol::ErrorCode::Forbidden.text(crate::protocol::Lang::En);
-        return Err(AppError::Forbidden(refusal.to_owned()));
-    }
-    let slot = stream_slot(&state, &user.id)?;
-    if let Err(limited) = state.run_limits.admit(&user.id, user.kind).await {
-        return Err(AppError::TooManyRequests {
-            detail: format!(
-                "Too many runs: at most {} a minute. Try again in {} s.",
-                limited.per_minute,
-                limited.retry_after_secs()
-            ),
-            retry_after_secs: limited.retry_after_secs(),
-        });
-    }
-    let connection_id = NEXT_CONNECTION.fetch_sub(1, Ordering::Relaxed);
-    let queue_bytes = usize::try_from(state.config.socket_queue_bytes).unwrap_or(usize::MAX);
-    let (events, queue) = Outbox::channel(queue_bytes);
-    let started = state
-        .orchestrator
-        .start_run_in(
-            Dialect::Standard,
-            input,
-            &user.id,
-            connection_id,
-            events.clone(),
-        )
-        .await;
-    if let Err(e) = started {
-        // In the standard dialect a lone RUN_ERROR is a complete stream.
-        e.log();
-        let refusal = Event::run_error(e.message(), e.code()).with_timestamp(now_millis());
-        let _ = events.send(&refusal);
+    let caller = caller(&state, user, &headers);
+    let input: RunAgentInput = serde_json::from_slice(&body).map_err(|e| {
+        let refusal = Refusal::new(&caller, ErrorCode::InvalidMessage);
+        let message = format!("{} {e}", refusal.message);
+        http_error(refusal.saying(message))
+    })?;
+    let slot = stream_slot(&state, &caller)?;
+    let (events, queue) = outbox(&state);
+    match command::apply(&state, &caller, &events, Command::Start(Box::new(input))).await {
+        Ok(_) => {}
+        Err(refusal) if refusal.stage == Stage::Run => {
+            // In the standard dialect a lone RUN_ERROR is a complete stream.
+            let event =
+                Event::run_error(refusal.message, refusal.code).with_timestamp(now_millis());
+            let _ = events.send(&event);
+        }
+        Err(refusal) => return Err(http_error(refusal)),
     }
     // From here on the stream ends when the run's journal lets go of the queue at its end.
     drop(events);
@@ -131,23 +108,62 @@ async fn run(
         &state,
         settings,
         queue,
-        connection_id,
+        caller.connection,
         slot,
     ))
 }
 
-/// A place for one more open stream of `user`, or 429 past `--max-streams-per-user`.
-fn stream_slot(state: &AppState, user: &str) -> Result<StreamSlot, AppError> {
-    state
-        .streams
-        .take(user)
-        .ok_or_else(|| AppError::TooManyRequests {
-            detail: format!(
-                "Too many open streams: at most {} per user. Close one and try again.",
-                state.streams.per_user()
+/// The caller of one request: a connection number of its own (counting down from the top so
+/// that a cancel by connection never reaches `/ws`'s sockets, which count up), refusals in the
+/// language the request asks for.
+fn caller(state: &AppState, user: CurrentUser, headers: &HeaderMap) -> Caller {
+    let connection = NEXT_CONNECTION.fetch_sub(1, Ordering::Relaxed);
+    let lang = Caller::lang_of(headers, Dialect::Standard);
+    Caller::new(state, user, connection, Dialect::Standard, lang)
+}
+
+/// A stream's bounded queue.
+fn outbox(state: &AppState) -> (Outbox, OutboxReceiver) {
+    let queue_bytes = usize::try_from(state.config.socket_queue_bytes).unwrap_or(usize::MAX);
+    Outbox::channel(queue_bytes)
+}
+
+/// A refusal at admission as HTTP: the status its code means, `{"detail"}` in the caller's
+/// language.
+fn http_error(refusal: Refusal) -> AppError {
+    let detail = refusal.message;
+    match refusal.code {
+        ErrorCode::Forbidden => AppError::Forbidden(detail),
+        ErrorCode::RateLimited | ErrorCode::TooManyStreams => AppError::TooManyRequests {
+            detail,
+            retry_after_secs: refusal.retry_after_secs.unwrap_or(5),
+        },
+        ErrorCode::ThreadNotFound | ErrorCode::RunNotFound => AppError::NotFound(detail),
+        ErrorCode::RunNotRunning => AppError::Conflict(detail),
+        ErrorCode::InvalidLastEventId => AppError::BadRequest(detail),
+        ErrorCode::StorageError => AppError::Internal(anyhow::anyhow!(detail)),
+        _ => AppError::Unprocessable(detail),
+    }
+}
+
+/// A place for one more open stream of the caller, or 429 past `--max-streams-per-user`.
+fn stream_slot(state: &AppState, caller: &Caller) -> Result<StreamSlot, AppError> {
+    state.streams.take(&caller.user.id).ok_or_else(|| {
+        let per_user = state.streams.per_user();
+        let message = match caller.lang {
+            Lang::Nl => format!(
+                "Te veel open streams: hoogstens {per_user} per gebruiker. Sluit er een en probeer het opnieuw."
             ),
-            retry_after_secs: 5,
-        })
+            Lang::En => format!(
+                "Too many open streams: at most {per_user} per user. Close one and try again."
+            ),
+        };
+        http_error(
+            Refusal::new(caller, ErrorCode::TooManyStreams)
+                .saying(message)
+                .retry_after(5),
+        )
+    })
 }
 
 /// The SSE response reading `queue`; leaving it (the client closed) only unsubscribes.
@@ -186,7 +202,7 @@ async fn reattach(
     Path(run_id): Path<String>,
     headers: HeaderMap,
 ) -> Result<Response, AppError> {
-    let not_found = || AppError::NotFound(format!("Run {run_id} not found"));
+    let caller = caller(&state, user, &headers);
     let after_seq = match headers.get("last-event-id") {
         None => None,
         Some(value) => Some(
@@ -194,35 +210,25 @@ async fn reattach(
                 .to_str()
                 .ok()
                 .and_then(|v| v.trim().parse::<u64>().ok())
-                .ok_or_else(|| {
-                    AppError::BadRequest("Last-Event-ID is not an id this server sent".to_owned())
-                })?,
+                .ok_or_else(|| http_error(Refusal::new(&caller, ErrorCode::InvalidLastEventId)))?,
         ),
     };
-    let run = match state.db.run(&run_id).await {
-        Ok(run) => run,
-        Err(StoreError::NotFound(_)) => return Err(not_found()),
-        Err(e) => return Err(e.into()),
-    };
-    match state.db.thread(&run.thread_id).await {
-        Ok(thread) if thread.owner == user.id => {}
-        Ok(_) | Err(StoreError::NotFound(_)) => return Err(not_found()),
-        Err(e) => return Err(e.into()),
-    };
-    let slot = stream_slot(&state, &user.id)?;
-    let connection_id = NEXT_CONNECTION.fetch_sub(1, Ordering::Relaxed);
-    let queue_bytes = usize::try_from(state.config.socket_queue_bytes).unwrap_or(usize::MAX);
-    let (events, queue) = Outbox::channel(queue_bytes);
-    state
-        .orchestrator
-        .reattach(&run, after_seq, connection_id, &events)
-        .await?;
+    let slot = stream_slot(&state, &caller)?;
+    let (events, queue) = outbox(&state);
+    command::apply(
+        &state,
+        &caller,
+        &events,
+        Command::Reattach { run_id, after_seq },
+    )
+    .await
+    .map_err(http_error)?;
     drop(events);
     Ok(stream_response(
         &state,
         settings,
         queue,
-        connection_id,
+        caller.connection,
         slot,
     ))
 }
@@ -277,38 +283,26 @@ impl Drop for Disconnect {
 async fn cancel(
     State(state): State<AppState>,
     user: CurrentUser,
+    headers: HeaderMap,
     Path(run_id): Path<String>,
 ) -> Result<Response, AppError> {
-    let not_found = || AppError::NotFound(format!("Run {run_id} not found"));
-    if let Some(thread_id) = state.orchestrator.cancel_run(&run_id, &user.id).await {
-        let status = match state.db.run(&run_id).await {
-            Ok(run) => status_name(&run.status),
-            Err(_) => "cancelled".to_owned(),
-        };
-        let body = json!({ "runId": run_id, "threadId": thread_id, "status": status });
-        return Ok((StatusCode::OK, Json(body)).into_response());
+    let caller = caller(&state, user, &headers);
+    // A stop queues nothing; the command layer wants a queue for the commands that do.
+    let (events, _queue) = outbox(&state);
+    match command::apply(&state, &caller, &events, Command::StopRun { run_id }).await {
+        Ok(Outcome::Stopped {
+            run_id,
+            thread_id,
+            status,
+        }) => {
+            let body = json!({ "runId": run_id, "threadId": thread_id, "status": status });
+            Ok((StatusCode::OK, Json(body)).into_response())
+        }
+        Ok(other) => Err(AppError::Internal(anyhow::anyhow!(
+            "a stop answered {other:?}"
+        ))),
+        Err(refusal) => Err(http_error(refusal)),
     }
-    let run = match state.db.run(&run_id).await {
-        Ok(run) => run,
-        Err(StoreError::NotFound(_)) => return Err(not_found()),
-        Err(e) => return Err(e.into()),
-    };
-    match state.db.thread(&run.thread_id).await {
-        Ok(thread) if thread.owner == user.id => {}
-        Ok(_) | Err(StoreError::NotFound(_)) => return Err(not_found()),
-        Err(e) => return Err(e.into()),
-    }
-    Err(AppError::Conflict(format!(
-        "Run {run_id} is not running: it is {}",
-        status_name(&run.status)
-    )))
-}
-
-fn status_name(status: &crate::orchestrator::store::RunStatus) -> String {
-    serde_json::to_value(status)
-        .ok()
-        .and_then(|v| v.as_str().map(str::to_owned))
-        .unwrap_or_default()
 }
 
 /// AG-UI's `AgentCapabilities` (`@ag-ui/core`): what a client can expect of `POST /agui`.

@@ -31,20 +31,26 @@ pub const HOOD_KEY: &str = "hai.hood";
 pub const LANG_COOKIE: &str = "hai_lang";
 
 /// The language to render the page in, on the server: a `Lang` the server put in the
-/// request's extensions (the signed-in user's preference), else the cookie, else the first
-/// of Dutch or English in `Accept-Language`, else Dutch.
+/// request's extensions (the signed-in user's preference), else [`request_lang`], else Dutch.
 #[cfg(feature = "ssr")]
 pub fn page_lang() -> Lang {
-    use axum::http::header::{ACCEPT_LANGUAGE, COOKIE};
     let Some(parts) = use_context::<axum::http::request::Parts>() else {
         return Lang::Nl;
     };
     if let Some(lang) = parts.extensions.get::<Lang>() {
         return *lang;
     }
+    request_lang(&parts.headers).unwrap_or(Lang::Nl)
+}
+
+/// The language a request asks for: the page's cookie (the browser sets it on a switch), else
+/// the first of Dutch or English in `Accept-Language`; `None` when it names neither. Pages,
+/// and the refusals `/ws` and `/agui` write, are in this language.
+#[cfg(feature = "ssr")]
+pub fn request_lang(headers: &axum::http::HeaderMap) -> Option<Lang> {
+    use axum::http::header::{ACCEPT_LANGUAGE, COOKIE};
     let header = |name: axum::http::HeaderName, separator: &str| {
-        parts
-            .headers
+        headers
             .get_all(name)
             .iter()
             .filter_map(|v| v.to_str().ok())
@@ -57,13 +63,14 @@ pub fn page_lang() -> Lang {
         .filter_map(|pair| pair.trim().split_once('='))
         .find_map(|(name, value)| (name == LANG_COOKIE).then_some(value))
     {
-        return Lang::parse(code);
+        return Some(Lang::parse(code));
     }
     accept_language(&header(ACCEPT_LANGUAGE, ","))
 }
 
-/// The first of Dutch or English by preference (`q`) in an `Accept-Language` value.
-pub fn accept_language(value: &str) -> Lang {
+/// The first of Dutch or English by preference (`q`) in an `Accept-Language` value; `None`
+/// when it names neither.
+pub fn accept_language(value: &str) -> Option<Lang> {
     let mut best: Option<(f32, Lang)> = None;
     for part in value.split(',') {
         let mut fields = part.split(';');
@@ -86,7 +93,7 @@ pub fn accept_language(value: &str) -> Lang {
             best = Some((q, lang));
         }
     }
-    best.map_or(Lang::Nl, |(_, lang)| lang)
+    best.map(|(_, lang)| lang)
 }
 
 /// The language the server rendered the page in, from `<html lang>`: the browser starts
@@ -249,15 +256,15 @@ mod tests {
     #[test]
     fn accept_language_picks_dutch_or_english_by_preference() {
         let table = [
-            ("", Lang::Nl),
-            ("en-GB,en;q=0.9", Lang::En),
-            ("nl-NL,nl;q=0.9,en;q=0.8", Lang::Nl),
-            ("de-DE,de;q=0.9,en;q=0.5,nl;q=0.4", Lang::En),
-            ("fr, nl;q=0.3, en;q=0.7", Lang::En),
-            ("en;q=0.2, nl-BE;q=0.8", Lang::Nl),
-            ("de-DE", Lang::Nl),
-            ("EN-us", Lang::En),
-            ("en;q=zzz", Lang::En),
+            ("", None),
+            ("en-GB,en;q=0.9", Some(Lang::En)),
+            ("nl-NL,nl;q=0.9,en;q=0.8", Some(Lang::Nl)),
+            ("de-DE,de;q=0.9,en;q=0.5,nl;q=0.4", Some(Lang::En)),
+            ("fr, nl;q=0.3, en;q=0.7", Some(Lang::En)),
+            ("en;q=0.2, nl-BE;q=0.8", Some(Lang::Nl)),
+            ("de-DE", None),
+            ("EN-us", Some(Lang::En)),
+            ("en;q=zzz", Some(Lang::En)),
         ];
         for (header, lang) in table {
             assert_eq!(accept_language(header), lang, "{header}");

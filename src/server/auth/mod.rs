@@ -52,6 +52,14 @@ pub struct CurrentUser {
     pub kind: AccountKind,
 }
 
+impl CurrentUser {
+    /// Whether `thread` is this user's: the one ownership rule of REST, and of the command
+    /// layer's `Caller::owns` (which adds dev mode's).
+    pub fn owns(&self, thread: &crate::orchestrator::store::ThreadRecord) -> bool {
+        thread.owner == self.id
+    }
+}
+
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum AuthError {
     #[error("sign in first")]

@@ -35,7 +35,7 @@ async fn owned(
     session_id: &str,
 ) -> Result<ThreadSummary, AppError> {
     let summary = state.db.thread_summary(session_id).await?;
-    if summary.thread.owner != user.id {
+    if !user.owns(&summary.thread) {
         return Err(AppError::NotFound(format!(
             "Session {session_id} not found"
         )));

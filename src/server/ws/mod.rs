@@ -32,9 +32,11 @@ pub use registry::{Revoked, SocketRegistry};
 
 use self::connection::Connection;
 use super::auth::CurrentUser;
+use super::command::{Caller, Refusal};
 use super::{AppError, AppState, ConnectionSlot};
 use crate::orchestrator::Outbox;
 use crate::orchestrator::outbox::OutboxReceiver;
+use crate::protocol::{Dialect, ErrorCode, Lang};
 
 /// Frames above this are answered with `agora:error` (the protocol's limit).
 const MAX_FRAME_BYTES: usize = 1 << 20;
@@ -58,7 +60,6 @@ pub use crate::protocol::agora::close::{
     IDLE as CLOSE_IDLE, TOO_MANY_SOCKETS as CLOSE_TOO_MANY_SOCKETS, TOO_SLOW as CLOSE_TOO_SLOW,
     UNAUTHORIZED as CLOSE_UNAUTHORIZED,
 };
-pub use crate::protocol::agora::{HISTORY_REQUEST, RESUME};
 
 static NEXT_CONNECTION: AtomicU64 = AtomicU64::new(1);
 
@@ -77,13 +78,14 @@ pub async fn upgrade(
     // A browser cannot read an HTTP status of a failed upgrade, so a refused sign-in is a
     // close code the client can act on.
     let user = state.auth.identify(state.db.as_ref(), &parts).await.ok();
+    let lang = Caller::lang_of(&parts.headers, Dialect::Agora);
     ws.max_message_size(HARD_FRAME_BYTES)
         .max_frame_size(HARD_FRAME_BYTES)
         .read_buffer_size(READ_BUFFER_BYTES)
         .write_buffer_size(WRITE_BUFFER_BYTES)
         .on_upgrade(move |socket| async move {
             match user {
-                Some(user) => serve_socket(socket, state, user).await,
+                Some(user) => serve_socket(socket, state, user, lang).await,
                 None => close_with(socket, CLOSE_UNAUTHORIZED, "unauthorized").await,
             }
             drop(slot);
@@ -99,7 +101,7 @@ async fn close_with(mut socket: WebSocket, code: u16, reason: &'static str) {
     let _ = tokio::time::timeout(CLOSE_TIMEOUT, socket.send(Frame::Close(Some(frame)))).await;
 }
 
-async fn serve_socket(socket: WebSocket, state: AppState, user: CurrentUser) {
+async fn serve_socket(socket: WebSocket, state: AppState, user: CurrentUser, lang: Lang) {
     let connection_id = NEXT_CONNECTION.fetch_add(1, Ordering::Relaxed);
     let Ok((registration, mut revoked)) =
         state
@@ -128,10 +130,9 @@ async fn serve_socket(socket: WebSocket, state: AppState, user: CurrentUser) {
     }));
 
     let connection = Connection {
-        id: connection_id,
+        caller: Caller::new(&state, user, connection_id, Dialect::Agora, lang),
         state: &state,
         events: events.clone(),
-        user,
         history_pending,
     };
     let idle_timeout = Duration::from_secs(state.config.ws_idle_timeout_secs);
@@ -156,7 +157,8 @@ async fn serve_socket(socket: WebSocket, state: AppState, user: CurrentUser) {
             Ok(None | Some(Err(_) | Ok(Frame::Close(_)))) => break None,
             Ok(Some(Ok(Frame::Ping(_) | Frame::Pong(_)))) => continue,
             Ok(Some(Ok(Frame::Binary(_)))) => {
-                connection.refuse(crate::protocol::ErrorCode::UnsupportedFrame, None);
+                let refusal = Refusal::new(&connection.caller, ErrorCode::UnsupportedFrame);
+                connection.refuse(refusal);
                 continue;
             }
             Ok(Some(Ok(Frame::Text(text)))) => text,

@@ -1,0 +1,31 @@
+//! `Command::Decide`: a user's answer to an approval request.
+
+use serde_json::json;
+
+use super::{Caller, Outcome, Refusal};
+use crate::protocol::agora::ToolApprovalResponse;
+use crate::server::AppState;
+
+pub(super) async fn apply(
+    state: &AppState,
+    caller: &Caller,
+    response: ToolApprovalResponse,
+    named_user: Option<&str>,
+) -> Result<Outcome, Refusal> {
+    let user = caller.acting_user(named_user);
+    state
+        .orchestrator
+        .answer_approval(
+            &response.approval_id,
+            caller.connection,
+            &user,
+            response.approved,
+            response.feedback,
+        )
+        .await
+        .map(|()| Outcome::Queued)
+        .map_err(|refusal| {
+            Refusal::new(caller, refusal.code())
+                .with_details(json!({ "approvalId": response.approval_id }))
+        })
+}
