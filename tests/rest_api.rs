@@ -357,7 +357,7 @@ async fn the_browser_and_the_server_read_each_other() {
         .await;
     assert_eq!(status, StatusCode::OK);
     let rename = SessionRename {
-        title: "Herinspectie Finta Fiore".to_owned(),
+        title: Some("Herinspectie Finta Fiore".to_owned()),
     };
     let (status, _) = server
         .put("/sessions/s1", &serde_json::to_value(&rename).unwrap())

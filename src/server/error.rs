@@ -18,6 +18,8 @@ pub enum AppError {
     Unauthorized(String),
     #[error("{0}")]
     Forbidden(String),
+    #[error("{0}")]
+    PayloadTooLarge(String),
     /// With `Retry-After`: when the client may try again.
     #[error("{detail}")]
     TooManyRequests {
@@ -37,6 +39,7 @@ impl IntoResponse for AppError {
             Self::Conflict(m) => (StatusCode::CONFLICT, m.clone()),
             Self::Unauthorized(m) => (StatusCode::UNAUTHORIZED, m.clone()),
             Self::Forbidden(m) => (StatusCode::FORBIDDEN, m.clone()),
+            Self::PayloadTooLarge(m) => (StatusCode::PAYLOAD_TOO_LARGE, m.clone()),
             Self::TooManyRequests {
                 detail,
                 retry_after_secs,

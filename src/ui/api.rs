@@ -121,8 +121,10 @@ impl Sessions {
         {
             let sessions = *self;
             leptos::task::spawn_local(async move {
-                let body = serde_json::to_string(&crate::protocol::rest::SessionRename { title })
-                    .unwrap_or_default();
+                let body = serde_json::to_string(&crate::protocol::rest::SessionRename {
+                    title: Some(title),
+                })
+                .unwrap_or_default();
                 let url = format!("/sessions/{}", encode(&id));
                 if let Err(error) = super::browser::fetch_text("PUT", &url, Some(body)).await {
                     sessions.error.set(Some(error));

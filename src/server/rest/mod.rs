@@ -5,6 +5,7 @@
 //! query parameter (`limit`, `offset`, `include_tools`) or an invalid title 422 (the original
 //! server's FastAPI validation), invalid user input 400 and a taken email 409 (the contract).
 
+mod body;
 mod info;
 mod sessions;
 mod users;
@@ -13,7 +14,6 @@ use std::collections::HashMap;
 
 use axum::Router;
 use axum::routing::get;
-use serde_json::Value;
 
 pub use info::negotiate_root;
 
@@ -111,22 +111,6 @@ fn query_bool(query: &HashMap<String, String>, name: &str) -> Result<Option<bool
         "false" | "0" | "no" | "off" => Ok(Some(false)),
         _ => Err(AppError::Unprocessable(format!(
             "{name} must be true or false, not {raw:?}"
-        ))),
-    }
-}
-
-/// A request body that must be a JSON object; an empty body is `None`.
-fn json_object(body: &[u8]) -> Result<Option<serde_json::Map<String, Value>>, AppError> {
-    if body.iter().all(u8::is_ascii_whitespace) {
-        return Ok(None);
-    }
-    match serde_json::from_slice::<Value>(body) {
-        Ok(Value::Object(map)) => Ok(Some(map)),
-        Ok(_) => Err(AppError::BadRequest(
-            "the request body must be a JSON object".to_owned(),
-        )),
-        Err(e) => Err(AppError::BadRequest(format!(
-            "the request body is not valid JSON: {e}"
         ))),
     }
 }

@@ -4,15 +4,21 @@
 use std::collections::HashMap;
 
 use axum::Json;
-use axum::body::Bytes;
 use axum::extract::{Path, Query, State};
+use axum::http::StatusCode;
 use serde_json::{Map, Value, json};
 
-use super::{AppError, CurrentUser, Paging, json_object, query_bool, timestamp};
+use super::body::{Body, RequestBody};
+use super::{AppError, CurrentUser, Paging, query_bool, timestamp};
 use crate::protocol::Message;
-use crate::protocol::rest::{SessionList, SessionMetadata};
+use crate::protocol::rest::{SessionList, SessionMetadata, SessionRename};
 use crate::server::AppState;
 use crate::server::store::{MAX_TITLE_CHARS, ThreadSummary};
+
+/// A title that is not text is 422, as the contract says.
+impl RequestBody for SessionRename {
+    const MISFIT: StatusCode = StatusCode::UNPROCESSABLE_ENTITY;
+}
 
 /// The contract's `SessionMetadata`.
 fn session_metadata(summary: &ThreadSummary) -> SessionMetadata {
@@ -167,15 +173,10 @@ pub async fn update(
     State(state): State<AppState>,
     user: CurrentUser,
     Path(session_id): Path<String>,
-    body: Bytes,
+    Body(body): Body<SessionRename>,
 ) -> Result<Json<Value>, AppError> {
-    let body = json_object(&body)?.unwrap_or_default();
-    let title = match body.get("title") {
-        None | Some(Value::Null) => {
-            return Err(AppError::BadRequest("No update fields provided".to_owned()));
-        }
-        Some(Value::String(title)) => title.trim().to_owned(),
-        Some(_) => return Err(AppError::Unprocessable("title must be a string".to_owned())),
+    let Some(title) = body.title.map(|title| title.trim().to_owned()) else {
+        return Err(AppError::BadRequest("No update fields provided".to_owned()));
     };
     if title.is_empty() {
         return Err(AppError::Unprocessable(

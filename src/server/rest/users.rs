@@ -4,18 +4,16 @@
 use std::collections::HashMap;
 
 use axum::Json;
-use axum::body::Bytes;
 use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
-use super::{AppError, CurrentUser, Paging, json_object, timestamp};
-use crate::protocol::rest::UserProfile;
+use super::body::{Body, RequestBody};
+use super::{AppError, CurrentUser, Paging, timestamp};
+use crate::protocol::rest::{CreateUser, UpdateUser, UserProfile};
 use crate::server::AppState;
 use crate::server::auth::{AuthMode, hash_password_blocking, require_admin};
-use crate::server::store::{
-    NewUser, PreferencesUpdate, SpokenTextType, Theme, UserRecord, UserRole, UserUpdate,
-};
+use crate::server::store::{NewUser, PreferencesUpdate, UserRecord, UserRole, UserUpdate};
 use crate::server::ws::Revoked;
 
 /// Longest display name accepted.
@@ -78,61 +76,27 @@ fn valid_role(raw: &str) -> Result<UserRole, AppError> {
     })
 }
 
-fn string_field<'a>(body: &'a Map<String, Value>, key: &str) -> Result<Option<&'a str>, AppError> {
-    match body.get(key) {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::String(s)) => Ok(Some(s)),
-        Some(_) => Err(bad(format!("{key} must be a string"))),
+/// A preferences update whose fields the types cannot check: the agent must exist, the
+/// language be a tag.
+fn checked_preferences(mut update: PreferencesUpdate) -> Result<PreferencesUpdate, AppError> {
+    if let Some(raw) = update.default_agent_id.take() {
+        let agent = crate::orchestrator::agents::agent(raw.trim())
+            .ok_or_else(|| bad(format!("default_agent_id {raw:?} is not an agent")))?;
+        update.default_agent_id = Some(agent.id.to_owned());
     }
+    if let Some(raw) = update.language.take() {
+        let language = raw.trim();
+        if language.is_empty() || language.len() > 35 {
+            return Err(bad("language must be a language tag such as nl-NL"));
+        }
+        update.language = Some(language.to_owned());
+    }
+    Ok(update)
 }
 
-/// The contract's `UpdatePreferencesRequest`; unknown keys are ignored, a wrong value is 400.
-fn preferences_update(body: &Map<String, Value>) -> Result<PreferencesUpdate, AppError> {
-    let theme = string_field(body, "theme")?
-        .map(|raw| {
-            Theme::parse(raw)
-                .ok_or_else(|| bad(format!("theme must be light, dark or system, not {raw:?}")))
-        })
-        .transpose()?;
-    let notifications_enabled = match body.get("notifications_enabled") {
-        None | Some(Value::Null) => None,
-        Some(Value::Bool(enabled)) => Some(*enabled),
-        Some(_) => return Err(bad("notifications_enabled must be true or false")),
-    };
-    let default_agent_id = string_field(body, "default_agent_id")?
-        .map(|raw| {
-            crate::orchestrator::agents::agent(raw.trim())
-                .map(|agent| agent.id.to_owned())
-                .ok_or_else(|| bad(format!("default_agent_id {raw:?} is not an agent")))
-        })
-        .transpose()?;
-    let language = string_field(body, "language")?
-        .map(|raw| {
-            let language = raw.trim();
-            if language.is_empty() || language.len() > 35 {
-                Err(bad("language must be a language tag such as nl-NL"))
-            } else {
-                Ok(language.to_owned())
-            }
-        })
-        .transpose()?;
-    let spoken_text_type = string_field(body, "spoken_text_type")?
-        .map(|raw| {
-            SpokenTextType::parse(raw).ok_or_else(|| {
-                bad(format!(
-                    "spoken_text_type must be dictate or summarize, not {raw:?}"
-                ))
-            })
-        })
-        .transpose()?;
-    Ok(PreferencesUpdate {
-        theme,
-        notifications_enabled,
-        default_agent_id,
-        language,
-        spoken_text_type,
-    })
-}
+impl RequestBody for PreferencesUpdate {}
+impl RequestBody for CreateUser {}
+impl RequestBody for UpdateUser {}
 
 /// `GET /users/me`: the bare `UserProfile`.
 pub async fn me(
@@ -156,10 +120,9 @@ pub async fn preferences(
 pub async fn update_preferences(
     State(state): State<AppState>,
     user: CurrentUser,
-    body: Bytes,
+    Body(update): Body<PreferencesUpdate>,
 ) -> Result<Json<Value>, AppError> {
-    let body = json_object(&body)?.unwrap_or_default();
-    let update = preferences_update(&body)?;
+    let update = checked_preferences(update)?;
     if update.is_empty() {
         return Err(bad("No preference fields provided"));
     }
@@ -171,17 +134,23 @@ pub async fn update_preferences(
 pub async fn create(
     State(state): State<AppState>,
     admin: CurrentUser,
-    body: Bytes,
+    Body(body): Body<CreateUser>,
 ) -> Result<(StatusCode, Json<Value>), AppError> {
     require_admin(&admin)?;
-    let body = json_object(&body)?.ok_or_else(|| bad("email and name are required"))?;
-    let password = string_field(&body, "password")?
-        .map(valid_password)
-        .transpose()?;
-    let email =
-        valid_email(string_field(&body, "email")?.ok_or_else(|| bad("email is required"))?)?;
-    let name = valid_name(string_field(&body, "name")?.ok_or_else(|| bad("name is required"))?)?;
-    let role = string_field(&body, "role")?
+    let password = body.password.as_deref().map(valid_password).transpose()?;
+    let email = valid_email(
+        body.email
+            .as_deref()
+            .ok_or_else(|| bad("email is required"))?,
+    )?;
+    let name = valid_name(
+        body.name
+            .as_deref()
+            .ok_or_else(|| bad("name is required"))?,
+    )?;
+    let role = body
+        .role
+        .as_deref()
         .map(valid_role)
         .transpose()?
         .unwrap_or(UserRole::Inspector);
@@ -241,31 +210,14 @@ pub async fn update(
     admin: CurrentUser,
     Path(user_id): Path<String>,
     Query(query): Query<HashMap<String, String>>,
-    body: Bytes,
+    Body(body): Body<UpdateUser>,
 ) -> Result<Json<Value>, AppError> {
     require_admin(&admin)?;
-    let body = json_object(&body)?.unwrap_or_default();
-    let disabled = match body.get("disabled") {
-        None | Some(Value::Null) => None,
-        Some(Value::Bool(disabled)) => Some(*disabled),
-        Some(_) => return Err(bad("disabled must be true or false")),
-    };
-    let password = string_field(&body, "password")?
-        .map(valid_password)
-        .transpose()?;
-    let name = match query.get("name") {
-        Some(name) => Some(name.as_str()),
-        None => string_field(&body, "name")?,
-    };
-    let role = match query.get("role") {
-        Some(role) => Some(role.as_str()),
-        None => string_field(&body, "role")?,
-    };
-    let preferences = match body.get("preferences") {
-        None | Some(Value::Null) => None,
-        Some(Value::Object(preferences)) => Some(preferences_update(preferences)?),
-        Some(_) => return Err(bad("preferences must be an object")),
-    };
+    let disabled = body.disabled;
+    let password = body.password.as_deref().map(valid_password).transpose()?;
+    let name = query.get("name").or(body.name.as_ref()).map(String::as_str);
+    let role = query.get("role").or(body.role.as_ref()).map(String::as_str);
+    let preferences = body.preferences.map(checked_preferences).transpose()?;
     let update = UserUpdate {
         name: name.map(valid_name).transpose()?,
         role: role.map(valid_role).transpose()?,
