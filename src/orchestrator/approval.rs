@@ -24,7 +24,7 @@ const HIGH_RISK_NAME_PARTS: &[&str] = &[
 /// The original system's policy: the final report is critical, destructive or binding tools and
 /// large or wide-reaching parameters are high, the rest is low and runs without asking.
 pub fn risk_level(tool_name: &str, arguments: &Value) -> RiskLevel {
-    if tool_name == "generate_final_report" {
+    if tool_name == super::tools::GENERATE_FINAL_REPORT {
         return RiskLevel::Critical;
     }
     let name = tool_name.to_ascii_lowercase();

@@ -212,20 +212,27 @@ fn correct(thread: &Thread, allowed: &HashSet<&str>) -> Option<Step> {
 /// best score and about the same thing (an article's topics or title). Better none than an
 /// article about something else in an official report.
 fn finding_articles(search: &Value, categories: &[&str]) -> Vec<String> {
+    results_within(search, FINDING_RELEVANCE)
+        .filter(|r| categories.iter().any(|c| about_category(r, c)))
+        .filter_map(article_id)
+        .take(3)
+        .collect()
+}
+
+/// The search's results (best first) that score at least `share` of the best one: a score is
+/// only meaningful against the others of the same search.
+fn results_within(search: &Value, share: f64) -> impl Iterator<Item = &Value> {
     let results = search
         .get("results")
         .and_then(Value::as_array)
-        .cloned()
-        .unwrap_or_default();
+        .map_or(&[][..], Vec::as_slice);
     let score = |r: &Value| r.get("score").and_then(Value::as_f64).unwrap_or(0.0);
     let top = results.first().map_or(0.0, score);
-    results
-        .iter()
-        .filter(|r| score(r) >= top * FINDING_RELEVANCE)
-        .filter(|r| categories.iter().any(|c| about_category(r, c)))
-        .filter_map(|r| r.get("id").and_then(Value::as_str).map(str::to_owned))
-        .take(3)
-        .collect()
+    results.iter().filter(move |r| score(r) >= top * share)
+}
+
+fn article_id(result: &Value) -> Option<String> {
+    result.get("id").and_then(Value::as_str).map(str::to_owned)
 }
 
 /// Whether an article (a search result) is about `category`, by its topics and title.
@@ -366,18 +373,7 @@ fn articles(result: &Value, key: &str) -> Vec<Article> {
 
 /// Ids of the search results that score within reach of the best one.
 fn relevant(search: &Value) -> Vec<String> {
-    let results = search
-        .get("results")
-        .and_then(Value::as_array)
-        .cloned()
-        .unwrap_or_default();
-    let score = |r: &Value| r.get("score").and_then(Value::as_f64).unwrap_or(0.0);
-    let top = results.first().map_or(0.0, score);
-    results
-        .iter()
-        .filter(|r| score(r) >= top * 0.3)
-        .filter_map(|r| r.get("id").and_then(Value::as_str).map(str::to_owned))
-        .collect()
+    results_within(search, 0.3).filter_map(article_id).collect()
 }
 
 fn answer(
