@@ -275,6 +275,16 @@ impl Orchestrator {
         if input.run_id.as_deref().is_some_and(|id| !valid_id(id)) {
             return Err(StartError::InvalidId { field: "runId" });
         }
+        // The standard dialect stores the client's ids for its messages (they tell a resent
+        // message from a new one), so they must be as safe as the other ids; AGORA's dialect
+        // replaces an unsafe one instead (`dialect/agora.rs`), as its clients always did.
+        if dialect == Dialect::Standard
+            && client_message_ids(&input.messages).any(|id| !valid_id(id))
+        {
+            return Err(StartError::InvalidId {
+                field: "messages[].id",
+            });
+        }
         // Here, before either dialect admits the turn, so that both transports refuse it the
         // same way and nothing is stored or planned.
         let limit = self.config.max_message_bytes;
@@ -364,6 +374,16 @@ fn longest_text(messages: &[crate::protocol::Message]) -> Option<usize> {
             _ => None,
         })
         .max()
+}
+
+/// The ids the client gave its own messages (user messages and tool results).
+fn client_message_ids(messages: &[crate::protocol::Message]) -> impl Iterator<Item = &str> {
+    use crate::protocol::Message;
+    messages.iter().filter_map(|message| match message {
+        Message::User(user) => user.id.as_deref(),
+        Message::Tool(tool) => tool.id.as_deref(),
+        _ => None,
+    })
 }
 
 /// Whether a client-chosen id is safe to store, log and print: `[A-Za-z0-9_.:-]{1,128}`, which
