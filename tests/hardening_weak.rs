@@ -67,3 +67,35 @@ async fn agui_message_ids_are_checked_like_the_other_ids() {
     let stored = server.state.db.messages(&thread).await.unwrap();
     assert_eq!(stored[0].id(), Some("msg-1.a:b_c"));
 }
+
+/// Resuming (or asking the history of) ids nobody has used keeps nothing: before hole 1's fix
+/// each such resume left a journal and a subscription behind (~480 B), without limit.
+#[tokio::test]
+async fn resuming_unused_ids_keeps_no_memory() {
+    let server = TestServer::start().await;
+    let mut socket = server.socket().await;
+    let before = server.state.orchestrator.journals.footprint().1;
+    for n in 0..300 {
+        let thread = format!("unused-{n}-{}", uuid::Uuid::new_v4());
+        for name in ["agora:resume", "agora:history_request"] {
+            socket
+                .send(&json!({ "type": "CUSTOM", "name": name, "value": { "threadId": thread } }))
+                .await;
+            // Each is answered (a refusal, an empty snapshot) before the next is sent.
+            let answer = socket.next().await;
+            assert!(
+                answer["name"] == "agora:error" || answer["type"] == "MESSAGES_SNAPSHOT",
+                "{answer}"
+            );
+        }
+    }
+    assert_eq!(server.state.orchestrator.journals.footprint().1, before);
+    assert!(
+        server
+            .state
+            .orchestrator
+            .journals
+            .followed_threads(0)
+            .is_empty()
+    );
+}
