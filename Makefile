@@ -7,7 +7,7 @@ export CARGO_TARGET_DIR ?= $(HOME)/.cache/agora-hai/target
 export PATH := $(HOME)/.cargo/bin:$(PATH)
 BIN := $(CARGO_TARGET_DIR)/release/agora-hai
 
-.PHONY: run test setup setup-test build fmt lint test-native e2e bench bench-load \
+.PHONY: run test setup setup-test build fmt lint test-native e2e bench bench-load bench-large \
 	tests-built tools-then-build
 
 run: setup build
@@ -87,6 +87,10 @@ bench:
 # `cluster:CxRxI` runs I instances on a throw-away PostgreSQL (fsync on, as in production).
 bench-load: setup build
 	AGORA_BIN=$(BIN) PG_FSYNC=on scripts/with-postgres.sh cargo bench --features ssr --bench load -- $(STAGES)
+
+# Issue 31's stall: six ~1 MB messages of one user while another runs the scripted inspection.
+bench-large: setup build
+	AGORA_BIN=$(BIN) cargo bench --features ssr --bench load -- large:6:1000000
 
 # Fuzz the protocol parsers (see fuzz/README.md): stable rustc with RUSTC_BOOTSTRAP=1, one job,
 # its own target dir. FUZZ_TARGET=client_message|apply_patch, FUZZ_TIME in seconds.

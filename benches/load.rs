@@ -18,6 +18,9 @@
 //!   resume (`agora:resume`) from just before the report run and from nothing (a reload),
 //!   timing each until the approval request is back, and the server CPU per resume.
 //!
+//! - `large:N:B`: one user sends N messages of B bytes at once while another runs the scripted
+//!   inspection (issue 31): that user's run p50/p99 and `/health`'s, quiet and under the load.
+//!
 //! Figures are printed, never asserted: the machine is shared and timing tests lie.
 
 use std::path::PathBuf;
@@ -329,6 +332,152 @@ async fn idle_stage(binary: &PathBuf, sockets: usize, slow: usize) {
 /// `connections` clients making `runs_each` runs; with `slow_reader`, the first of them reads
 /// one frame every [`SLOW_READER_PACE`] and the figures are of the others (is anyone held up
 /// by one who reads slowly?), the slow one's reported apart.
+/// `large:N:B` (issue 31, hole 2): one user sends N messages of B bytes at once, each on its
+/// own socket and thread, while another user runs the scripted inspection and `/health` is
+/// asked every 200 ms; reports that user's run latency and `/health`'s, before the large
+/// messages (quiet) and while they are planned. A binary that knows `--max-message-bytes` is
+/// started with it just above B, so that the large messages are planned, not refused: what is
+/// measured is the planner's pool. The large runs are not waited for.
+async fn large_stage(binary: &PathBuf, large: usize, bytes: usize) {
+    let knows_limit = Command::new(binary)
+        .arg("--help")
+        .output()
+        .map(|out| String::from_utf8_lossy(&out.stdout).contains("--max-message-bytes"))
+        .unwrap_or(false);
+    let limit = (bytes + 1024).to_string();
+    let extra = match knows_limit {
+        true => vec!["--max-message-bytes".to_owned(), limit],
+        false => Vec::new(),
+    };
+    let server = Server::start_with(binary, &extra).await;
+    let quiet = inspection_under_health(&server, "quiet").await;
+
+    // ASCII, so that it can be cut at any byte.
+    let text = "De koelcel had een luchttemperatuur van 11 graden; registraties ontbraken. "
+        .repeat(bytes / 73 + 1)[..bytes]
+        .to_owned();
+    let mut heavy = Vec::new();
+    for i in 0..large {
+        let mut ws = server.socket("heavy".to_owned()).await;
+        let input = json!({ "threadId": format!("large-{i}-{}", uuid::Uuid::new_v4()),
+            "messages": [{ "role": "user", "content": text }], "context": {} });
+        ws.send(Frame::Text(input.to_string().into()))
+            .await
+            .unwrap();
+        // Read (and drop) what comes, so that the server never waits on this socket.
+        heavy.push(tokio::spawn(async move {
+            while let Some(Ok(_)) = ws.next().await {}
+        }));
+    }
+    let loaded = inspection_under_health(&server, "loaded").await;
+    for task in heavy {
+        task.abort();
+    }
+    println!(
+        "large:{large}:{bytes} ({}): inspector run p50 {} / p99 {} quiet, p50 {} / p99 {} under load; \
+         /health p50 {} / p99 {} quiet, p50 {} / p99 {} under load",
+        if knows_limit {
+            "with --max-message-bytes"
+        } else {
+            "no message limit"
+        },
+        ms(quiet.0.0),
+        ms(quiet.0.1),
+        ms(loaded.0.0),
+        ms(loaded.0.1),
+        ms(quiet.1.0),
+        ms(quiet.1.1),
+        ms(loaded.1.0),
+        ms(loaded.1.1),
+    );
+}
+
+/// Two scripted inspections (six runs, the report approved) by `inspector-<label>` while
+/// `/health` is asked every 200 ms (at least 100 times): ((run p50, p99), (/health p50, p99)).
+/// No run deadline: the point is how long they take when the server is stalled.
+async fn inspection_under_health(
+    server: &Server,
+    label: &str,
+) -> ((Duration, Duration), (Duration, Duration)) {
+    let stop = tokio_util::sync::CancellationToken::new();
+    let health = {
+        let (stop, url) = (stop.clone(), server.url("/health"));
+        tokio::spawn(async move {
+            let http = reqwest::Client::new();
+            let mut times = Vec::new();
+            let mut failed = 0;
+            // At least 100 answers, so that a p99 means something when the runs are quick.
+            while !stop.is_cancelled() || times.len() < 100 {
+                let start = Instant::now();
+                // A stalled server cuts connections (its header timeout fires late): counted,
+                // with the time it took to fail.
+                match http.get(&url).send().await {
+                    Ok(response) if response.status().is_success() => {}
+                    _ => failed += 1,
+                }
+                times.push(start.elapsed());
+                tokio::time::sleep(Duration::from_millis(200)).await;
+            }
+            (times, failed)
+        })
+    };
+    let mut ws = server.socket(format!("inspector-{label}")).await;
+    let mut runs = Vec::new();
+    let mut runs_failed = 0;
+    for step in 0..6 {
+        let thread = format!("inspection-{label}-{}", step / 3);
+        let start = Instant::now();
+        let input = json!({ "threadId": thread, "messages": [{ "role": "user", "content": script(step) }], "context": {} });
+        ws.send(Frame::Text(input.to_string().into()))
+            .await
+            .unwrap();
+        loop {
+            let text = match ws.next().await {
+                Some(Ok(Frame::Text(text))) => text,
+                Some(Ok(_)) => continue,
+                // A stalled server closes the socket (a frame not sent within its timeout):
+                // the run counts as failed, with its time, and the inspector reconnects.
+                _ => {
+                    runs_failed += 1;
+                    ws = server.socket(format!("inspector-{label}")).await;
+                    break;
+                }
+            };
+            let value: Value = serde_json::from_str(&text).unwrap();
+            if value["type"] == "CUSTOM" && value["name"] == "agora:tool_approval_request" {
+                let answer = json!({ "type": "CUSTOM", "name": "agora:tool_approval_response",
+                    "value": { "approvalId": value["value"]["approvalId"], "approved": true } });
+                ws.send(Frame::Text(answer.to_string().into()))
+                    .await
+                    .unwrap();
+            }
+            // A stalled server also fails runs (its store's waits time out): counted, with
+            // the time it took to fail.
+            if value["name"] == "agora:error" || value["type"] == "RUN_ERROR" {
+                runs_failed += 1;
+                break;
+            }
+            if value["type"] == "RUN_FINISHED" {
+                break;
+            }
+        }
+        runs.push(start.elapsed());
+    }
+    stop.cancel();
+    let (mut health, health_failed) = health.await.unwrap();
+    runs.sort();
+    health.sort();
+    println!(
+        "  {label}: {} runs ({runs_failed} failed or cut off), {} /health requests ({health_failed} failed)",
+        runs.len(),
+        health.len()
+    );
+    (
+        (percentile(&runs, 0.5), percentile(&runs, 0.99)),
+        (percentile(&health, 0.5), percentile(&health, 0.99)),
+    )
+}
+
 /// Where a runs stage's servers keep their data: each its own SQLite file, or one shared
 /// PostgreSQL database.
 enum Storage {
@@ -628,6 +777,7 @@ async fn main() {
             "slow:200x5",
             "cluster:200x5x2",
             "detached:200",
+            "large:6:1000000",
         ]
         .map(str::to_owned)
         .to_vec();
@@ -651,8 +801,9 @@ async fn main() {
                 runs_on(&binary, number(1), number(2), false, storage).await
             }
             "detached" => detached_stage(&binary, number(1)).await,
+            "large" => large_stage(&binary, number(1), number(2)).await,
             other => panic!(
-                "unknown stage {other}: idle:N:S, runs:CxR, slow:CxR, cluster:CxRxI or detached:N"
+                "unknown stage {other}: idle:N:S, runs:CxR, slow:CxR, cluster:CxRxI, detached:N or large:N:B"
             ),
         }
     }

@@ -193,3 +193,85 @@ async fn a_killed_instance_s_run_is_marked_interrupted_by_the_other() {
         .await;
     assert!(!streamed_text(&socket.until_finished().await).is_empty());
 }
+
+/// Nobody follows a thread they do not own, across instances (issue 31, hole 1): on B, a
+/// second user's resume of an id nobody has used yet is refused and hears nothing of the
+/// inspection its owner then runs on A there; reattaching to the owner's `/agui` run on B is
+/// 404 for her and the run's events for him.
+#[tokio::test]
+async fn nobody_follows_someone_elses_thread_through_the_other_instance() {
+    const SECRET: &str = "Finta Fiore";
+    let url = fresh_database().await;
+    let a = Instance::start(&url).await;
+    let b = Instance::start(&url).await;
+    let ws = |instance: &Instance, user: &str| {
+        format!("ws://{}/ws?user_id={user}", instance.binary.addr)
+    };
+
+    // /ws: Eve, on B, resumes an unused id; Koen then inspects on it on A.
+    let thread = uuid::Uuid::new_v4().to_string();
+    let mut eve = common::Socket::connect(&ws(&b, "eve")).await;
+    eve.send(&resume(&thread, None)).await;
+    let refused = eve.next().await;
+    assert_eq!(
+        refused["value"]["errorCode"], "thread_not_found",
+        "{refused}"
+    );
+    let mut koen = common::Socket::connect(&ws(&a, "koen")).await;
+    koen.ask(&thread, "Start inspectie bij Trattoria Finta Fiore")
+        .await;
+    assert!(streamed_text(&koen.until_finished().await).contains(SECRET));
+    let heard = json!(eve.events_until_quiet(Duration::from_millis(1500)).await).to_string();
+    assert!(
+        !heard.contains(SECRET) && !heard.contains(&thread),
+        "Eve heard Koen's inspection through B: {heard}"
+    );
+    // Koen follows his thread on B.
+    let mut koen_on_b = common::Socket::connect(&ws(&b, "koen")).await;
+    koen_on_b.send(&resume(&thread, None)).await;
+    let got = json!(
+        koen_on_b
+            .events_until_quiet(Duration::from_millis(1500))
+            .await
+    )
+    .to_string();
+    assert!(got.contains(SECRET), "{got}");
+
+    // /agui: Koen's run on A, reattached on B.
+    let thread = uuid::Uuid::new_v4().to_string();
+    let run_id = format!("run-{}", uuid::Uuid::new_v4());
+    let http = reqwest::Client::new();
+    let input = json!({
+        "threadId": thread, "runId": run_id,
+        "messages": [{ "id": "m1", "role": "user", "content": "Start inspectie bij Trattoria Finta Fiore" }],
+        "tools": [], "context": [],
+    });
+    let body = http
+        .post(format!("http://{}/agui", a.binary.addr))
+        .header("x-user-id", "koen")
+        .json(&input)
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(body.contains(SECRET), "{body}");
+    let reattach = |user: &'static str| {
+        http.get(format!(
+            "http://{}/agui/runs/{run_id}/events",
+            b.binary.addr
+        ))
+        .header("accept", "text/event-stream")
+        .header("x-user-id", user)
+        .send()
+    };
+    let eve = reattach("eve").await.unwrap();
+    assert_eq!(eve.status(), 404);
+    let body = eve.text().await.unwrap();
+    assert!(!body.contains(SECRET) && !body.contains("data:"), "{body}");
+    let koen = reattach("koen").await.unwrap();
+    assert_eq!(koen.status(), 200);
+    let body = koen.text().await.unwrap();
+    assert!(body.contains(SECRET), "{body}");
+}

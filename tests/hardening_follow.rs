@@ -87,3 +87,65 @@ async fn resuming_an_unused_id_hears_nothing_of_the_runs_that_follow() {
     let got = again.events_until_quiet(Duration::from_millis(800)).await;
     assert!(json!(got).to_string().contains(SECRET), "{got:?}");
 }
+
+/// The same in the standard transport: `GET /agui/runs/{runId}/events` on someone else's run
+/// (from its start, or from an event id) is 404 and carries none of its events, like a run id
+/// nobody has used yet; the owner reattaches to it as before.
+#[tokio::test]
+async fn reattaching_to_someone_elses_agui_run_is_404_and_hears_nothing() {
+    let server = two_accounts().await;
+    let thread = format!("thread-{}", uuid::Uuid::new_v4());
+    let run_id = format!("run-{}", uuid::Uuid::new_v4());
+    let reattach = |key: &'static str, run: String, last_event_id: Option<&'static str>| {
+        let mut request = server
+            .http
+            .get(server.url(&format!("/agui/runs/{run}/events")))
+            .header("accept", "text/event-stream")
+            .header("x-api-key", key);
+        if let Some(id) = last_event_id {
+            request = request.header("last-event-id", id);
+        }
+        async move {
+            let response = request.send().await.unwrap();
+            (response.status().as_u16(), response.text().await.unwrap())
+        }
+    };
+
+    // Eve reattaches to the run id before the inspector uses it: nothing to follow.
+    let (status, body) = reattach(EVE, run_id.clone(), None).await;
+    assert_eq!(status, 404, "{body}");
+
+    // The inspector's run on /agui, with that run id.
+    let input = json!({
+        "threadId": thread, "runId": run_id,
+        "messages": [{ "id": "m1", "role": "user",
+            "content": "Start inspectie bij Trattoria Finta Fiore, KVK 99990001" }],
+        "tools": [], "context": [],
+    });
+    let body = server
+        .http
+        .post(server.url("/agui"))
+        .header("x-api-key", KOEN)
+        .json(&input)
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(body.contains(SECRET), "{body}");
+
+    // Eve, with the run id from the start or from an event id: 404, none of it.
+    for last_event_id in [None, Some("0"), Some("1")] {
+        let (status, body) = reattach(EVE, run_id.clone(), last_event_id).await;
+        assert_eq!(status, 404, "{last_event_id:?}: {body}");
+        assert!(
+            !body.contains(SECRET) && !body.contains("data:"),
+            "{last_event_id:?}: {body}"
+        );
+    }
+    // The owner reattaches and gets the run's events.
+    let (status, body) = reattach(KOEN, run_id.clone(), None).await;
+    assert_eq!(status, 200, "{body}");
+    assert!(body.contains(SECRET), "{body}");
+}

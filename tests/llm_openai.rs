@@ -208,6 +208,7 @@ fn request(messages: Vec<Message>, tools: Vec<ToolSpec>) -> CompletionRequest {
         messages: messages.into(),
         tools,
         answer_only: false,
+        user_id: String::new(),
     }
 }
 

@@ -103,6 +103,7 @@ impl Sim {
                 messages: self.messages.clone().into(),
                 tools,
                 answer_only: false,
+                user_id: String::new(),
             };
             let chunks: Vec<LlmChunk> = self
                 .planner
@@ -538,6 +539,7 @@ async fn report_rejection_with_error_text_only() {
         messages: sim.messages.clone().into(),
         tools: sim.toolbox.specs(agent_tools("reporting-agent")),
         answer_only: false,
+        user_id: String::new(),
     };
     let text: String = sim
         .planner
@@ -574,6 +576,7 @@ async fn english_report_uses_the_user_name_as_inspector() {
         messages: sim.messages.clone().into(),
         tools: sim.toolbox.specs(agent_tools("reporting-agent")),
         answer_only: false,
+        user_id: String::new(),
     };
     let chunks: Vec<LlmChunk> = sim
         .planner
@@ -693,6 +696,7 @@ async fn turn(
         messages: messages.into(),
         tools: specs,
         answer_only: false,
+        user_id: String::new(),
     };
     planner
         .complete(request)

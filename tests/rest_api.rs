@@ -917,6 +917,18 @@ async fn reading_updating_and_deleting_a_user() {
     server.seed_thread("d1", DEV_USER_ID, &conversation()).await;
     let (_, before) = server.get_as(&id, "/sessions").await;
     assert_eq!(before["totalCount"], 2);
+    // A report of each of a thread of theirs and of someone else's, as the report tool writes
+    // them (a JSON record naming its thread, beside its PDF).
+    let reports = server.dir.0.join("reports");
+    std::fs::create_dir_all(&reports).unwrap();
+    for (report, thread) in [("rep-j1", "j1"), ("rep-d1", "d1")] {
+        std::fs::write(
+            reports.join(format!("{report}.json")),
+            json!({ "threadId": thread }).to_string(),
+        )
+        .unwrap();
+        std::fs::write(reports.join(format!("{report}.pdf")), b"%PDF-1.7").unwrap();
+    }
     let (status, body) = server.delete(&format!("/users/{id}")).await;
     assert_eq!(status, StatusCode::OK, "{body}");
     assert_eq!(body["success"], true);
@@ -934,4 +946,7 @@ async fn reading_updating_and_deleting_a_user() {
     assert_eq!(after["totalCount"], 0);
     assert!(server.state.db.messages("j1").await.is_err());
     assert_eq!(server.get("/sessions").await.1["totalCount"], 1);
+    // Their report left the disk with them; the other user's stays.
+    assert!(!reports.join("rep-j1.json").exists() && !reports.join("rep-j1.pdf").exists());
+    assert!(reports.join("rep-d1.json").exists() && reports.join("rep-d1.pdf").exists());
 }

@@ -1226,3 +1226,27 @@ async fn an_unanswered_client_tool_call_does_not_block_the_thread() {
         .expect("the unanswered call got a result");
     assert!(filler["content"].as_str().unwrap().contains("cancelled"));
 }
+
+/// The report tool's declared limits hold for an approver's edited arguments too (issue 31: a
+/// 418-page report): a finding over its 2,000 characters is refused by the tool, and no
+/// report is written.
+#[tokio::test]
+async fn edited_arguments_over_the_declared_limits_make_no_report() {
+    let server = TestServer::start().await;
+    let mut client = Client::new(&server.base());
+    let (_, interrupt) = up_to_the_report_interrupt(&mut client).await;
+    let mut resume = approve(&interrupt, true, None);
+    resume[0]["payload"]["editedArgs"] = json!({
+        "kvk": "99990001",
+        "findings": [{ "description": "De koelcel was te warm. ".repeat(100) }],
+    });
+    let events = client.send(Some(resume)).await;
+    let results = of_type(&events, "TOOL_CALL_RESULT");
+    assert!(
+        results
+            .iter()
+            .any(|r| r["content"].as_str().unwrap_or_default().contains("2000")),
+        "{events:?}"
+    );
+    assert_eq!(reports_written(&server), 0);
+}

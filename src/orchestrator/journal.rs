@@ -322,6 +322,25 @@ impl Journals {
             threads.remove(&id);
             total -= bytes;
         }
+        // Still over: the journals that are followed or have a live run count too (issue 31:
+        // a user following many threads kept up to 1 MiB each outside the cap). They are not
+        // forgotten, since someone follows them, but their oldest events go, largest journal
+        // first: followers get every new event live as before, and a client that comes back
+        // for a dropped one gets a snapshot instead of a replay.
+        if total > self.settings.max_bytes_total {
+            let mut kept: Vec<&Arc<Journal>> = threads.values().collect();
+            kept.sort_by_key(|journal| std::cmp::Reverse(journal.lock().bytes));
+            for journal in kept {
+                let over = total.saturating_sub(self.settings.max_bytes_total);
+                if over == 0 {
+                    break;
+                }
+                let mut inner = journal.lock();
+                let before = inner.bytes;
+                inner.trim_to(before.saturating_sub(over));
+                total -= before - inner.bytes;
+            }
+        }
     }
 }
 
@@ -443,6 +462,17 @@ impl Journal {
 }
 
 impl Inner {
+    /// Drops the oldest events until at most `max_bytes` are kept (the newest always stays).
+    fn trim_to(&mut self, max_bytes: usize) {
+        while self.bytes > max_bytes && self.entries.len() > 1 {
+            let Some(oldest) = self.entries.pop_front() else {
+                break;
+            };
+            self.bytes -= oldest.json.len();
+            self.dropped_through = oldest.seq;
+        }
+    }
+
     /// Keeps an event within `max_bytes` and hands it to the subscribers that want it.
     fn keep_and_send(&mut self, seq: u64, run: Arc<str>, json: Arc<str>, max_bytes: usize) {
         self.bytes += json.len();
@@ -451,13 +481,7 @@ impl Inner {
             run_id: run.clone(),
             json: json.clone(),
         });
-        while self.bytes > max_bytes && self.entries.len() > 1 {
-            let Some(oldest) = self.entries.pop_front() else {
-                break;
-            };
-            self.bytes -= oldest.json.len();
-            self.dropped_through = oldest.seq;
-        }
+        self.trim_to(max_bytes);
         self.subscribers.retain(|subscriber| {
             if subscriber
                 .only_run
@@ -892,6 +916,45 @@ mod tests {
         );
         assert!(journals.existing("t3").is_some() && journals.existing("live").is_some());
         assert!(journals.footprint().0 <= 3_000);
+    }
+
+    /// Followed and live journals are not forgotten, but count under the total: their oldest
+    /// events go, and a follower still gets each new event live.
+    #[test]
+    fn followed_journals_count_under_the_total_limit_too() {
+        let journals = Journals::new(JournalSettings {
+            max_bytes_total: 3_000,
+            ..JournalSettings::default()
+        });
+        let (outbox, mut receiver) = Outbox::channel(MAX);
+        let mut followed = Vec::new();
+        for thread in ["t1", "t2", "t3"] {
+            let journal = journals.journal(thread);
+            run(&journal, &journals, "r");
+            journal.lock().subscribe(1, outbox.clone(), None);
+            for _ in 0..3 {
+                journal.publish(
+                    "r",
+                    Dialect::Agora,
+                    &Event::run_error("x".repeat(900), "x"),
+                    MAX,
+                );
+            }
+            journal.end_run("r", "finished");
+            followed.push(journal);
+        }
+        assert!(journals.footprint().0 > 8_000);
+        *lock(&journals.last_sweep) = Instant::now() - Duration::from_secs(60);
+        journals.sweep();
+        let (bytes, count) = journals.footprint();
+        assert!(bytes <= 3_000, "{bytes}");
+        assert_eq!(count, 3, "a followed journal is never forgotten");
+        // The follower still hears what comes next.
+        drain(&mut receiver);
+        let next = followed[0].lock().next_seq;
+        run(&followed[0], &journals, "r2");
+        followed[0].publish("r2", Dialect::Agora, &Event::run_error("new", "x"), MAX);
+        assert!(drain(&mut receiver).iter().any(|f| seq_of(f) >= Some(next)));
     }
 
     #[test]

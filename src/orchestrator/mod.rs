@@ -67,7 +67,16 @@ pub struct OrchestratorConfig {
     pub max_detached_runs: usize,
     /// What each thread keeps of its events for clients that come back.
     pub journal: JournalSettings,
+    /// The most bytes of text one message of the client's may have (a user message, a client
+    /// tool's result). The embedded planner spends tens of µs of CPU per byte it reads, on
+    /// every turn, and the store keeps several copies: past it the input is refused before
+    /// any run starts.
+    pub max_message_bytes: usize,
 }
+
+/// [`OrchestratorConfig::max_message_bytes`] by default: a pasted page of a document fits,
+/// and the embedded planner reads it in a few seconds of one core.
+pub const DEFAULT_MAX_MESSAGE_BYTES: usize = 64 << 10;
 
 impl OrchestratorConfig {
     pub fn new(reports_dir: PathBuf) -> Self {
@@ -79,6 +88,7 @@ impl OrchestratorConfig {
             model_time_limit: Duration::from_secs(900),
             max_detached_runs: 3,
             journal: JournalSettings::default(),
+            max_message_bytes: DEFAULT_MAX_MESSAGE_BYTES,
         }
     }
 }
@@ -117,6 +127,11 @@ pub enum StartError {
     },
     /// A client-chosen `runId` that a run already has (of this thread or any other).
     RunIdInUse,
+    /// A message over [`OrchestratorConfig::max_message_bytes`].
+    #[error(
+        "Het bericht is {size} bytes; deze server neemt er hoogstens {limit} aan. Maak het korter."
+    )]
+    MessageTooLong { size: usize, limit: usize },
 }
 
 /// For logs: the English sentence, or what the store said.
@@ -144,6 +159,7 @@ impl StartError {
             StartError::InvalidResume { .. } => ErrorCode::InvalidResume,
             StartError::RunIdInUse => ErrorCode::RunIdInUse,
             StartError::InvalidId { .. } => ErrorCode::InvalidId,
+            StartError::MessageTooLong { .. } => ErrorCode::MessageTooLong,
         }
     }
 
@@ -310,6 +326,22 @@ impl Orchestrator {
         if input.run_id.as_deref().is_some_and(|id| !valid_id(id)) {
             return Err(StartError::InvalidId { field: "runId" });
         }
+        // The standard dialect stores the client's ids for its messages (they tell a resent
+        // message from a new one), so they must be as safe as the other ids; AGORA's dialect
+        // replaces an unsafe one instead (`dialect/agora.rs`), as its clients always did.
+        if dialect == Dialect::Standard
+            && client_message_ids(&input.messages).any(|id| !valid_id(id))
+        {
+            return Err(StartError::InvalidId {
+                field: "messages[].id",
+            });
+        }
+        // Here, before either dialect admits the turn, so that both transports refuse it the
+        // same way and nothing is stored or planned.
+        let limit = self.config.max_message_bytes;
+        if let Some(size) = longest_text(&input.messages).filter(|&size| size > limit) {
+            return Err(StartError::MessageTooLong { size, limit });
+        }
         let start = match dialect::prepare(self, dialect, input, user_id, &events, spoken).await? {
             Prepared::Run(start) => *start,
             Prepared::Answered(run_id) => return Ok(run_id),
@@ -379,6 +411,30 @@ impl Orchestrator {
     pub(crate) fn store(&self) -> &Arc<dyn Store> {
         &self.store
     }
+}
+
+/// The bytes of the longest text among the client's messages that a run reads: user messages
+/// and tool results (the assistant's are the server's own, echoed by a standard client).
+fn longest_text(messages: &[crate::protocol::Message]) -> Option<usize> {
+    use crate::protocol::Message;
+    messages
+        .iter()
+        .filter_map(|message| match message {
+            Message::User(user) => Some(user.content.text().len()),
+            Message::Tool(tool) => Some(tool.content.len()),
+            _ => None,
+        })
+        .max()
+}
+
+/// The ids the client gave its own messages (user messages and tool results).
+fn client_message_ids(messages: &[crate::protocol::Message]) -> impl Iterator<Item = &str> {
+    use crate::protocol::Message;
+    messages.iter().filter_map(|message| match message {
+        Message::User(user) => user.id.as_deref(),
+        Message::Tool(tool) => tool.id.as_deref(),
+        _ => None,
+    })
 }
 
 /// Whether a client-chosen id is safe to store, log and print: `[A-Za-z0-9_.:-]{1,128}`, which

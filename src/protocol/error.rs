@@ -63,6 +63,10 @@ error_codes! {
     MessageTooLarge = "message_too_large" => (
         "Het bericht is groter dan 1 MiB.",
         "The message is larger than 1 MiB."),
+    /// A message's text over the server's `--max-message-bytes` (the frame itself fits).
+    MessageTooLong = "message_too_long" => (
+        "Het bericht is te lang voor deze server. Maak het korter.",
+        "The message is too long for this server. Please make it shorter."),
     InvalidJson = "invalid_json" => (
         "Het bericht is geen geldige JSON.",
         "The message is not valid JSON."),

@@ -219,6 +219,12 @@ pub struct Config {
     #[arg(long, env = "AGORA_BODY_READ_TIMEOUT_SECS", default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..))]
     pub body_read_timeout_secs: u64,
 
+    /// The most bytes of text one message may have (a user message, a client tool's result);
+    /// a longer one is refused with `message_too_long` before any run starts. The embedded
+    /// planner reads every byte on every turn.
+    #[arg(long, env = "AGORA_MAX_MESSAGE_BYTES", default_value_t = crate::orchestrator::DEFAULT_MAX_MESSAGE_BYTES, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+    pub max_message_bytes: usize,
+
     /// Comma-separated terms that refuse a message before any run starts.
     #[arg(
         long,
@@ -264,6 +270,7 @@ impl Config {
             resume_buffer_bytes: 1 << 20,
             resume_window_secs: 900,
             moderation_terms: Vec::new(),
+            max_message_bytes: crate::orchestrator::DEFAULT_MAX_MESSAGE_BYTES,
             auth: crate::server::auth::AuthMode::Dev,
             api_keys: None,
             api_keys_file: None,

@@ -156,6 +156,7 @@ fn build_orchestrator(
     settings.model_time_limit = Duration::from_secs(config.llm_run_timeout_secs);
     settings.max_turns = config.max_turns as usize;
     settings.max_detached_runs = config.max_detached_runs;
+    settings.max_message_bytes = config.max_message_bytes;
     settings.journal = crate::orchestrator::journal::JournalSettings {
         max_bytes_per_thread: config.resume_buffer_bytes,
         retain: Duration::from_secs(config.resume_window_secs),

@@ -67,6 +67,22 @@ pub async fn download(
 
 /// Deletes the report files (PDF and JSON) of a thread, when the thread itself is deleted.
 pub async fn delete_for_thread(reports: &std::path::Path, thread_id: &str) {
+    delete_for_threads(
+        reports,
+        &std::collections::HashSet::from([thread_id.to_owned()]),
+    )
+    .await;
+}
+
+/// Deletes the report files of these threads (a deleted user's): one pass over the folder,
+/// each report's JSON naming its thread.
+pub async fn delete_for_threads(
+    reports: &std::path::Path,
+    thread_ids: &std::collections::HashSet<String>,
+) {
+    if thread_ids.is_empty() {
+        return;
+    }
     let Ok(mut entries) = tokio::fs::read_dir(reports).await else {
         return;
     };
@@ -79,7 +95,11 @@ pub async fn delete_for_thread(reports: &std::path::Path, thread_id: &str) {
             .await
             .ok()
             .and_then(|bytes| serde_json::from_slice::<serde_json::Value>(&bytes).ok())
-            .is_some_and(|record| record["threadId"] == thread_id);
+            .is_some_and(|record| {
+                record["threadId"]
+                    .as_str()
+                    .is_some_and(|id| thread_ids.contains(id))
+            });
         if belongs {
             for file in [path.with_extension("pdf"), path.clone()] {
                 if let Err(e) = tokio::fs::remove_file(&file).await

@@ -34,6 +34,9 @@ pub struct CompletionRequest {
     /// The model must answer in text now (`tool_choice: "none"`): the run's last turn, so a
     /// model that keeps calling tools ends with an answer rather than an error.
     pub answer_only: bool,
+    /// Who the run is for: a provider that shares its own resources between runs (the
+    /// embedded planner's threads) shares them per user.
+    pub user_id: String,
 }
 
 /// What a model streams back. Tool calls arrive whole: clients of the original system parse

@@ -258,6 +258,7 @@ impl Run {
             messages: Arc::clone(&self.messages),
             tools,
             answer_only: last_turn,
+            user_id: self.info.user_id.clone(),
         };
         let budget = self.info.orchestrator.config().model_time_limit;
         let remaining = budget.saturating_sub(self.usage.model_time);

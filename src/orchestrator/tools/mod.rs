@@ -227,10 +227,31 @@ fn check_value(value: &Value, schema: &Value, path: &str) -> Result<(), ToolErro
             }
         }
         Value::Array(items) => {
+            // The declared limits hold for every caller: the model, and an approver whose
+            // edited arguments (`editedArgs`) reach the tool unchecked otherwise (issue 31: a
+            // 418-page report).
+            if let Some(max) = schema.get("maxItems").and_then(Value::as_u64)
+                && items.len() as u64 > max
+            {
+                let field = if path.is_empty() { "arguments" } else { path };
+                return Err(ToolError::InvalidArguments(format!(
+                    "veld `{field}` heeft meer dan {max} elementen / field `{field}` has more than {max} items"
+                )));
+            }
             if let Some(sub) = schema.get("items") {
                 for (i, item) in items.iter().enumerate() {
                     check_value(item, sub, &format!("{path}[{i}]"))?;
                 }
+            }
+        }
+        Value::String(text) => {
+            if let Some(max) = schema.get("maxLength").and_then(Value::as_u64)
+                && text.chars().count() as u64 > max
+            {
+                let field = if path.is_empty() { "arguments" } else { path };
+                return Err(ToolError::InvalidArguments(format!(
+                    "veld `{field}` is langer dan {max} tekens / field `{field}` is longer than {max} characters"
+                )));
             }
         }
         _ => {}

@@ -294,16 +294,44 @@ pub async fn delete(
     if state.db.user(&user_id).await?.role == UserRole::Admin {
         keep_an_admin(&state, &user_id).await?;
     }
+    // Their threads, read before they go: the reports on disk and the resume journals go
+    // with them, as with `DELETE /sessions/{id}` (a report is on disk under the thread's id,
+    // not the user's).
+    let threads = threads_of(&state, &user_id).await?;
     let deleted = state.db.delete_user(&user_id).await?;
     state
         .sockets
         .revoke_user(&user_id, Revoked::AccountDisabled);
     state.orchestrator.cancel_user(&user_id);
+    for thread in &threads {
+        state.orchestrator.journals.forget(thread);
+    }
+    crate::server::reports::delete_for_threads(&state.config.data_dir.join("reports"), &threads)
+        .await;
     Ok(Json(json!({
         "success": true,
         "message": "User and associated sessions deleted",
         "deletedSessionsCount": deleted,
     })))
+}
+
+/// The ids of every thread `user_id` owns.
+async fn threads_of(
+    state: &AppState,
+    user_id: &str,
+) -> Result<std::collections::HashSet<String>, AppError> {
+    const PAGE: u32 = 500;
+    let mut threads = std::collections::HashSet::new();
+    let mut offset = 0;
+    loop {
+        let page = state.db.list_threads(user_id, PAGE, offset).await?;
+        let read = page.items.len();
+        threads.extend(page.items.into_iter().map(|summary| summary.thread.id));
+        if read < PAGE as usize {
+            return Ok(threads);
+        }
+        offset += PAGE;
+    }
 }
 
 /// At least 12 characters: long beats clever.

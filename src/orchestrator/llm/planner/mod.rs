@@ -33,6 +33,7 @@ mod general;
 mod history;
 mod lang;
 mod observations;
+pub mod pool;
 mod regulation;
 mod reporting;
 mod text;
@@ -70,20 +71,29 @@ const MAX_TOOL_TURNS: usize = 4;
 /// With the knowledge base ([`EmbeddedPlanner::with_knowledge`]) it also recognises a bare
 /// company name ("Finta Fiore") as the start of an inspection, as a model that has seen the
 /// register would.
+///
+/// Its turns run on a [`pool::PlannerPool`], off the async workers: see there.
 #[derive(Debug, Clone, Default)]
 pub struct EmbeddedPlanner {
     knowledge: Option<Arc<Knowledge>>,
+    pool: Arc<pool::PlannerPool>,
 }
 
 impl EmbeddedPlanner {
     pub fn new() -> Self {
-        EmbeddedPlanner { knowledge: None }
+        EmbeddedPlanner::default()
     }
 
     pub fn with_knowledge(knowledge: Arc<Knowledge>) -> Self {
         EmbeddedPlanner {
             knowledge: Some(knowledge),
+            pool: Arc::default(),
         }
+    }
+
+    /// The same planner thinking on `pool` (a test's or a bench's own sizes).
+    pub fn on_pool(self, pool: Arc<pool::PlannerPool>) -> Self {
+        EmbeddedPlanner { pool, ..self }
     }
 
     /// One model turn, decided from the request: tool calls, or an answer in text chunks.
@@ -102,7 +112,10 @@ impl LlmProvider for EmbeddedPlanner {
         &self,
         request: CompletionRequest,
     ) -> Result<BoxStream<'static, Result<LlmChunk, LlmError>>, LlmError> {
-        let chunks = self.plan(&request);
+        // A turn is CPU work that never yields: on the pool, not on an async worker.
+        let planner = self.clone();
+        let user = request.user_id.clone();
+        let chunks = self.pool.run(&user, move || planner.plan(&request)).await;
         Ok(stream::iter(chunks.into_iter().map(Ok)).boxed())
     }
 }
@@ -241,6 +254,7 @@ mod tests {
             messages: messages.into(),
             tools,
             answer_only: false,
+            user_id: String::new(),
         }
     }
 
