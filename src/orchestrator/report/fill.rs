@@ -401,7 +401,7 @@ pub fn fill(input: &FillInput<'_>) -> HapReport {
             .unwrap_or_default()
     };
 
-    HapReport {
+    let mut report = HapReport {
         metadata: Metadata {
             report_id: input.report_id.clone(),
             session_id: input.thread_id.clone(),
@@ -487,7 +487,13 @@ pub fn fill(input: &FillInput<'_>) -> HapReport {
         generated_at: input.generated_at.clone(),
         version: VERSION.to_owned(),
         format: FORMAT.to_owned(),
-    }
+    };
+    // What the form still lacks when it was made: what a reader should not take as assessed.
+    report.verification_questions = super::verify::verification_questions(&report, input.language)
+        .into_iter()
+        .map(|q| q.text)
+        .collect();
+    report
 }
 
 fn round1(x: f64) -> f64 {

@@ -462,11 +462,8 @@ impl HapReport {
             self.pest_control.pest_prevention_compliant,
             self.pest_control.pest_control_compliant,
         ];
-        let extra = if self.additional_info.hygiene_code_used.is_some() {
-            Status::Ja
-        } else {
-            Status::NietBeoordeeld
-        };
+        // Additional information describes; it has no compliance verdict of its own.
+        let extra = Status::Nvt;
         [
             (SECTION_HYGIENE, self.hygiene_general.compliant),
             (

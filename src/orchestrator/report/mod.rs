@@ -4,6 +4,7 @@
 //! - [`form`]: the form as typed data, whose JSON is the original system's report format.
 //! - [`said`]: what the inspector said in words about the form (in order, hygiene code).
 //! - [`fill`]: filling the form from the findings, the words, the company and its history.
+//! - [`verify`]: the verification questions for what the form still lacks.
 //! - [`pdf`]: the PDF of the form; [`layout`] its pages.
 
 pub mod fill;
@@ -11,6 +12,7 @@ pub mod form;
 mod layout;
 pub mod pdf;
 pub mod said;
+pub mod verify;
 
 pub use fill::{CompanyFacts, FillInput, FindingInput, fill};
 pub use form::HapReport;

@@ -370,6 +370,7 @@ fn result(
             "confidence": meta.overall_confidence,
             "repeatViolation": report.additional_info.repeat_violation_inspection_id,
             "hygieneCode": report.additional_info.hygiene_code_used,
+            "openQuestions": report.verification_questions,
         },
         "regulationsCited": report.all_violations.iter().map(|v| v.articles.len()).sum::<usize>(),
         "unknownRegulationIds": unknown_ids,
