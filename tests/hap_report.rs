@@ -53,6 +53,8 @@ struct Inspection {
     pdf: String,
     /// The findings the thread holds.
     findings: Vec<Value>,
+    /// The agent's answer to the report request.
+    answer: String,
 }
 
 /// Says every sentence, then asks for the report; returns it, validated against the schema.
@@ -99,6 +101,7 @@ async fn inspect(server: &TestServer, thread: &str, said: &[&str], ask: &str) ->
         report,
         pdf,
         findings,
+        answer: common::streamed_text(&events),
     }
 }
 
@@ -375,6 +378,17 @@ async fn restaurant_inspection_in_dutch_fills_the_form() {
     );
     assert_eq!(r["field_confidence"]["hygiene_general.toilets"], 1.0);
 
+    assert!(
+        inspection.answer.contains("Nog open op het formulier:")
+            && inspection
+                .answer
+                .contains("Welke hygiënecode hanteert het bedrijf?")
+            && inspection
+                .answer
+                .contains("Volledigheid formulier:** 48,3 %"),
+        "the answer names what is still open: {}",
+        inspection.answer
+    );
     // Still open: only the hygiene code, which was inferred, never said. Allergens, pests and
     // food were assessed, so nobody asks about them.
     assert_eq!(

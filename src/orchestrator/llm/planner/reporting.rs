@@ -136,6 +136,20 @@ fn form_summary(result: &Value, lang: Lang) -> String {
             Lang::En => format!("\n- **Repeat violation** of inspection {earlier}"),
         });
     }
+    // What the form still lacks, so the inspector knows what was not assessed.
+    let open: Vec<&str> = form["openQuestions"]
+        .as_array()
+        .map(|q| q.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    if !open.is_empty() {
+        s.push_str(match lang {
+            Lang::Nl => "\n\nNog open op het formulier:",
+            Lang::En => "\n\nStill open on the form:",
+        });
+        for question in open {
+            s.push_str(&format!("\n- {question}"));
+        }
+    }
     s
 }
 
