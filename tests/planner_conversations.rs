@@ -658,8 +658,9 @@ async fn report_from_a_thread_stored_without_tool_calls() {
     let json: Value =
         serde_json::from_slice(&std::fs::read(sim.reports_dir.join(format!("{id}.json"))).unwrap())
             .unwrap();
+    // The HAP form: the finding is a violation with the articles the tool found.
     assert!(
-        !json["findings"][0]["regulations"]
+        !json["all_violations"][0]["articles"]
             .as_array()
             .unwrap()
             .is_empty()

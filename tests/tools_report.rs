@@ -1,4 +1,5 @@
-//! generate_final_report: a real PDF (text extractable, Dutch characters intact) and JSON.
+//! generate_final_report: the HAP form as a real PDF (text extractable, Dutch characters
+//! intact) and JSON, here from findings passed in the arguments (a model that recorded none).
 #![cfg(feature = "ssr")]
 
 use std::path::{Path, PathBuf};
@@ -73,7 +74,7 @@ async fn report_pdf_contains_company_findings_and_articles() {
     .expect("report generated");
 
     let id = result["reportId"].as_str().unwrap();
-    assert!(id.starts_with("NVWA-"));
+    assert!(id.starts_with("HAP-"));
     assert_eq!(result["downloadUrl"], format!("/reports/{id}.pdf"));
     assert_eq!(result["jsonUrl"], format!("/reports/{id}.json"));
     assert_eq!(result["company"]["name"], "Trattoria Finta Fiore");
@@ -89,14 +90,24 @@ async fn report_pdf_contains_company_findings_and_articles() {
 
     let json_report: Value =
         serde_json::from_slice(&std::fs::read(dir.join(format!("{id}.json"))).unwrap()).unwrap();
-    assert_eq!(json_report["reportId"], id);
-    assert_eq!(json_report["company"]["kvk"], "99990001");
+    assert_eq!(json_report["metadata"]["report_id"], id);
+    assert_eq!(json_report["metadata"]["company_id"], "99990001");
+    // Raw fish beside vegetables: contamination of food, in the food-safety section.
+    let food = &json_report["food_safety"]["violations"][0];
+    assert_eq!(food["type"], "besmetting van levensmiddelen");
+    assert_eq!(food["severity"], "Ernstige overtreding");
+    assert_eq!(food["articles"][0]["id"], "852-2004-bijlage-ii-hfst-ix-3");
+    assert_eq!(json_report["food_safety"]["storage_compliant"], "Nee");
+    // Measured at 12 °C: a temperature violation too.
     assert_eq!(
-        json_report["findings"][0]["regulations"][0]["id"],
-        "852-2004-bijlage-ii-hfst-ix-3"
+        json_report["food_safety"]["temperature_violations"][0]["temp"],
+        12.0
     );
     // The second finding named no articles: the tool found the pest-control ones.
-    let suggested: Vec<&str> = json_report["findings"][1]["regulations"]
+    let pests = &json_report["pest_control"]["violations"][0];
+    assert_eq!(pests["type"], "Ongediertebestrijding");
+    assert_eq!(json_report["pest_control"]["pest_types"], json!(["Muis"]));
+    let suggested: Vec<&str> = pests["articles"]
         .as_array()
         .unwrap()
         .iter()
@@ -108,7 +119,7 @@ async fn report_pdf_contains_company_findings_and_articles() {
             .any(|id| id.contains("ongedierte") || *id == "852-2004-bijlage-ii-hfst-ix-4"),
         "{suggested:?}"
     );
-    assert_eq!(json_report["approvedBy"], "inspecteur.jansen");
+    assert_eq!(json_report["approved_by"], "inspecteur.jansen");
 
     let Some(text) = pdftotext(&pdf_path) else {
         eprintln!("pdftotext not installed: text checks skipped");
@@ -116,7 +127,7 @@ async fn report_pdf_contains_company_findings_and_articles() {
     };
     let text = squash(&text);
     for expected in [
-        "Inspectierapport",
+        "HAP-inspectierapport",
         "NVWA",
         "Nederlandse Voedsel- en Warenautoriteit",
         id,
@@ -126,14 +137,17 @@ async fn report_pdf_contains_company_findings_and_articles() {
         "J. Jansen",
         "Rauwe vis naast groenten bewaard op 12 °C in de saladette.",
         "Muizenkeutels in de droge opslag achter de keuken.",
-        "Bevinding – ernst: ernstig",
+        "besmetting van levensmiddelen – Ernstige overtreding",
+        "Ongediertebestrijding – Ernstige overtreding",
+        "Hygiëne algemeen: Niet beoordeeld",
+        "Veilig omgaan met voedsel: Nee",
         "Verordening (EG) nr. 852/2004, Bijlage II, Hoofdstuk IX, punt 3",
         "Bescherming tegen verontreiniging en kruisbesmetting",
         "Warenwetbesluit",
         "Hygiëne moet beter: € 0 kosten",
         "goedgekeurd",
         "inspecteur.jansen",
-        "pagina 1 van 1",
+        "pagina 1 van",
     ] {
         assert!(
             text.contains(expected),
@@ -163,14 +177,13 @@ async fn long_reports_wrap_and_span_pages() {
         return;
     };
     let text = squash(&text);
-    assert!(text.contains("Inspection report"));
-    assert!(text.contains("Finding – severity: moderate"));
+    assert!(text.contains("HAP inspection report"));
+    assert!(text.contains("– Overtreding"));
     assert!(text.contains(&format!("page {pages} of {pages}")));
     assert!(text.contains("Bevinding 13:"));
     // A wrapped description keeps every word.
     assert!(text.contains(&squash(&long)));
-    // The default summary, and the inspector defaults to the user.
-    assert!(text.contains("recorded 14 findings"));
+    // The inspector defaults to the user.
     assert!(text.contains("inspecteur.jansen"));
 }
 

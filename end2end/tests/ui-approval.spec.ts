@@ -44,7 +44,7 @@ test("approved by mouse, the run continues and the report's PDF downloads", asyn
   const download = page.waitForEvent("download");
   await link.click();
   const file = await download;
-  expect(file.suggestedFilename()).toMatch(/^NVWA-.*\.pdf$/);
+  expect(file.suggestedFilename()).toMatch(/^HAP-.*\.pdf$/);
   const bytes = readFileSync(await file.path());
   expect(bytes.subarray(0, 5).toString("latin1")).toBe("%PDF-");
 });

@@ -277,3 +277,38 @@ impl InspectionState {
         }
     }
 }
+
+/// What the inspector wrote during the open inspection: their messages since the open company
+/// was opened, the one that opened it included ("Ik ben bij X voor een herinspectie"). The
+/// report reads them for what was declared in order and for the hygiene code named.
+pub fn inspector_words(messages: &[Message]) -> Vec<String> {
+    let mut calls: HashMap<&str, &str> = HashMap::new();
+    let mut words: Vec<String> = Vec::new();
+    let mut open_kvk: Option<String> = None;
+    for message in messages {
+        match message {
+            Message::User(u) => words.push(u.content.text()),
+            Message::Assistant(a) => {
+                for call in a.tool_calls.iter().flatten() {
+                    calls.insert(call.id.as_str(), call.function.name.as_str());
+                }
+            }
+            Message::Tool(t) if calls.get(t.tool_call_id.as_str()) == Some(&GET_COMPANY_INFO) => {
+                let Ok(company) = serde_json::from_str::<CompanyRef>(&t.content) else {
+                    continue;
+                };
+                // Another company: its inspection starts with the message that opened it.
+                if open_kvk.as_deref() != Some(company.kvk.as_str()) {
+                    if open_kvk.is_some() {
+                        let opener = words.pop();
+                        words.clear();
+                        words.extend(opener);
+                    }
+                    open_kvk = Some(company.kvk);
+                }
+            }
+            _ => {}
+        }
+    }
+    words
+}

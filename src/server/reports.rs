@@ -35,8 +35,15 @@ pub async fn download(
         .ok_or_else(|| AppError::NotFound("no such report".to_owned()))?;
     // The report is its approver's, on a thread that is still theirs: a thread deleted and
     // created again under the same id does not bring its old reports back to anyone else.
-    let thread_id = record["threadId"].as_str().unwrap_or_default();
-    let approver = record["approvedBy"].as_str().unwrap_or_default();
+    // The HAP form (`metadata.session_id`, `approved_by`), or a report written before it.
+    let thread_id = record["metadata"]["session_id"]
+        .as_str()
+        .or_else(|| record["threadId"].as_str())
+        .unwrap_or_default();
+    let approver = record["approved_by"]
+        .as_str()
+        .or_else(|| record["approvedBy"].as_str())
+        .unwrap_or_default();
     let owned = approver == user.id
         && state
             .db

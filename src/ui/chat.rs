@@ -17,7 +17,9 @@ use std::collections::HashMap;
 
 use leptos::prelude::*;
 
-use super::state::{ChatState, ErrorItem, EventLog, Item, ItemKind, RunView, ToolCall};
+use super::state::{
+    ChatState, ErrorItem, EventLog, FormSummary, Item, ItemKind, RunView, ToolCall,
+};
 use crate::protocol::{Event, ToolApprovalRequest};
 
 /// One item of the conversation as the view reads it: what never changes as plain data, what
@@ -49,6 +51,7 @@ pub enum ItemViewKind {
     Report {
         url: String,
         report_id: Option<String>,
+        form: Option<FormSummary>,
     },
     Error(ErrorItem),
 }
@@ -72,9 +75,15 @@ impl ItemView {
             ItemKind::Tools { calls } => ItemViewKind::Tools {
                 calls: ArcRwSignal::new(calls.clone()),
             },
-            ItemKind::Report { url, report_id, .. } => ItemViewKind::Report {
+            ItemKind::Report {
+                url,
+                report_id,
+                form,
+                ..
+            } => ItemViewKind::Report {
                 url: url.clone(),
                 report_id: report_id.clone(),
+                form: form.clone(),
             },
             ItemKind::Error(error) => ItemViewKind::Error(error.clone()),
         };

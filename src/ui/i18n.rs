@@ -98,6 +98,8 @@ keys! {
     Close => ("Sluiten", "Close"),
     ReportReady => ("Inspectierapport klaar", "Inspection report ready"),
     DownloadPdf => ("Download PDF", "Download PDF"),
+    DownloadJson => ("JSON", "JSON"),
+    FormCompletion => ("Formulier ingevuld", "Form completed"),
     ErrorTitle => ("Er ging iets mis", "Something went wrong"),
     StoppedTitle => ("Gestopt", "Stopped"),
     ModerationTitle => ("Bericht niet verwerkt", "Message not processed"),

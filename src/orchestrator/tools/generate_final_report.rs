@@ -1,6 +1,9 @@
-//! `generate_final_report`: writes the inspection report as PDF and JSON under the reports
-//! directory and answers with their download URLs. Critical: the run loop asks the inspector
-//! for approval before calling it.
+//! `generate_final_report`: fills the HAP form from the thread (see `report::fill`) and
+//! writes it as JSON and PDF under the reports directory, answering with their download URLs
+//! and the form's summary. The findings are read from the thread (what `record_finding`
+//! stored), so the embedded planner and a model get the same report; findings a model passes
+//! in the arguments without having recorded them are added. Critical: the run loop asks the
+//! inspector for approval before calling it.
 
 use std::sync::Arc;
 
@@ -10,9 +13,11 @@ use time::OffsetDateTime;
 use time::format_description::well_known::Rfc3339;
 
 use super::{GENERATE_FINAL_REPORT, Tool, ToolContext, ToolError, kvk_arg, parse_args};
-use crate::orchestrator::knowledge::Knowledge;
+use crate::orchestrator::inspection::{InspectionState, inspector_words};
+use crate::orchestrator::knowledge::{Knowledge, normalize};
+use crate::orchestrator::report::form::{Article, Severity};
 use crate::orchestrator::report::{
-    InspectionReport, ReportArticle, ReportCompany, ReportFinding, normalize_severity, render_pdf,
+    CompanyFacts, FillInput, FindingInput, HapReport, fill, normalize_severity, render_pdf,
 };
 use crate::protocol::Lang;
 
@@ -50,6 +55,8 @@ struct Args {
 struct FindingArg {
     description: String,
     #[serde(default)]
+    category: Option<String>,
+    #[serde(default)]
     severity: Option<String>,
     /// `None`: the tool finds the articles; `Some([])`: none apply.
     #[serde(default, alias = "regulationIds")]
@@ -63,9 +70,13 @@ impl Tool for GenerateFinalReport {
     }
 
     fn description(&self) -> &'static str {
-        "Generates the final inspection report (PDF and JSON) for a company: company data, \
-         inspector, each finding with its severity and the regulation articles that apply, and \
-         a summary. Returns the report id and download URLs. Requires the inspector's approval."
+        "Generates the final inspection report, the HAP form (Reguliere inspectie HAP 6.02), as \
+         JSON and PDF for a company: every finding recorded in this conversation becomes a \
+         violation of its section with its type, severity, place and articles; what the \
+         inspector said was in order is answered Ja; the rest stays Niet beoordeeld. Findings \
+         passed here that were not recorded are added. Returns the report id, download URLs \
+         and the form's summary (sections, violations, completion). Requires the inspector's \
+         approval."
     }
 
     fn parameters(&self) -> Value {
@@ -95,6 +106,10 @@ impl Tool for GenerateFinalReport {
                         "type": "object",
                         "properties": {
                             "description": { "type": "string", "maxLength": 2000 },
+                            "category": {
+                                "type": "string",
+                                "description": "temperature, hygiene, pests, allergens, labelling, shelf-life, traceability, building or other"
+                            },
                             "severity": {
                                 "type": "string",
                                 "description": "licht, matig or ernstig (minor, moderate, serious)"
@@ -111,7 +126,7 @@ impl Tool for GenerateFinalReport {
                 "summary": {
                     "type": "string",
                     "maxLength": 4000,
-                    "description": "Overall conclusion of the inspection"
+                    "description": "The inspector's notes on the inspection"
                 },
                 "language": {
                     "type": "string",
@@ -133,23 +148,23 @@ impl Tool for GenerateFinalReport {
             )));
         }
         let language = Lang::parse(args.language.as_deref().unwrap_or_default());
-        let company = match self.knowledge.company_by_kvk(&kvk) {
-            Some(c) => ReportCompany {
+        let registered = self.knowledge.company_by_kvk(&kvk);
+        let is_registered = registered.is_some();
+        let company = match registered {
+            Some(c) => CompanyFacts {
                 kvk: c.kvk.clone(),
                 name: c.name.clone(),
                 address: Some(c.address.one_line()),
+                city: Some(c.address.city.clone()),
+                sector: Some(c.sector.clone()),
                 activity: Some(c.activity.clone()).filter(|a| !a.is_empty()),
-                registered: true,
                 fictional: c.fictional,
             },
             None => match args.company_name.as_deref().map(str::trim) {
-                Some(name) if !name.is_empty() => ReportCompany {
+                Some(name) if !name.is_empty() => CompanyFacts {
                     kvk: kvk.clone(),
                     name: name.to_string(),
-                    address: None,
-                    activity: None,
-                    registered: false,
-                    fictional: false,
+                    ..CompanyFacts::default()
                 },
                 _ => {
                     return Err(ToolError::NotFound(format!(
@@ -159,8 +174,28 @@ impl Tool for GenerateFinalReport {
             },
         };
 
+        // The thread's findings of this company's open inspection first: they carry the
+        // articles chosen when they were recorded.
+        let state = InspectionState::from_messages(ctx.messages);
+        let same_company = state.company.as_ref().is_some_and(|c| c.kvk == kvk);
+        let mut findings: Vec<FindingInput> = Vec::new();
+        if same_company {
+            for f in state.open_findings() {
+                let articles = if f.recovered {
+                    self.suggested(&f.description)
+                } else {
+                    self.articles(&f.regulation_ids, &mut Vec::new())
+                };
+                findings.push(FindingInput {
+                    number: Some(f.number),
+                    description: f.description.clone(),
+                    category: f.category.clone(),
+                    severity: f.severity.clone(),
+                    articles,
+                });
+            }
+        }
         let mut unknown_ids = Vec::new();
-        let mut findings = Vec::with_capacity(args.findings.len());
         for (i, finding) in args.findings.iter().enumerate() {
             let description = finding.description.trim();
             if description.is_empty() {
@@ -168,31 +203,24 @@ impl Tool for GenerateFinalReport {
                     "veld `findings[{i}].description` is leeg / field `findings[{i}].description` is empty"
                 )));
             }
-            let regulations = match &finding.regulation_ids {
-                Some(ids) => {
-                    let mut list = Vec::new();
-                    for id in ids {
-                        match self.knowledge.regulation(id) {
-                            Some(r) if !list.iter().any(|a: &ReportArticle| a.id == r.id) => {
-                                list.push(article(r))
-                            }
-                            Some(_) => {}
-                            None => unknown_ids.push(id.trim().to_string()),
-                        }
-                    }
-                    list
-                }
-                None => self
-                    .knowledge
-                    .search(description, SUGGESTED_ARTICLES)
-                    .into_iter()
-                    .map(|h| article(h.regulation))
-                    .collect(),
+            // Already recorded in the thread: the recorded one stands.
+            let key = normalize(description);
+            if findings.iter().any(|f| normalize(&f.description) == key) {
+                continue;
+            }
+            let articles = match &finding.regulation_ids {
+                Some(ids) => self.articles(ids, &mut unknown_ids),
+                None => self.suggested(description),
             };
-            findings.push(ReportFinding {
+            findings.push(FindingInput {
+                number: None,
                 description: description.to_string(),
+                category: finding
+                    .category
+                    .clone()
+                    .unwrap_or_else(|| "other".to_owned()),
                 severity: normalize_severity(finding.severity.as_deref()),
-                regulations,
+                articles,
             });
         }
 
@@ -209,30 +237,36 @@ impl Tool for GenerateFinalReport {
             .map_err(|e| ToolError::Failed(e.to_string()))?;
         let date = generated_at.chars().take(10).collect::<String>();
         let report_id = format!(
-            "NVWA-{}-{}",
+            "HAP-{}-{}",
             date.replace('-', ""),
-            &uuid::Uuid::new_v4().simple().to_string()[..8]
+            uuid::Uuid::new_v4().simple().to_string()[..8].to_uppercase()
         );
-        let summary = args
-            .summary
-            .as_deref()
-            .map(str::trim)
-            .filter(|s| !s.is_empty())
-            .map(str::to_string)
-            .unwrap_or_else(|| default_summary(&company.name, &findings, language));
-
-        let report = InspectionReport {
+        let history = registered.map(|c| c.inspections.as_slice()).unwrap_or(&[]);
+        let words = if same_company {
+            inspector_words(ctx.messages)
+        } else {
+            Vec::new()
+        };
+        let report = fill(&FillInput {
             report_id: report_id.clone(),
+            thread_id: ctx.thread_id.to_string(),
             generated_at: generated_at.clone(),
             date,
             language,
             company,
-            inspector,
-            thread_id: ctx.thread_id.to_string(),
+            history,
             findings,
-            summary,
+            inspector_words: words,
+            inspector_name: inspector,
+            inspector_id: Some(ctx.user_id.to_string()),
             approved_by: ctx.user_id.to_string(),
-        };
+            notes: args
+                .summary
+                .as_deref()
+                .map(str::trim)
+                .filter(|s| !s.is_empty())
+                .map(str::to_owned),
+        });
 
         let (rendered, report) = tokio::task::spawn_blocking(move || (render_pdf(&report), report))
             .await
@@ -253,61 +287,102 @@ impl Tool for GenerateFinalReport {
             .map_err(|e| ToolError::Failed(format!("cannot write {}: {e}", json_path.display())))?;
         tracing::info!(report_id = %report_id, pages = rendered.pages, bytes = rendered.bytes.len(), "inspection report written");
 
-        let count = |s: &str| report.findings.iter().filter(|f| f.severity == s).count();
-        Ok(json!({
-            "reportId": report_id,
-            "downloadUrl": format!("/reports/{report_id}.pdf"),
-            "jsonUrl": format!("/reports/{report_id}.json"),
-            "company": {
-                "kvk": report.company.kvk,
-                "name": report.company.name,
-                "address": report.company.address,
-                "registered": report.company.registered,
-                "fictional": report.company.fictional,
-            },
-            "inspector": report.inspector,
-            "date": report.date,
-            "generatedAt": report.generated_at,
-            "language": report.language,
-            "findingsCount": report.findings.len(),
-            "severityCounts": {
-                "ernstig": count("ernstig"),
-                "matig": count("matig"),
-                "licht": count("licht"),
-            },
-            "regulationsCited": report.findings.iter().map(|f| f.regulations.len()).sum::<usize>(),
-            "unknownRegulationIds": unknown_ids,
-            "pages": rendered.pages,
-            "sizeBytes": rendered.bytes.len(),
-        }))
+        Ok(result(
+            &report,
+            is_registered,
+            &unknown_ids,
+            rendered.pages,
+            rendered.bytes.len(),
+        ))
     }
 }
 
-fn article(r: &crate::orchestrator::knowledge::Regulation) -> ReportArticle {
-    ReportArticle {
+impl GenerateFinalReport {
+    /// The articles of these ids (unknown ones are collected, not cited).
+    fn articles(&self, ids: &[String], unknown: &mut Vec<String>) -> Vec<Article> {
+        let mut list: Vec<Article> = Vec::new();
+        for id in ids {
+            match self.knowledge.regulation(id) {
+                Some(r) if !list.iter().any(|a| a.id == r.id) => list.push(article(r)),
+                Some(_) => {}
+                None => unknown.push(id.trim().to_string()),
+            }
+        }
+        list
+    }
+
+    /// Articles for a finding that names none, from a search on its words.
+    fn suggested(&self, description: &str) -> Vec<Article> {
+        self.knowledge
+            .search(description, SUGGESTED_ARTICLES)
+            .into_iter()
+            .map(|h| article(h.regulation))
+            .collect()
+    }
+}
+
+/// The tool's answer: where the files are and the form's summary (what the approval card and
+/// the report card show).
+fn result(
+    report: &HapReport,
+    registered: bool,
+    unknown_ids: &[String],
+    pages: usize,
+    size: usize,
+) -> Value {
+    let meta = &report.metadata;
+    let report_id = &meta.report_id;
+    let count = |s: Severity| {
+        report
+            .all_violations
+            .iter()
+            .filter(|v| v.severity == s)
+            .count()
+    };
+    json!({
+        "reportId": report_id,
+        "downloadUrl": format!("/reports/{report_id}.pdf"),
+        "jsonUrl": format!("/reports/{report_id}.json"),
+        "company": {
+            "kvk": meta.company_id,
+            "name": meta.company_name,
+            "address": meta.company_address,
+            "registered": registered,
+            "fictional": meta.company_fictional,
+        },
+        "inspector": meta.inspector_name,
+        "date": meta.inspection_date,
+        "generatedAt": report.generated_at,
+        "language": meta.language,
+        "findingsCount": report.all_violations.len(),
+        "severityCounts": {
+            "ernstig": count(Severity::Ernstig),
+            "matig": count(Severity::Overtreding),
+            "licht": count(Severity::Gering),
+        },
+        "form": {
+            "sections": report.sections().iter().map(|(title, status)| json!({
+                "title": title,
+                "status": status,
+            })).collect::<Vec<_>>(),
+            "violations": report.all_violations.len(),
+            "completion": meta.completion_percentage,
+            "confidence": meta.overall_confidence,
+            "repeatViolation": report.additional_info.repeat_violation_inspection_id,
+            "hygieneCode": report.additional_info.hygiene_code_used,
+            "openQuestions": report.verification_questions,
+        },
+        "regulationsCited": report.all_violations.iter().map(|v| v.articles.len()).sum::<usize>(),
+        "unknownRegulationIds": unknown_ids,
+        "pages": pages,
+        "sizeBytes": size,
+    })
+}
+
+fn article(r: &crate::orchestrator::knowledge::Regulation) -> Article {
+    Article {
         id: r.id.clone(),
         citation: r.citation.clone(),
         title: r.title.clone(),
-    }
-}
-
-fn default_summary(company: &str, findings: &[ReportFinding], language: Lang) -> String {
-    let serious = findings.iter().filter(|f| f.severity == "ernstig").count();
-    match (language, findings.len()) {
-        (Lang::Nl, 0) => {
-            format!("Bij de inspectie van {company} zijn geen overtredingen vastgesteld.")
-        }
-        (Lang::En, 0) => {
-            format!("No violations were found during the inspection of {company}.")
-        }
-        (Lang::Nl, n) => format!(
-            "Bij de inspectie van {company} {} {n} {} vastgesteld, waarvan {serious} ernstig.",
-            if n == 1 { "is" } else { "zijn" },
-            if n == 1 { "bevinding" } else { "bevindingen" },
-        ),
-        (Lang::En, n) => format!(
-            "The inspection of {company} recorded {n} {}, {serious} of them serious.",
-            if n == 1 { "finding" } else { "findings" },
-        ),
     }
 }

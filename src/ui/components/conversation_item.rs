@@ -15,9 +15,11 @@ pub fn ConversationItem(item: ItemView) -> impl IntoView {
             view! { <AssistantMessage key=item.key agent finished /> }.into_any()
         }
         ItemViewKind::Tools { calls } => view! { <ToolRow calls /> }.into_any(),
-        ItemViewKind::Report { url, report_id } => {
-            view! { <ReportCard url report_id /> }.into_any()
-        }
+        ItemViewKind::Report {
+            url,
+            report_id,
+            form,
+        } => view! { <ReportCard url report_id form /> }.into_any(),
         ItemViewKind::Error(error) => view! { <ErrorNotice error /> }.into_any(),
     }
 }

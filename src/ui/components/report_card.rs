@@ -2,15 +2,67 @@ use leptos::prelude::*;
 
 use crate::ui::i18n::Key;
 use crate::ui::prefs::Prefs;
+use crate::ui::state::FormSummary;
 
-/// The generated inspection report with its download link.
+/// The generated inspection report with its download links and, for the HAP form, each
+/// section with its status and how much of the form was answered (what the inspector may
+/// have forgotten to assess shows as "Niet beoordeeld").
 #[component]
-pub fn ReportCard(url: String, report_id: Option<String>) -> impl IntoView {
+pub fn ReportCard(
+    url: String,
+    report_id: Option<String>,
+    form: Option<FormSummary>,
+) -> impl IntoView {
     let prefs = expect_context::<Prefs>();
     let id_line = report_id.clone().map(|id| {
         view! { <p class="truncate text-sm text-slate-700 dark:text-slate-300">{id}</p> }
     });
     let id_spoken = report_id.map(|id| view! { <span class="sr-only">{format!(" {id}")}</span> });
+    let json_link = form.as_ref().and_then(|f| f.json_url.clone()).map(|json| {
+        view! {
+            <a
+                href=json
+                download=""
+                class="rounded-lg border border-emerald-800 px-3 py-2 text-sm font-medium text-emerald-900 hover:bg-emerald-100 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-emerald-600 dark:border-emerald-300 dark:text-emerald-200 dark:hover:bg-emerald-900"
+            >
+                {prefs.text(Key::DownloadJson)}
+            </a>
+        }
+    });
+    let summary = form.map(|f| {
+        // The Dutch decimal comma in both languages: the form is Dutch.
+        let completion = f.completion.map(|c| {
+            view! {
+                <p class="text-sm">
+                    {prefs.text(Key::FormCompletion)}
+                    {format!(": {} %", c.to_string().replace('.', ","))}
+                </p>
+            }
+        });
+        let rows = f
+            .sections
+            .into_iter()
+            .map(|(title, status)| {
+                let tone = match status.as_str() {
+                    "Nee" => "text-red-800 dark:text-red-300",
+                    "Ja" => "text-emerald-800 dark:text-emerald-300",
+                    _ => "text-slate-700 dark:text-slate-300",
+                };
+                view! {
+                    <li class="flex justify-between gap-3">
+                        <span>{title}</span>
+                        <span class=format!("font-semibold {tone}")>{status}</span>
+                    </li>
+                }
+            })
+            .collect_view();
+        view! {
+            <div class="basis-full">
+                {completion}
+                <ul class="mt-1 space-y-0.5 text-sm">{rows}</ul>
+            </div>
+        }
+    });
     view! {
         <div class="flex flex-wrap items-center gap-3 rounded-lg border border-emerald-300 bg-emerald-50 p-3 dark:border-emerald-700 dark:bg-emerald-950">
             <span
@@ -31,6 +83,8 @@ pub fn ReportCard(url: String, report_id: Option<String>) -> impl IntoView {
                 {prefs.text(Key::DownloadPdf)}
                 {id_spoken}
             </a>
+            {json_link}
+            {summary}
         </div>
     }
 }

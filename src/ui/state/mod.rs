@@ -46,9 +46,46 @@ pub enum ItemKind {
         call: usize,
         url: String,
         report_id: Option<String>,
+        form: Option<FormSummary>,
     },
     /// `RUN_ERROR` or `agora:error`: shown as an error, never as an answer.
     Error(ErrorItem),
+}
+
+/// The HAP form's summary a report result carries (`form`): each section with its status, the
+/// completion, and where the JSON is; shown on the report card.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FormSummary {
+    /// (section title, status), the official Dutch terms.
+    pub sections: Vec<(String, String)>,
+    pub completion: Option<f64>,
+    pub json_url: Option<String>,
+}
+
+impl FormSummary {
+    fn from_result(result: &Value) -> Option<FormSummary> {
+        let form = result.get("form")?;
+        let sections = form
+            .get("sections")?
+            .as_array()?
+            .iter()
+            .filter_map(|s| {
+                Some((
+                    s.get("title")?.as_str()?.to_owned(),
+                    s.get("status")?.as_str()?.to_owned(),
+                ))
+            })
+            .collect();
+        Some(FormSummary {
+            sections,
+            completion: form.get("completion").and_then(Value::as_f64),
+            json_url: result
+                .get("jsonUrl")
+                .and_then(Value::as_str)
+                .filter(|u| safe_link(u))
+                .map(str::to_owned),
+        })
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -470,11 +507,13 @@ impl ChatState {
             && safe_link(url)
         {
             let report_id = field("reportId").and_then(Value::as_str).map(str::to_owned);
+            let form = parsed.as_ref().and_then(FormSummary::from_result);
             self.push(
                 ItemKind::Report {
                     call: index,
                     url: url.to_owned(),
                     report_id,
+                    form,
                 },
                 changes,
             );

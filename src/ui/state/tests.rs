@@ -907,3 +907,52 @@ fn event_log_is_bounded() {
     assert_eq!(log.entries.len(), 400);
     assert_eq!(log.entries.back().unwrap().detail, "s999");
 }
+
+/// A HAP report's result carries the form's summary: the card shows each section's status,
+/// the completion and the JSON link; an unsafe JSON link is dropped.
+#[test]
+fn a_report_result_carries_the_form_summary() {
+    let mut state = started("t");
+    state.apply(&ev(json!({"type": "TOOL_CALL_START", "toolCallId": "c1", "toolCallName": "generate_final_report"})));
+    let result = json!({
+        "reportId": "HAP-1", "downloadUrl": "/reports/HAP-1.pdf", "jsonUrl": "/reports/HAP-1.json",
+        "form": {
+            "sections": [
+                {"title": "Hygiëne algemeen", "status": "Nee"},
+                {"title": "Allergeneninformatie", "status": "Niet beoordeeld"}
+            ],
+            "completion": 48.3
+        }
+    });
+    state.apply(&ev(json!({"type": "TOOL_CALL_RESULT", "messageId": "t1", "toolCallId": "c1", "content": result.to_string()})));
+    let form = state
+        .items
+        .iter()
+        .find_map(|item| match &item.kind {
+            ItemKind::Report { form, .. } => form.clone(),
+            _ => None,
+        })
+        .expect("the report card has the form");
+    assert_eq!(
+        form.sections,
+        vec![
+            ("Hygiëne algemeen".to_owned(), "Nee".to_owned()),
+            (
+                "Allergeneninformatie".to_owned(),
+                "Niet beoordeeld".to_owned()
+            )
+        ]
+    );
+    assert_eq!(form.completion, Some(48.3));
+    assert_eq!(form.json_url.as_deref(), Some("/reports/HAP-1.json"));
+
+    let mut state = started("t");
+    state.apply(&ev(json!({"type": "TOOL_CALL_START", "toolCallId": "c1", "toolCallName": "generate_final_report"})));
+    let unsafe_link = json!({"downloadUrl": "/reports/R.pdf", "jsonUrl": "javascript:alert(1)", "form": {"sections": []}});
+    state.apply(&ev(json!({"type": "TOOL_CALL_RESULT", "messageId": "t1", "toolCallId": "c1", "content": unsafe_link.to_string()})));
+    let form = state.items.iter().find_map(|item| match &item.kind {
+        ItemKind::Report { form, .. } => form.clone(),
+        _ => None,
+    });
+    assert_eq!(form.unwrap().json_url, None);
+}

@@ -110,6 +110,49 @@ fn report_summary(company: &str, findings: &[Finding], lang: Lang) -> String {
     }
 }
 
+/// The HAP form's summary from the tool's answer: completion and each section's status, so
+/// the inspector sees what was not assessed.
+fn form_summary(result: &Value, lang: Lang) -> String {
+    let form = &result["form"];
+    let Some(sections) = form["sections"].as_array() else {
+        return String::new();
+    };
+    let completion = form["completion"]
+        .as_f64()
+        .map(|c| c.to_string().replace('.', ","))
+        .unwrap_or_default();
+    let mut s = match lang {
+        Lang::Nl => format!("\n- **Volledigheid formulier:** {completion} %"),
+        Lang::En => format!("\n- **Form completion:** {completion} %"),
+    };
+    for section in sections {
+        let title = section["title"].as_str().unwrap_or("");
+        let status = section["status"].as_str().unwrap_or("");
+        s.push_str(&format!("\n  - {title}: {status}"));
+    }
+    if let Some(earlier) = form["repeatViolation"].as_str() {
+        s.push_str(&match lang {
+            Lang::Nl => format!("\n- **Herhaalde overtreding** van inspectie {earlier}"),
+            Lang::En => format!("\n- **Repeat violation** of inspection {earlier}"),
+        });
+    }
+    // What the form still lacks, so the inspector knows what was not assessed.
+    let open: Vec<&str> = form["openQuestions"]
+        .as_array()
+        .map(|q| q.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    if !open.is_empty() {
+        s.push_str(match lang {
+            Lang::Nl => "\n\nNog open op het formulier:",
+            Lang::En => "\n\nStill open on the form:",
+        });
+        for question in open {
+            s.push_str(&format!("\n- {question}"));
+        }
+    }
+    s
+}
+
 fn report_outcome_text(report: &Outcome, lang: Lang) -> String {
     if let Some(result) = report.ok() {
         let url = str_at(result, &["downloadUrl"]).unwrap_or("");
@@ -121,7 +164,7 @@ fn report_outcome_text(report: &Outcome, lang: Lang) -> String {
             .get("findingsCount")
             .and_then(Value::as_u64)
             .unwrap_or(0);
-        return match lang {
+        let mut text = match lang {
             Lang::Nl => {
                 let mut s = format!(
                     "Het inspectierapport voor **{company}** (KVK {kvk}) is gegenereerd, met {n} {}.\n\n- **Rapportnummer:** {id}\n- **Download:** [{id}.pdf]({url})",
@@ -143,6 +186,8 @@ fn report_outcome_text(report: &Outcome, lang: Lang) -> String {
                 s
             }
         };
+        text.push_str(&form_summary(result, lang));
+        return text;
     }
     let feedback = rejection_feedback(report);
     let rejected = is_rejection(report);

@@ -127,7 +127,12 @@ pub fn understand(text: &str, state: &InspectionState, knowledge: Option<&Knowle
     }
     // "ja klopt, noteer die maar", "yes, correct": it confirms, it records nothing; so does
     // "koelcel 5 graden, prima in orde, geen bevinding" or "nee, laat nog even".
-    if is_confirmation(text) || says_no_finding(&words) {
+    // "De toiletten zijn schoon en in orde": an answer on the HAP form (the report reads it
+    // from the inspector's words, `report::said`), not a finding.
+    if is_confirmation(text)
+        || says_no_finding(&words)
+        || crate::orchestrator::report::said::says_in_order(text)
+    {
         return Intent::Chatter;
     }
     let no_concern = concerns(text).is_empty();

@@ -1,301 +1,24 @@
-//! The inspection report: its data ([`InspectionReport`], also written as JSON) and a PDF
-//! rendering ([`render_pdf`]).
+//! The page layout of the PDF: a cursor over A4 pages, text measured with the Helvetica
+//! metrics and wrapped to the page width, a header on every page and a "page X of N" footer.
 //!
-//! The PDF uses the standard Helvetica fonts (no font file, nothing downloaded) in
-//! WinAnsi encoding, which covers Dutch text: ë, é, ï, °, €, – and “quotes”. Characters
-//! outside it are replaced by a close ASCII form. Text is real text (extractable, searchable),
-//! wrapped to the page width, over as many A4 pages as needed, each with a header and a
-//! "page X of N" footer.
+//! The PDF uses the standard Helvetica fonts (no font file, nothing downloaded) in WinAnsi
+//! encoding, which covers Dutch text: ë, é, ï, °, €, – and “quotes”. Characters outside it are
+//! replaced by a close ASCII form. Text is real text (extractable, searchable).
 
 use printpdf::{
-    BuiltinFont, Color, Line, LinePoint, Mm, Op, PaintMode, PdfDocument, PdfFontHandle, PdfPage,
-    PdfSaveOptions, Point, Pt, Rect, Rgb, TextItem,
-};
-use serde::{Deserialize, Serialize};
-
-use crate::protocol::Lang;
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ReportCompany {
-    pub kvk: String,
-    pub name: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub address: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub activity: Option<String>,
-    /// Whether the company is in the register (else the name came from the conversation).
-    pub registered: bool,
-    /// From the demo register: every page carries [`DEMO_MARK`].
-    #[serde(default)]
-    pub fictional: bool,
-}
-
-/// Printed on every page of a report about a company of the demo register.
-pub const DEMO_MARK: &str = "DEMO — fictieve gegevens / fictional data";
-
-/// An article that applies to a finding.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ReportArticle {
-    pub id: String,
-    pub citation: String,
-    pub title: String,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ReportFinding {
-    pub description: String,
-    /// `licht`, `matig`, `ernstig` (or free text when the caller used another word).
-    pub severity: String,
-    pub regulations: Vec<ReportArticle>,
-}
-
-/// Everything the report says. Serialised as the `.json` next to the PDF.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct InspectionReport {
-    pub report_id: String,
-    /// RFC 3339, UTC.
-    pub generated_at: String,
-    /// ISO date of the inspection.
-    pub date: String,
-    pub language: Lang,
-    pub company: ReportCompany,
-    pub inspector: String,
-    pub thread_id: String,
-    pub findings: Vec<ReportFinding>,
-    pub summary: String,
-    /// Who approved the generation (the human in the loop).
-    pub approved_by: String,
-}
-
-/// A rendered PDF.
-#[derive(Debug, Clone)]
-pub struct RenderedPdf {
-    pub bytes: Vec<u8>,
-    pub pages: usize,
-}
-
-/// Normalised severity: `licht`, `matig` or `ernstig` for the usual Dutch and English words,
-/// otherwise the trimmed input (lower case); `matig` when empty.
-pub fn normalize_severity(raw: Option<&str>) -> String {
-    let s = raw.unwrap_or("").trim().to_lowercase();
-    match s.as_str() {
-        "" => "matig".to_string(),
-        "licht" | "laag" | "gering" | "minor" | "low" | "light" | "small" => "licht".to_string(),
-        "matig" | "middel" | "midden" | "gemiddeld" | "moderate" | "medium" | "average" => {
-            "matig".to_string()
-        }
-        "ernstig" | "hoog" | "zwaar" | "kritiek" | "serious" | "severe" | "high" | "major"
-        | "critical" => "ernstig".to_string(),
-        _ => s,
-    }
-}
-
-struct Labels {
-    title: &'static str,
-    authority: &'static str,
-    report_id: &'static str,
-    date: &'static str,
-    inspector: &'static str,
-    thread: &'static str,
-    company: &'static str,
-    name: &'static str,
-    kvk: &'static str,
-    address: &'static str,
-    activity: &'static str,
-    unregistered: &'static str,
-    findings: &'static str,
-    no_findings: &'static str,
-    finding: &'static str,
-    severity: &'static str,
-    articles: &'static str,
-    no_articles: &'static str,
-    summary: &'static str,
-    approval: &'static str,
-    approval_text: &'static str,
-    approved_by: &'static str,
-    generated: &'static str,
-    page: &'static str,
-    of: &'static str,
-}
-
-const NL: Labels = Labels {
-    title: "Inspectierapport",
-    authority: "Nederlandse Voedsel- en Warenautoriteit",
-    report_id: "Rapportnummer",
-    date: "Datum inspectie",
-    inspector: "Inspecteur",
-    thread: "Gesprek",
-    company: "Bedrijf",
-    name: "Naam",
-    kvk: "KVK-nummer",
-    address: "Adres",
-    activity: "Activiteit",
-    unregistered: "(niet in het bedrijvenregister gevonden)",
-    findings: "Bevindingen",
-    no_findings: "Tijdens deze inspectie zijn geen bevindingen vastgelegd.",
-    finding: "Bevinding",
-    severity: "ernst",
-    articles: "Toepasselijke regelgeving:",
-    no_articles: "Geen artikelen gekoppeld.",
-    summary: "Samenvatting",
-    approval: "Goedkeuring",
-    approval_text: "Dit rapport is opgesteld met AGORA HAI. Een mens heeft het genereren ervan beoordeeld en goedgekeurd voordat het werd aangemaakt (human-in-the-loop).",
-    approved_by: "Goedgekeurd door",
-    generated: "Gegenereerd op",
-    page: "pagina",
-    of: "van",
+    BuiltinFont, Color, Line, LinePoint, Mm, Op, PaintMode, PdfFontHandle, PdfPage, Point, Pt,
+    Rect, Rgb, TextItem,
 };
 
-const EN: Labels = Labels {
-    title: "Inspection report",
-    authority: "Netherlands Food and Consumer Product Safety Authority",
-    report_id: "Report number",
-    date: "Inspection date",
-    inspector: "Inspector",
-    thread: "Conversation",
-    company: "Company",
-    name: "Name",
-    kvk: "KVK number",
-    address: "Address",
-    activity: "Activity",
-    unregistered: "(not found in the company register)",
-    findings: "Findings",
-    no_findings: "No findings were recorded during this inspection.",
-    finding: "Finding",
-    severity: "severity",
-    articles: "Applicable regulations:",
-    no_articles: "No articles linked.",
-    summary: "Summary",
-    approval: "Approval",
-    approval_text: "This report was prepared with AGORA HAI. A human reviewed and approved its generation before it was created (human-in-the-loop).",
-    approved_by: "Approved by",
-    generated: "Generated on",
-    page: "page",
-    of: "of",
-};
+use super::DEMO_MARK;
+use super::form::Severity;
 
-fn severity_label(severity: &str, language: Lang) -> String {
-    match (severity, language) {
-        ("licht", Lang::En) => "minor".to_string(),
-        ("matig", Lang::En) => "moderate".to_string(),
-        ("ernstig", Lang::En) => "serious".to_string(),
-        (other, _) => other.to_string(),
-    }
-}
-
-/// Renders the report as a PDF. Pure: no I/O.
-pub fn render_pdf(report: &InspectionReport) -> RenderedPdf {
-    let labels = match report.language {
-        Lang::Nl => &NL,
-        Lang::En => &EN,
-    };
-    let mut layout = Layout::new(&report.report_id, labels, report.company.fictional);
-
-    // Title block.
-    layout.space(6.0);
-    layout.line(labels.title, Font::Bold, 22.0, 0.0, DARK_BLUE);
-    layout.space(8.0);
-    layout.field(labels.report_id, &report.report_id);
-    layout.field(labels.date, &report.date);
-    layout.field(labels.inspector, &report.inspector);
-    layout.field(labels.thread, &report.thread_id);
-    layout.space(10.0);
-
-    // Company.
-    layout.heading(labels.company);
-    layout.field(labels.name, &report.company.name);
-    layout.field(labels.kvk, &report.company.kvk);
-    if let Some(address) = &report.company.address {
-        layout.field(labels.address, address);
-    }
-    if let Some(activity) = &report.company.activity {
-        layout.field(labels.activity, activity);
-    }
-    if !report.company.registered {
-        layout.paragraph(labels.unregistered, Font::Oblique, 10.0, LABEL_WIDTH, GREY);
-    }
-    layout.space(10.0);
-
-    // Findings.
-    layout.heading(&format!("{} ({})", labels.findings, report.findings.len()));
-    if report.findings.is_empty() {
-        layout.paragraph(labels.no_findings, Font::Regular, 11.0, 0.0, BLACK);
-    }
-    for (i, finding) in report.findings.iter().enumerate() {
-        layout.keep_together(60.0);
-        let severity = severity_label(&finding.severity, report.language);
-        layout.paragraph(
-            &format!(
-                "{}. {} – {}: {}",
-                i + 1,
-                labels.finding,
-                labels.severity,
-                severity
-            ),
-            Font::Bold,
-            11.0,
-            0.0,
-            severity_color(&finding.severity),
-        );
-        layout.paragraph(&finding.description, Font::Regular, 11.0, 14.0, BLACK);
-        layout.space(2.0);
-        layout.paragraph(labels.articles, Font::Oblique, 10.0, 14.0, GREY);
-        if finding.regulations.is_empty() {
-            layout.paragraph(labels.no_articles, Font::Regular, 10.0, 24.0, BLACK);
-        }
-        for article in &finding.regulations {
-            layout.bullet(
-                &format!("{} – {}", article.citation, article.title),
-                10.0,
-                24.0,
-            );
-        }
-        layout.space(8.0);
-    }
-    layout.space(4.0);
-
-    // Summary.
-    layout.heading(labels.summary);
-    layout.paragraph(&report.summary, Font::Regular, 11.0, 0.0, BLACK);
-    layout.space(10.0);
-
-    // Approval.
-    layout.keep_together(70.0);
-    layout.heading(labels.approval);
-    layout.paragraph(labels.approval_text, Font::Regular, 11.0, 0.0, BLACK);
-    layout.space(2.0);
-    layout.field(labels.approved_by, &report.approved_by);
-    layout.field(labels.generated, &display_timestamp(&report.generated_at));
-
-    let pages = layout.finish();
-    let count = pages.len();
-    let mut document = PdfDocument::new(&format!("{} {}", labels.title, report.report_id));
-    document.metadata.info.author = "NVWA – AGORA HAI".to_string();
-    document.metadata.info.creator = "AGORA HAI".to_string();
-    document.metadata.info.subject = format!("{} {}", labels.title, report.company.name);
-    let mut warnings = Vec::new();
-    let bytes = document
-        .with_pages(pages)
-        .save(&PdfSaveOptions::default(), &mut warnings);
-    RenderedPdf {
-        bytes,
-        pages: count,
-    }
-}
-
-/// `2025-11-21T14:03:00Z` → `2025-11-21 14:03 UTC`.
-fn display_timestamp(rfc3339: &str) -> String {
-    match rfc3339.split_once('T') {
-        Some((date, time)) => {
-            let hm: String = time.chars().take(5).collect();
-            format!("{date} {hm} UTC")
-        }
-        None => rfc3339.to_string(),
-    }
+/// The words of the page furniture, in the report's language.
+pub struct Frame {
+    pub title: &'static str,
+    pub authority: &'static str,
+    pub page: &'static str,
+    pub of: &'static str,
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -307,25 +30,25 @@ const MARGIN_X: f32 = 56.0;
 const CONTENT_TOP: f32 = PAGE_H - 100.0;
 const FIRST_CONTENT_TOP: f32 = PAGE_H - 112.0;
 const CONTENT_BOTTOM: f32 = 64.0;
-const LABEL_WIDTH: f32 = 120.0;
+pub(super) const LABEL_WIDTH: f32 = 120.0;
 
-const BLACK: (f32, f32, f32) = (0.1, 0.1, 0.1);
-const GREY: (f32, f32, f32) = (0.35, 0.35, 0.35);
+pub(super) const BLACK: (f32, f32, f32) = (0.1, 0.1, 0.1);
+pub(super) const GREY: (f32, f32, f32) = (0.35, 0.35, 0.35);
 const DEMO_RED: (f32, f32, f32) = (0.75, 0.1, 0.1);
-const DARK_BLUE: (f32, f32, f32) = (0.082, 0.259, 0.451);
+pub(super) const DARK_BLUE: (f32, f32, f32) = (0.082, 0.259, 0.451);
 const WHITE: (f32, f32, f32) = (1.0, 1.0, 1.0);
 
-fn severity_color(severity: &str) -> (f32, f32, f32) {
+/// The colour of a severity: red for a serious violation, amber, green for a minor one.
+pub(super) fn severity_color(severity: Severity) -> (f32, f32, f32) {
     match severity {
-        "ernstig" => (0.70, 0.09, 0.09),
-        "matig" => (0.72, 0.40, 0.0),
-        "licht" => (0.15, 0.45, 0.20),
-        _ => BLACK,
+        Severity::Ernstig => (0.70, 0.09, 0.09),
+        Severity::Overtreding => (0.72, 0.40, 0.0),
+        Severity::Gering => (0.15, 0.45, 0.20),
     }
 }
 
 #[derive(Clone, Copy, PartialEq)]
-enum Font {
+pub(super) enum Font {
     Regular,
     Bold,
     Oblique,
@@ -341,18 +64,18 @@ impl Font {
     }
 }
 
-struct Layout<'a> {
+pub(super) struct Layout<'a> {
     report_id: &'a str,
     /// Demo data: [`DEMO_MARK`] on every page.
     demo: bool,
-    labels: &'a Labels,
+    labels: &'a Frame,
     pages: Vec<Vec<Op>>,
     ops: Vec<Op>,
     y: f32,
 }
 
 impl<'a> Layout<'a> {
-    fn new(report_id: &'a str, labels: &'a Labels, demo: bool) -> Self {
+    pub(super) fn new(report_id: &'a str, labels: &'a Frame, demo: bool) -> Self {
         let mut layout = Layout {
             report_id,
             demo,
@@ -393,17 +116,17 @@ impl<'a> Layout<'a> {
     }
 
     /// Starts a new page unless `height` points still fit.
-    fn keep_together(&mut self, height: f32) {
+    pub(super) fn keep_together(&mut self, height: f32) {
         if self.y - height < CONTENT_BOTTOM {
             self.new_page();
         }
     }
 
-    fn space(&mut self, points: f32) {
+    pub(super) fn space(&mut self, points: f32) {
         self.y -= points;
     }
 
-    fn heading(&mut self, text: &str) {
+    pub(super) fn heading(&mut self, text: &str) {
         self.keep_together(48.0);
         self.space(4.0);
         self.line(text, Font::Bold, 14.0, 0.0, DARK_BLUE);
@@ -412,7 +135,7 @@ impl<'a> Layout<'a> {
     }
 
     /// A label in bold and its value, wrapped in the column next to the label.
-    fn field(&mut self, label: &str, value: &str) {
+    pub(super) fn field(&mut self, label: &str, value: &str) {
         let size = 11.0;
         let leading = size * 1.35;
         let lines = wrap(value, Font::Regular, size, content_width() - LABEL_WIDTH);
@@ -433,15 +156,54 @@ impl<'a> Layout<'a> {
         }
     }
 
+    /// A question of the form and its answer, indented under the section heading.
+    pub(super) fn question(&mut self, label: &str, answer: &str) {
+        let size = 10.5;
+        let leading = size * 1.35;
+        let indent = 14.0;
+        let label_width = 190.0;
+        let label_lines = wrap(label, Font::Regular, size, label_width - 8.0);
+        let answer_lines = wrap(
+            answer,
+            Font::Bold,
+            size,
+            content_width() - indent - label_width,
+        );
+        for i in 0..label_lines.len().max(answer_lines.len()) {
+            self.keep_together(leading);
+            self.y -= leading;
+            if let Some(l) = label_lines.get(i) {
+                self.text_at(MARGIN_X + indent, self.y, l, Font::Regular, size, GREY);
+            }
+            if let Some(a) = answer_lines.get(i) {
+                self.text_at(
+                    MARGIN_X + indent + label_width,
+                    self.y,
+                    a,
+                    Font::Bold,
+                    size,
+                    BLACK,
+                );
+            }
+        }
+    }
+
     /// One unwrapped line.
-    fn line(&mut self, text: &str, font: Font, size: f32, indent: f32, color: (f32, f32, f32)) {
+    pub(super) fn line(
+        &mut self,
+        text: &str,
+        font: Font,
+        size: f32,
+        indent: f32,
+        color: (f32, f32, f32),
+    ) {
         let leading = size * 1.35;
         self.keep_together(leading);
         self.y -= leading;
         self.text_at(MARGIN_X + indent, self.y, text, font, size, color);
     }
 
-    fn paragraph(
+    pub(super) fn paragraph(
         &mut self,
         text: &str,
         font: Font,
@@ -454,7 +216,7 @@ impl<'a> Layout<'a> {
         }
     }
 
-    fn bullet(&mut self, text: &str, size: f32, indent: f32) {
+    pub(super) fn bullet(&mut self, text: &str, size: f32, indent: f32) {
         let leading = size * 1.35;
         let lines = wrap(text, Font::Regular, size, content_width() - indent - 10.0);
         for (i, line) in lines.iter().enumerate() {
@@ -538,7 +300,7 @@ impl<'a> Layout<'a> {
     }
 
     /// Closes the last page and adds the footers, now that the page count is known.
-    fn finish(mut self) -> Vec<PdfPage> {
+    pub(super) fn finish(mut self) -> Vec<PdfPage> {
         let last = std::mem::take(&mut self.ops);
         self.pages.push(last);
         let total = self.pages.len();
@@ -750,13 +512,5 @@ mod tests {
         let lines = wrap(&word, Font::Bold, 11.0, 100.0);
         assert!(lines.len() > 1);
         assert_eq!(lines.concat(), word);
-    }
-
-    #[test]
-    fn severities_normalise() {
-        assert_eq!(normalize_severity(Some("Serious")), "ernstig");
-        assert_eq!(normalize_severity(Some("minor")), "licht");
-        assert_eq!(normalize_severity(None), "matig");
-        assert_eq!(normalize_severity(Some("kritisch?")), "kritisch?");
     }
 }
