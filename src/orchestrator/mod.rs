@@ -128,10 +128,10 @@ pub enum StartError {
     /// A client-chosen `runId` that a run already has (of this thread or any other).
     RunIdInUse,
     /// A message over [`OrchestratorConfig::max_message_bytes`].
-    #[error(
-        "Het bericht is {size} bytes; deze server neemt er hoogstens {limit} aan. Maak het korter."
-    )]
-    MessageTooLong { size: usize, limit: usize },
+    MessageTooLong {
+        size: usize,
+        limit: usize,
+    },
 }
 
 /// For logs: the English sentence, or what the store said.
@@ -202,6 +202,12 @@ impl StartError {
             ),
             StartError::InvalidId { field } => format!(
                 "{field} may only contain letters, digits and _ . : - (at most 128 characters)."
+            ),
+            StartError::MessageTooLong { size, limit } if nl => format!(
+                "Het bericht is {size} bytes; deze server neemt er hoogstens {limit} aan. Maak het korter."
+            ),
+            StartError::MessageTooLong { size, limit } => format!(
+                "The message is {size} bytes; this server takes at most {limit}. Please shorten it."
             ),
             other => other.code().text(lang).to_owned(),
         }
