@@ -1250,3 +1250,28 @@ async fn edited_arguments_over_the_declared_limits_make_no_report() {
     );
     assert_eq!(reports_written(&server), 0);
 }
+
+/// Issue 31: an answer that brings a run id already used (here the interrupted run's own) is
+/// refused before it marks anything, so the interrupt stays open and the right answer still
+/// makes the report.
+#[tokio::test]
+async fn an_answer_with_a_used_run_id_is_refused_and_leaves_the_interrupt_open() {
+    let server = TestServer::start().await;
+    let mut client = Client::new(&server.base());
+    let (events, interrupt) = up_to_the_report_interrupt(&mut client).await;
+    let mut reused = client.input(Some(approve(&interrupt, true, None)));
+    reused["runId"] = events[0]["runId"].clone();
+    let refused = run(&client.base, &reused).await;
+    assert_eq!(refused.len(), 1, "{refused:#?}");
+    assert_eq!(refused[0]["code"], "run_id_in_use");
+    assert_eq!(reports_written(&server), 0);
+    let open = server.state.db.interrupts(&client.thread).await.unwrap();
+    assert!(open.iter().all(|i| i.resolution.is_none()), "{open:?}");
+
+    let approved = client.send(Some(approve(&interrupt, true, None))).await;
+    assert_eq!(approved.last().unwrap()["type"], "RUN_FINISHED");
+    assert!(
+        reports_written(&server) > 0,
+        "the right answer makes the report"
+    );
+}

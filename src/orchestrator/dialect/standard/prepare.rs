@@ -154,13 +154,16 @@ async fn prepare_read(
         return Err(StartError::Moderation { term });
     }
 
+    // Before anything is marked: an answer under a used run id (the interrupted run's own,
+    // say) would mark its interrupts answered and then be refused, leaving no report and an
+    // undecided audit row. A retry of an answer that went through never gets here: its
+    // interrupts are no longer open, so it is a replay (above).
+    if input.run_id.is_some() {
+        orchestrator.check_new_run_id(&run_id).await?;
+    }
     // Exactly once: of two inputs answering the same interrupts, the second is a replay.
     if !answered.is_empty() && !resolve(orchestrator, &answered, &run_id).await? {
         return Ok(acknowledge(last_agent(&stored)));
-    }
-
-    if input.run_id.is_some() {
-        orchestrator.check_new_run_id(&run_id).await?;
     }
     orchestrator.stop_thread(&thread_id).await;
     // A user message that comes with answers is stored once the answered calls have
