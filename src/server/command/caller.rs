@@ -4,6 +4,7 @@ use crate::orchestrator::store::ThreadRecord;
 use crate::protocol::{Dialect, Lang};
 use crate::server::AppState;
 use crate::server::auth::{AuthMode, CurrentUser};
+use crate::server::store::DEV_USER_ID;
 
 /// The sender of a command: a socket, or one HTTP request.
 #[derive(Debug, Clone)]
@@ -17,8 +18,12 @@ pub struct Caller {
     /// The language refusals are written in (see [`Caller::lang_of`]).
     pub lang: Lang,
     /// Dev mode: there is no sign-in to protect (anyone may call themselves anyone), so a
-    /// message may name the user it acts for, and every thread may be followed.
+    /// message may name the user it acts for.
     dev: bool,
+    /// Dev mode's anonymous caller (no `X-User-Id`, no `?user_id=`): the developer, or a
+    /// contract client whose messages name their users, follows every thread. A caller that
+    /// named itself is held to its own threads, as a signed-in one is.
+    sees_all: bool,
 }
 
 impl Caller {
@@ -30,11 +35,12 @@ impl Caller {
         lang: Lang,
     ) -> Self {
         Self {
-            user,
             connection,
             dialect,
             lang,
+            sees_all: state.auth.mode == AuthMode::Dev && user.id == DEV_USER_ID,
             dev: state.auth.mode == AuthMode::Dev,
+            user,
         }
     }
 
@@ -57,9 +63,10 @@ impl Caller {
         }
     }
 
-    /// Whether the caller may follow and read `thread`: its owner's (in dev mode anyone's).
+    /// Whether the caller may follow and read `thread`: its owner's (dev mode's anonymous
+    /// caller: anyone's).
     /// Someone else's thread is refused exactly like one that does not exist.
     pub fn owns(&self, thread: &ThreadRecord) -> bool {
-        self.dev || self.user.owns(thread)
+        self.sees_all || self.user.owns(thread)
     }
 }
