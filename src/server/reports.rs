@@ -35,11 +35,7 @@ pub async fn download(
         .ok_or_else(|| AppError::NotFound("no such report".to_owned()))?;
     // The report is its approver's, on a thread that is still theirs: a thread deleted and
     // created again under the same id does not bring its old reports back to anyone else.
-    // The HAP form (`metadata.session_id`, `approved_by`), or a report written before it.
-    let thread_id = record["metadata"]["session_id"]
-        .as_str()
-        .or_else(|| record["threadId"].as_str())
-        .unwrap_or_default();
+    let thread_id = thread_of(&record).unwrap_or_default();
     let approver = record["approved_by"]
         .as_str()
         .or_else(|| record["approvedBy"].as_str())
@@ -72,6 +68,14 @@ pub async fn download(
         .into_response())
 }
 
+/// The thread a stored report JSON belongs to: the HAP form's `metadata.session_id`, or a report
+/// written before the form (`threadId`). The download check and the deletions read it alike.
+fn thread_of(record: &serde_json::Value) -> Option<&str> {
+    record["metadata"]["session_id"]
+        .as_str()
+        .or_else(|| record["threadId"].as_str())
+}
+
 /// Deletes the report files (PDF and JSON) of a thread, when the thread itself is deleted.
 pub async fn delete_for_thread(reports: &std::path::Path, thread_id: &str) {
     delete_for_threads(
@@ -102,11 +106,7 @@ pub async fn delete_for_threads(
             .await
             .ok()
             .and_then(|bytes| serde_json::from_slice::<serde_json::Value>(&bytes).ok())
-            .is_some_and(|record| {
-                record["threadId"]
-                    .as_str()
-                    .is_some_and(|id| thread_ids.contains(id))
-            });
+            .is_some_and(|record| thread_of(&record).is_some_and(|id| thread_ids.contains(id)));
         if belongs {
             for file in [path.with_extension("pdf"), path.clone()] {
                 if let Err(e) = tokio::fs::remove_file(&file).await
