@@ -4,9 +4,15 @@ import { test, expect } from "../support/fixtures";
 import { startServer, type RunningServer } from "../support/binary";
 import { send } from "../support/ui";
 
-// The test stops the server on purpose: a reconnect attempt that meets the closed port is
-// logged by Chromium itself ("WebSocket connection … failed: net::ERR_CONNECTION_REFUSED").
-test.use({ allowedConsoleErrors: [/WebSocket connection to '.*\/ws' failed: .*ERR_CONNECTION_REFUSED/] });
+// The test stops the server on purpose: a reconnect attempt, or a request of the page (the thread
+// list's refresh), that meets the closed port is logged by Chromium itself ("WebSocket connection …
+// failed" / "Failed to load resource", both net::ERR_CONNECTION_REFUSED).
+test.use({
+  allowedConsoleErrors: [
+    /WebSocket connection to '.*\/ws' failed: .*ERR_CONNECTION_REFUSED/,
+    /^Failed to load resource: net::ERR_CONNECTION_REFUSED$/,
+  ],
+});
 
 test("reconnects after a restart, sends the queued message, shows nothing twice", async ({ page }) => {
   test.setTimeout(90_000);
