@@ -70,13 +70,9 @@ impl Tool for GenerateFinalReport {
     }
 
     fn description(&self) -> &'static str {
-        "Generates the final inspection report, the HAP form (Reguliere inspectie HAP 6.02), as \
-         JSON and PDF for a company: every finding recorded in this conversation becomes a \
-         violation of its section with its type, severity, place and articles; what the \
-         inspector said was in order is answered Ja; the rest stays Niet beoordeeld. Findings \
-         passed here that were not recorded are added. Returns the report id, download URLs \
-         and the form's summary (sections, violations, completion). Requires the inspector's \
-         approval."
+        "Generates the final inspection report (PDF and JSON) for a company: company data, \
+         inspector, each finding with its severity and the regulation articles that apply, and \
+         a summary. Returns the report id and download URLs. Requires the inspector's approval."
     }
 
     fn parameters(&self) -> Value {
@@ -106,10 +102,6 @@ impl Tool for GenerateFinalReport {
                         "type": "object",
                         "properties": {
                             "description": { "type": "string", "maxLength": 2000 },
-                            "category": {
-                                "type": "string",
-                                "description": "temperature, hygiene, pests, allergens, labelling, shelf-life, traceability, building or other"
-                            },
                             "severity": {
                                 "type": "string",
                                 "description": "licht, matig or ernstig (minor, moderate, serious)"
@@ -126,7 +118,7 @@ impl Tool for GenerateFinalReport {
                 "summary": {
                     "type": "string",
                     "maxLength": 4000,
-                    "description": "The inspector's notes on the inspection"
+                    "description": "Overall conclusion of the inspection"
                 },
                 "language": {
                     "type": "string",
