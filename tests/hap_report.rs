@@ -27,23 +27,7 @@ fn completion(answered: u32) -> f64 {
     (f64::from(answered) * 1000.0 / FORM_QUESTIONS).round() / 10.0
 }
 
-/// Runs one turn, approving any approval request; returns the events.
-async fn turn(socket: &mut common::Socket, thread: &str, text: &str) -> Vec<Value> {
-    socket.ask(thread, text).await;
-    let mut events = Vec::new();
-    loop {
-        let event = socket.next().await;
-        if event["type"] == "CUSTOM" && event["name"] == "agora:tool_approval_request" {
-            let id = event["value"]["approvalId"].as_str().unwrap().to_owned();
-            socket.answer_approval(&id, true, None).await;
-        }
-        let done = event["type"] == "RUN_FINISHED";
-        events.push(event);
-        if done {
-            return events;
-        }
-    }
-}
+use common::turn_approving as turn;
 
 struct Inspection {
     /// The tool's answer.

@@ -8,23 +8,7 @@ mod common;
 use common::{TestServer, of_type};
 use serde_json::Value;
 
-/// Runs one turn, approving any approval request; returns the events.
-async fn turn(socket: &mut common::Socket, thread: &str, text: &str) -> Vec<Value> {
-    socket.ask(thread, text).await;
-    let mut events = Vec::new();
-    loop {
-        let event = socket.next().await;
-        if event["type"] == "CUSTOM" && event["name"] == "agora:tool_approval_request" {
-            let id = event["value"]["approvalId"].as_str().unwrap().to_owned();
-            socket.answer_approval(&id, true, None).await;
-        }
-        let done = event["type"] == "RUN_FINISHED";
-        events.push(event);
-        if done {
-            return events;
-        }
-    }
-}
+use common::turn_approving as turn;
 
 /// The thread's inspection after the turn.
 fn state(events: &[Value]) -> Value {

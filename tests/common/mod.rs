@@ -318,3 +318,22 @@ pub fn strings(value: &Value) -> Vec<&str> {
         _ => Vec::new(),
     }
 }
+
+/// Runs one turn on `socket`, approving any approval request; returns the events up to
+/// RUN_FINISHED.
+pub async fn turn_approving(socket: &mut Socket, thread: &str, text: &str) -> Vec<Value> {
+    socket.ask(thread, text).await;
+    let mut events = Vec::new();
+    loop {
+        let event = socket.next().await;
+        if event["type"] == "CUSTOM" && event["name"] == "agora:tool_approval_request" {
+            let id = event["value"]["approvalId"].as_str().unwrap().to_owned();
+            socket.answer_approval(&id, true, None).await;
+        }
+        let done = event["type"] == "RUN_FINISHED";
+        events.push(event);
+        if done {
+            return events;
+        }
+    }
+}
