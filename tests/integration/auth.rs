@@ -1,6 +1,6 @@
 //! Staff only: each refusal of issue 7, and that a normal user still gets through.
 
-mod common;
+use crate::common;
 
 use common::users::{ADMIN_EMAIL, ADMIN_PASSWORD, client, get, open_socket, sign_in, users_server};
 use common::{TestServer, assert_agora_clean};

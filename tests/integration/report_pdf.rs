@@ -2,7 +2,7 @@
 //! read back with pdftotext (installed by `make test`'s set-up; missing, the test fails), and
 //! every page of a report about the demo register carries the demo mark.
 
-mod common;
+use crate::common;
 
 use common::{TestServer, of_type};
 use serde_json::Value;

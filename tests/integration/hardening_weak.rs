@@ -3,7 +3,7 @@
 
 #![cfg(feature = "ssr")]
 
-mod common;
+use crate::common;
 
 use common::TestServer;
 use serde_json::{Value, json};

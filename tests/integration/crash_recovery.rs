@@ -2,7 +2,7 @@
 //! directory: everything completed before the kill is there, the run is marked interrupted and
 //! the thread carries on.
 
-mod common;
+use crate::common;
 
 use common::binary::Binary;
 use common::{TempDir, assert_agora_clean, streamed_text, strings};

@@ -3,7 +3,7 @@
 
 #![cfg(feature = "ssr")]
 
-mod common;
+use crate::common;
 
 use common::{Socket, TestServer, assert_agora_clean, of_type};
 use serde_json::json;

@@ -4,7 +4,7 @@
 
 #![cfg(feature = "ssr")]
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

@@ -5,7 +5,7 @@
 
 #![cfg(feature = "ssr")]
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

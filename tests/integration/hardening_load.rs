@@ -11,7 +11,7 @@
 
 #![cfg(feature = "ssr")]
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};

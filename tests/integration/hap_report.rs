@@ -12,7 +12,7 @@
 //! package of the Python venv the tests already use for the official AG-UI models (no new
 //! Rust dependency to build on two cores); the PDF is read back with `pdftotext`.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;

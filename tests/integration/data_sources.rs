@@ -2,7 +2,7 @@
 //! a small file of our own works end to end, and a wrong entry stops the start with a message
 //! that names it.
 
-mod common;
+use crate::common;
 
 use agora_hai::orchestrator::knowledge::{Knowledge, Resolution, Sources};
 use agora_hai::server::{AppState, Config};

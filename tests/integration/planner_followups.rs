@@ -3,7 +3,7 @@
 //! confirmation records nothing, and three observations in one sentence are three findings
 //! with three categories. The PDFs are read back with pdftotext, as `report_pdf.rs` does.
 
-mod common;
+use crate::common;
 
 use common::{TestServer, of_type};
 use serde_json::Value;

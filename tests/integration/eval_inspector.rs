@@ -7,7 +7,7 @@
 //! checks passed per file and, for the second set, per kind; it fails when a file scores below
 //! the mark it has reached, so a regression shows.
 
-mod common;
+use crate::common;
 
 use std::collections::{BTreeMap, HashMap};
 

@@ -2,7 +2,7 @@
 //! (read in place): every endpoint, its happy path and its errors.
 #![cfg(feature = "ssr")]
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -119,7 +119,7 @@ fn the_contract_reader_reads_the_contract() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// The shared test server (tests/common), spoken to as a REST client.
+// The shared test server (tests/integration/common), spoken to as a REST client.
 
 trait Rest {
     async fn get(&self, path: &str) -> (StatusCode, Value);

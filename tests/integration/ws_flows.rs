@@ -1,7 +1,7 @@
 //! The orchestrator's flows over a real WebSocket: each stream is checked by the AGORA verifier
 //! and for the content an inspector needs.
 
-mod common;
+use crate::common;
 
 use agora_hai::protocol::{ErrorCode, Lang};
 use common::{TestServer, assert_agora_clean, of_type, streamed_text};

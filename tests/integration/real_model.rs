@@ -13,7 +13,7 @@
 
 #![cfg(feature = "ssr")]
 
-mod common;
+use crate::common;
 
 use std::io::{BufRead, BufReader};
 use std::path::PathBuf;

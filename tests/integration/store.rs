@@ -5,7 +5,7 @@
 //! one database share: run leases, the event log, rate limits.
 #![cfg(feature = "ssr")]
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 use std::time::Duration;

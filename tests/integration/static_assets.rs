@@ -8,7 +8,7 @@
 //! router's CompressionLayer gzips on the fly.
 #![cfg(feature = "ssr")]
 
-mod common;
+use crate::common;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};

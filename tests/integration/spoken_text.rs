@@ -5,7 +5,7 @@
 
 #![cfg(feature = "ssr")]
 
-mod common;
+use crate::common;
 
 use common::{TestServer, assert_agora_clean, of_type};
 use serde_json::{Value, json};

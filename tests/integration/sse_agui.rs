@@ -2,7 +2,7 @@
 //! checked by the standard verifier, interrupts and `resume` (and their errors), abort by
 //! closing the connection, the cancel endpoint and a client tool's round trip.
 
-mod common;
+use crate::common;
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;

@@ -1,7 +1,7 @@
 //! The command layer decides once for both transports: the same limit, the same identity rule
 //! and refusals in the language the client asks for, whether it came over `/ws` or `/agui`.
 
-mod common;
+use crate::common;
 
 use common::{Socket, TestServer};
 use serde_json::{Value, json};

@@ -1,6 +1,6 @@
 //! `/metrics`, `/ready` and `/health` against the real server: the figures move with a run.
 
-mod common;
+use crate::common;
 
 use common::{TestServer, assert_agora_clean, users};
 

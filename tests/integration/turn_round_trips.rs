@@ -4,7 +4,7 @@
 //! run stops right after its first events and nothing else reaches the store.
 #![cfg(feature = "ssr")]
 
-mod common;
+use crate::common;
 
 use std::sync::{Arc, Mutex};
 

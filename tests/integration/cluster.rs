@@ -4,7 +4,7 @@
 //! mid-run is marked interrupted by B once its lease runs out, and nothing completed is lost.
 #![cfg(feature = "ssr")]
 
-mod common;
+use crate::common;
 
 use std::time::{Duration, Instant};
 
