@@ -22,7 +22,7 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore, watch};
 use tokio_util::task::TaskTracker;
 use tower::Service;
 
-use super::Config;
+use super::config::Config;
 
 /// How many connections the server accepts, and how long a client may take to send headers.
 #[derive(Debug, Clone)]

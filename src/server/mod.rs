@@ -13,7 +13,9 @@ mod reports;
 pub mod rest;
 pub mod run_limits;
 mod security;
+mod sockets;
 pub mod sse;
+mod state;
 pub mod store;
 mod stream_slots;
 mod ws;
@@ -22,7 +24,6 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::Router;
-use axum::extract::FromRef;
 use axum::routing::get;
 use leptos::config::LeptosOptions;
 use leptos_axum::{LeptosRoutes, generate_route_list};
@@ -30,6 +31,7 @@ use leptos_axum::{LeptosRoutes, generate_route_list};
 pub use config::{Config, LogFormat};
 pub use edge::{ConnectionSlot, EdgeLimits, raise_descriptor_limit};
 pub use error::AppError;
+pub use state::AppState;
 
 use crate::orchestrator::cluster::{Alone, Peers};
 use crate::orchestrator::knowledge::{Knowledge, Sources};
@@ -40,28 +42,6 @@ use crate::orchestrator::store::Store;
 use crate::orchestrator::tools::Toolbox;
 use crate::orchestrator::{Orchestrator, OrchestratorConfig};
 use crate::ui::{App, shell};
-
-/// Shared by every request; cheap to clone.
-#[derive(Clone)]
-pub struct AppState {
-    /// Leptos needs these to render the shell and name the wasm bundle.
-    pub leptos: LeptosOptions,
-    /// Start-up configuration, read by the transports and the store.
-    pub config: Arc<Config>,
-    /// Threads, messages, runs, approvals and users; the orchestrator takes it as
-    /// `Arc<dyn Store>` (trait upcasting).
-    pub db: Arc<dyn store::Database>,
-    /// Decides who is asking, for every route and the WebSocket.
-    pub auth: Arc<auth::Authenticator>,
-    /// Runs per account per minute, for every transport.
-    pub run_limits: Arc<run_limits::RunLimits>,
-    /// Runs the agents; shared by every transport.
-    pub orchestrator: Arc<Orchestrator>,
-    /// The open WebSockets by user: the per-user cap, and revocation that reaches them.
-    pub sockets: Arc<ws::SocketRegistry>,
-    /// The open SSE streams by user, for their per-user cap.
-    pub streams: Arc<stream_slots::StreamSlots>,
-}
 
 impl AppState {
     /// Prepares the data directory and everything the server keeps open.
@@ -115,7 +95,7 @@ impl AppState {
             run_limits = run_limits.shared_through(sql.clone());
         }
         let run_limits = Arc::new(run_limits);
-        let sockets = ws::SocketRegistry::new(config.max_sockets_per_user);
+        let sockets = sockets::SocketRegistry::new(config.max_sockets_per_user);
         let streams = stream_slots::StreamSlots::new(config.max_streams_per_user);
         Ok(Self {
             leptos,
@@ -210,12 +190,6 @@ fn openai_config(config: &Config, base_url: &str) -> anyhow::Result<OpenAiConfig
         }
     }
     Ok(settings)
-}
-
-impl FromRef<AppState> for LeptosOptions {
-    fn from_ref(state: &AppState) -> Self {
-        state.leptos.clone()
-    }
 }
 
 /// Serves the app on `listener` behind the edge limits until `shutdown` resolves; `main` and

@@ -13,7 +13,7 @@ use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
 
-use super::AppState;
+use super::state::AppState;
 use crate::orchestrator::metrics::{
     APPROVAL_WAIT_SECONDS, FIRST_TEXT_SECONDS, LATENCY_BUCKETS, MODEL_TURN_SECONDS, RUN_SECONDS,
     STORE_BUCKETS, STORE_CALL_SECONDS,

@@ -5,7 +5,8 @@ use axum::http::header;
 use axum::response::{IntoResponse, Response};
 
 use super::auth::CurrentUser;
-use super::{AppError, AppState};
+use super::error::AppError;
+use super::state::AppState;
 
 /// Only the owner of the report's thread may download it; to anyone else it does not exist.
 pub async fn download(

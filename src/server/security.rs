@@ -11,8 +11,10 @@ use leptos::prelude::use_context;
 use tower_http::set_header::SetResponseHeaderLayer;
 
 use super::auth::{AuthError, AuthMode, Authenticator, hash_password_blocking, parse_api_keys};
+use super::config::Config;
+use super::error::AppError;
+use super::state::AppState;
 use super::store::{Database, NewUser, UserRole};
-use super::{AppError, AppState, Config};
 
 /// Request bodies above this are refused (413): nothing in the API needs more.
 pub const MAX_BODY_BYTES: usize = 2 << 20;

@@ -32,10 +32,10 @@ use axum::{Extension, Json, Router};
 use futures::Stream;
 use serde_json::{Value, json};
 
-use super::AppState;
 use super::command::{self, Caller, Command, Outcome, Refusal, Stage};
 use super::error::AppError;
 use super::rest::CurrentUser;
+use super::state::AppState;
 use super::stream_slots::StreamSlot;
 use crate::clock::now_millis;
 use crate::orchestrator::Orchestrator;

@@ -4,24 +4,10 @@
 #![cfg(feature = "ssr")]
 
 use crate::common;
+use crate::common::keys::{ANNA, KOEN, key_server, socket_of};
 
 use common::{Socket, TestServer, assert_agora_clean, of_type};
 use serde_json::json;
-
-const KOEN: &str = "koen-secret-key-0001";
-const ANNA: &str = "anna-secret-key-0002";
-
-async fn server() -> TestServer {
-    TestServer::start_with(|c| {
-        c.auth = agora_hai::server::auth::AuthMode::ApiKey;
-        c.api_keys = Some(format!("koen:{KOEN},anna:{ANNA}"));
-    })
-    .await
-}
-
-async fn socket_of(server: &TestServer, key: &str) -> Socket {
-    Socket::connect(&format!("ws://{}/ws?token={key}", server.addr)).await
-}
 
 fn thread() -> String {
     format!("thread-{}", uuid::Uuid::new_v4())
@@ -43,7 +29,7 @@ async fn koen_waits_for_approval(socket: &mut Socket, thread: &str) -> serde_jso
 
 #[tokio::test]
 async fn a_message_on_someone_elses_thread_stops_nothing_of_theirs() {
-    let server = server().await;
+    let server = key_server().await;
     let mut koen = socket_of(&server, KOEN).await;
     let thread = thread();
     let request = koen_waits_for_approval(&mut koen, &thread).await;
@@ -68,7 +54,7 @@ async fn a_message_on_someone_elses_thread_stops_nothing_of_theirs() {
 
 #[tokio::test]
 async fn reusing_someone_elses_run_id_is_refused_and_leaves_their_run_running() {
-    let server = server().await;
+    let server = key_server().await;
     let mut koen = socket_of(&server, KOEN).await;
     let thread = thread();
     koen_waits_for_approval(&mut koen, &thread).await;
@@ -94,7 +80,7 @@ async fn reusing_someone_elses_run_id_is_refused_and_leaves_their_run_running() 
 
 #[tokio::test]
 async fn ids_that_could_forge_logs_are_refused_and_nothing_is_stored() {
-    let server = server().await;
+    let server = key_server().await;
     let mut anna = socket_of(&server, ANNA).await;
     for (thread, run) in [
         ("thread-1\nINFO forged line", None),
@@ -122,7 +108,7 @@ async fn ids_that_could_forge_logs_are_refused_and_nothing_is_stored() {
 
 #[tokio::test]
 async fn a_deleted_threads_reports_are_gone_and_a_recreated_id_cannot_fetch_them() {
-    let server = server().await;
+    let server = key_server().await;
     let mut koen = socket_of(&server, KOEN).await;
     let thread = thread();
     let request = koen_waits_for_approval(&mut koen, &thread).await;
@@ -177,7 +163,7 @@ async fn a_deleted_threads_reports_are_gone_and_a_recreated_id_cannot_fetch_them
 
 #[tokio::test]
 async fn a_write_from_another_origin_of_the_same_site_is_refused() {
-    let server = server().await;
+    let server = key_server().await;
     let thread = thread();
     let mut koen = socket_of(&server, KOEN).await;
     koen.ask(&thread, "Hallo").await;

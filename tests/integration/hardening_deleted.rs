@@ -6,28 +6,14 @@
 #![cfg(feature = "ssr")]
 
 use crate::common;
+use crate::common::keys::{ANNA, KOEN, key_server, socket_of};
 
 use std::time::Duration;
 
-use common::{Socket, TestServer};
 use serde_json::{Value, json};
 
-const KOEN: &str = "koen-secret-key-0001";
-const ANNA: &str = "anna-secret-key-0002";
 /// What only the deleted inspection talked about.
 const SECRET: &str = "Finta Fiore";
-
-async fn two_inspectors() -> TestServer {
-    TestServer::start_with(|c| {
-        c.auth = agora_hai::server::auth::AuthMode::ApiKey;
-        c.api_keys = Some(format!("koen:{KOEN},anna:{ANNA}"));
-    })
-    .await
-}
-
-async fn socket_of(server: &TestServer, key: &str) -> Socket {
-    Socket::connect(&format!("ws://{}/ws?token={key}", server.addr)).await
-}
 
 fn resume(thread: &str, after_seq: u64) -> Value {
     json!({ "type": "CUSTOM", "name": "agora:resume", "value": { "threadId": thread, "afterSeq": after_seq } })
@@ -43,7 +29,7 @@ fn assert_nothing_of(what: &str, old_run: &str, text: &str) {
 
 #[tokio::test]
 async fn a_deleted_thread_is_replayed_to_nobody() {
-    let server = two_inspectors().await;
+    let server = key_server().await;
     let thread = format!("thread-{}", uuid::Uuid::new_v4());
     let mut koen = socket_of(&server, KOEN).await;
     koen.ask(

@@ -5,6 +5,7 @@
 #![cfg(feature = "ssr")]
 
 use crate::common;
+use crate::common::keys::{KOEN, with_keys};
 
 use std::time::Duration;
 
@@ -13,15 +14,8 @@ use serde_json::json;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
-const KOEN: &str = "koen-secret-key-0001";
-
 /// Generous: each limit below is one or two seconds, this only stops a hung test.
 const SERVER_MUST_CLOSE_WITHIN: Duration = Duration::from_secs(30);
-
-fn with_keys(c: &mut agora_hai::server::Config) {
-    c.auth = agora_hai::server::auth::AuthMode::ApiKey;
-    c.api_keys = Some(format!("koen:{KOEN}"));
-}
 
 /// Reads until the server closes the connection; what it sent before closing.
 async fn read_to_close(tcp: &mut TcpStream) -> String {

@@ -7,28 +7,14 @@
 #![cfg(feature = "ssr")]
 
 use crate::common;
+use crate::common::keys::{EVE, KOEN, key_server, socket_of};
 
 use std::time::Duration;
 
-use common::{Socket, TestServer};
 use serde_json::{Value, json};
 
-const KOEN: &str = "koen-secret-key-0001";
-const EVE: &str = "eve-secret-key-00002";
 /// What only the inspection talks about.
 const SECRET: &str = "Finta Fiore";
-
-async fn two_accounts() -> TestServer {
-    TestServer::start_with(|c| {
-        c.auth = agora_hai::server::auth::AuthMode::ApiKey;
-        c.api_keys = Some(format!("koen:{KOEN},eve:{EVE}"));
-    })
-    .await
-}
-
-async fn socket_of(server: &TestServer, key: &str) -> Socket {
-    Socket::connect(&format!("ws://{}/ws?token={key}", server.addr)).await
-}
 
 fn custom(name: &str, thread: &str) -> Value {
     json!({ "type": "CUSTOM", "name": name, "value": { "threadId": thread } })
@@ -36,7 +22,7 @@ fn custom(name: &str, thread: &str) -> Value {
 
 #[tokio::test]
 async fn resuming_an_unused_id_hears_nothing_of_the_runs_that_follow() {
-    let server = two_accounts().await;
+    let server = key_server().await;
     let thread = format!("thread-{}", uuid::Uuid::new_v4());
 
     // Eve resumes the id before anyone has used it: refused, and it says it answers the resume
@@ -93,7 +79,7 @@ async fn resuming_an_unused_id_hears_nothing_of_the_runs_that_follow() {
 /// nobody has used yet; the owner reattaches to it as before.
 #[tokio::test]
 async fn reattaching_to_someone_elses_agui_run_is_404_and_hears_nothing() {
-    let server = two_accounts().await;
+    let server = key_server().await;
     let thread = format!("thread-{}", uuid::Uuid::new_v4());
     let run_id = format!("run-{}", uuid::Uuid::new_v4());
     let reattach = |key: &'static str, run: String, last_event_id: Option<&'static str>| {

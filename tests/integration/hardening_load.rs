@@ -12,6 +12,7 @@
 #![cfg(feature = "ssr")]
 
 use crate::common;
+use crate::common::keys::{ANNA, KOEN, key_server_with};
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -22,13 +23,8 @@ use futures::{SinkExt, StreamExt};
 use serde_json::{Value, json};
 use tokio_tungstenite::tungstenite::Message as Frame;
 
-const KOEN: &str = "koen-secret-key-0001";
-const ANNA: &str = "anna-secret-key-0002";
-
 async fn two_inspectors(max_message_bytes: usize) -> TestServer {
-    TestServer::start_with(|c| {
-        c.auth = agora_hai::server::auth::AuthMode::ApiKey;
-        c.api_keys = Some(format!("koen:{KOEN},anna:{ANNA}"));
+    key_server_with(|c| {
         c.max_message_bytes = max_message_bytes;
         c.runs_per_minute = 1000;
     })
@@ -37,14 +33,6 @@ async fn two_inspectors(max_message_bytes: usize) -> TestServer {
 
 fn ws_url(server: &TestServer, key: &str) -> String {
     format!("ws://{}/ws?token={key}", server.addr)
-}
-
-/// The `data:` events of a finished SSE body.
-fn sse_events(body: &str) -> Vec<Value> {
-    body.lines()
-        .filter_map(|line| line.strip_prefix("data:"))
-        .map(|data| serde_json::from_str(data.trim()).unwrap())
-        .collect()
 }
 
 #[tokio::test]
@@ -90,21 +78,10 @@ async fn a_message_over_the_limit_is_refused_on_both_transports_before_any_run()
         "messages": [{ "id": "m1", "role": "user", "content": long }],
         "tools": [], "context": [],
     });
-    let body = server
-        .http
-        .post(server.url("/agui"))
-        .header("x-api-key", KOEN)
-        .json(&input)
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
-    let events = sse_events(&body);
-    assert_eq!(events.len(), 1, "{body}");
-    assert_eq!(events[0]["type"], "RUN_ERROR", "{body}");
-    assert_eq!(events[0]["code"], "message_too_long", "{body}");
+    let (_, events) = server.agui(Some(KOEN), &input).await;
+    assert_eq!(events.len(), 1, "{events:?}");
+    assert_eq!(events[0]["type"], "RUN_ERROR", "{events:?}");
+    assert_eq!(events[0]["code"], "message_too_long", "{events:?}");
     assert!(server.state.db.thread(&thread).await.is_err(), "stored");
     // A client tool's result counts too.
     let input = json!({
@@ -115,18 +92,8 @@ async fn a_message_over_the_limit_is_refused_on_both_transports_before_any_run()
         ],
         "tools": [], "context": [],
     });
-    let body = server
-        .http
-        .post(server.url("/agui"))
-        .header("x-api-key", KOEN)
-        .json(&input)
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
-    assert_eq!(sse_events(&body)[0]["code"], "message_too_long", "{body}");
+    let (_, events) = server.agui(Some(KOEN), &input).await;
+    assert_eq!(events[0]["code"], "message_too_long", "{events:?}");
 }
 
 /// How many large runs one inspector starts at once, and their size: a planner turn on such

@@ -8,24 +8,10 @@ use crate::common;
 use common::TestServer;
 use serde_json::{Value, json};
 
-/// The `data:` events of a finished SSE body.
-fn sse_events(body: &str) -> Vec<Value> {
-    body.lines()
-        .filter_map(|line| line.strip_prefix("data:"))
-        .map(|data| serde_json::from_str(data.trim()).unwrap())
-        .collect()
-}
-
 async fn post_agui(server: &TestServer, input: &Value) -> Vec<Value> {
-    let response = server
-        .http
-        .post(server.url("/agui"))
-        .json(input)
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(response.status(), 200);
-    sse_events(&response.text().await.unwrap())
+    let (status, events) = server.agui(None, input).await;
+    assert_eq!(status, 200);
+    events
 }
 
 /// `/agui` stores the client's message ids: one with a newline, a bidi control, NUL or 100 kB

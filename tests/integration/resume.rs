@@ -275,20 +275,11 @@ async fn a_resend_of_a_message_the_thread_has_starts_nothing() {
 mod two_users {
     use super::*;
 
-    const KOEN: &str = "koen-secret-key-0001";
-    const ANNA: &str = "anna-secret-key-0002";
-
-    async fn socket_of(server: &TestServer, key: &str) -> Socket {
-        Socket::connect(&format!("ws://{}/ws?token={key}", server.addr)).await
-    }
+    use crate::common::keys::{ANNA, KOEN, key_server, socket_of};
 
     #[tokio::test]
     async fn a_resume_of_someone_elses_thread_is_refused() {
-        let server = TestServer::start_with(|c| {
-            c.auth = agora_hai::server::auth::AuthMode::ApiKey;
-            c.api_keys = Some(format!("koen:{KOEN},anna:{ANNA}"));
-        })
-        .await;
+        let server = key_server().await;
         let thread = thread();
         let mut koen = socket_of(&server, KOEN).await;
         koen.ask(&thread, "Start inspectie bij Trattoria Finta Fiore")

@@ -23,9 +23,9 @@ pub use password::{
 };
 pub use throttle::SignInThrottle;
 
-use super::AppState;
 use super::error::AppError;
 use super::run_limits::AccountKind;
+use super::state::AppState;
 use super::store::{DEV_USER_ID, Database, UserRole};
 
 pub const SESSION_COOKIE: &str = "agora_session";

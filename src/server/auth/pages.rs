@@ -16,9 +16,9 @@ use super::{
     AuthMode, ClientAddress, SESSION_COOKIE, SESSION_DAYS, hash_password, hash_password_blocking,
     hex, random_token, sha256, verify_password_blocking,
 };
-use crate::server::AppState;
+use crate::server::sockets::Revoked;
+use crate::server::state::AppState;
 use crate::server::store::{NewUser, UserRole};
-use crate::server::ws::Revoked;
 
 pub fn routes() -> Router<AppState> {
     Router::new()

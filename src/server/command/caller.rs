@@ -2,8 +2,8 @@
 
 use crate::orchestrator::store::ThreadRecord;
 use crate::protocol::{Dialect, Lang};
-use crate::server::AppState;
 use crate::server::auth::{AuthMode, CurrentUser};
+use crate::server::state::AppState;
 use crate::server::store::DEV_USER_ID;
 
 /// The sender of a command: a socket, or one HTTP request.

@@ -3,7 +3,7 @@
 use super::{Caller, Outcome, Refusal};
 use crate::protocol::ErrorCode;
 use crate::protocol::agora::CancelRun;
-use crate::server::AppState;
+use crate::server::state::AppState;
 
 pub(super) fn apply(
     state: &AppState,

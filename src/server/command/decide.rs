@@ -4,7 +4,7 @@ use serde_json::json;
 
 use super::{Caller, Outcome, Refusal};
 use crate::protocol::agora::ToolApprovalResponse;
-use crate::server::AppState;
+use crate::server::state::AppState;
 
 pub(super) async fn apply(
     state: &AppState,

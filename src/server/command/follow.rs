@@ -10,7 +10,7 @@ use crate::orchestrator::store::{RunRecord, StoreError};
 use crate::orchestrator::{Outbox, valid_id};
 use crate::protocol::agora::{HistoryRequest, RESUME, Resume};
 use crate::protocol::{ErrorCode, Event, MessagesSnapshot};
-use crate::server::AppState;
+use crate::server::state::AppState;
 
 /// What the caller may do with a thread.
 enum Access {

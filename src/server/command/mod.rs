@@ -21,7 +21,7 @@ pub use refusal::{Refusal, Stage};
 use crate::orchestrator::Outbox;
 use crate::protocol::RunAgentInput;
 use crate::protocol::agora::{CancelRun, HistoryRequest, Resume, ToolApprovalResponse};
-use crate::server::AppState;
+use crate::server::state::AppState;
 use crate::server::store::UserRole;
 
 /// What a client asks of the server, from either transport.

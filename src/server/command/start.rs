@@ -5,7 +5,7 @@ use serde_json::json;
 use super::{Caller, Outcome, Refusal, Stage};
 use crate::orchestrator::{Outbox, StartError};
 use crate::protocol::{Dialect, ErrorCode, Lang, RunAgentInput};
-use crate::server::AppState;
+use crate::server::state::AppState;
 
 pub(super) async fn apply(
     state: &AppState,

@@ -3,7 +3,7 @@
 
 use super::{Caller, Outcome, Refusal};
 use crate::protocol::{ErrorCode, Lang};
-use crate::server::AppState;
+use crate::server::state::AppState;
 
 pub(super) async fn apply(
     state: &AppState,

@@ -17,8 +17,8 @@ use axum::routing::get;
 
 pub use info::negotiate_root;
 
-use super::AppState;
 use super::error::AppError;
+use super::state::AppState;
 use super::store::{
     DEV_USER_EMAIL, DEV_USER_ID, DEV_USER_NAME, Database, NewUser, StoreError, UserRole,
 };

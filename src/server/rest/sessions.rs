@@ -12,7 +12,7 @@ use super::body::{Body, RequestBody};
 use super::{AppError, CurrentUser, Paging, query_bool, timestamp};
 use crate::protocol::Message;
 use crate::protocol::rest::{SessionList, SessionMetadata, SessionRename};
-use crate::server::AppState;
+use crate::server::state::AppState;
 use crate::server::store::{MAX_TITLE_CHARS, ThreadSummary};
 
 /// A title that is not text is 422, as the contract says.

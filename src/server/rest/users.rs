@@ -11,10 +11,10 @@ use serde_json::{Value, json};
 use super::body::{Body, RequestBody};
 use super::{AppError, CurrentUser, Paging, timestamp};
 use crate::protocol::rest::{CreateUser, UpdateUser, UserProfile};
-use crate::server::AppState;
 use crate::server::auth::{AuthMode, hash_password_blocking, require_admin};
+use crate::server::sockets::Revoked;
+use crate::server::state::AppState;
 use crate::server::store::{NewUser, PreferencesUpdate, UserRecord, UserRole, UserUpdate};
-use crate::server::ws::Revoked;
 
 /// Longest display name accepted.
 const MAX_NAME_CHARS: usize = 200;

@@ -9,8 +9,8 @@ use serde_json::{Value, json};
 use super::MAX_FRAME_BYTES;
 use crate::orchestrator::Outbox;
 use crate::protocol::{AgoraError, AgoraEvent, ClientMessage, ErrorCode, Lang};
-use crate::server::AppState;
 use crate::server::command::{self, Caller, Command, Outcome, Refusal};
+use crate::server::state::AppState;
 
 /// What the reader needs to answer one frame.
 pub(super) struct Connection<'a> {

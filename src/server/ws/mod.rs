@@ -13,7 +13,6 @@
 //! time, so the TCP connection is gone within seconds of the decision.
 
 mod connection;
-mod registry;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -28,12 +27,12 @@ use futures::{SinkExt, StreamExt};
 use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 
-pub use registry::{Revoked, SocketRegistry};
-
 use self::connection::Connection;
 use super::auth::CurrentUser;
 use super::command::{Caller, Refusal};
-use super::{AppError, AppState, ConnectionSlot};
+use super::edge::ConnectionSlot;
+use super::error::AppError;
+use super::state::AppState;
 use crate::orchestrator::Outbox;
 use crate::orchestrator::outbox::OutboxReceiver;
 use crate::protocol::{Dialect, ErrorCode, Lang};

@@ -2,6 +2,7 @@
 #![allow(dead_code)] // each test binary uses its own part of this
 
 pub mod binary;
+pub mod keys;
 pub mod nginx;
 pub mod postgres;
 pub mod users;
@@ -69,6 +70,26 @@ impl TestServer {
             dir,
             http: reqwest::Client::new(),
         }
+    }
+
+    /// `POST /agui` with `input`, signed in with the API key `key` (`None`: as the request
+    /// comes): the status and the events of the whole answer.
+    pub async fn agui(
+        &self,
+        key: Option<&str>,
+        input: &Value,
+    ) -> (reqwest::StatusCode, Vec<Value>) {
+        let mut request = self.http.post(self.url("/agui")).json(input);
+        if let Some(key) = key {
+            request = request.header("x-api-key", key);
+        }
+        let response = request.send().await.unwrap();
+        let status = response.status();
+        let body = tokio::time::timeout(Duration::from_secs(60), response.text())
+            .await
+            .expect("the /agui answer ends")
+            .unwrap();
+        (status, sse_events(&body))
     }
 
     pub fn url(&self, path: &str) -> String {
@@ -336,4 +357,12 @@ pub async fn turn_approving(socket: &mut Socket, thread: &str, text: &str) -> Ve
             return events;
         }
     }
+}
+
+/// The `data:` events of a finished SSE body (a JSON value a frame; comments and ids skipped).
+pub fn sse_events(body: &str) -> Vec<Value> {
+    body.lines()
+        .filter_map(|line| line.strip_prefix("data:"))
+        .map(|data| serde_json::from_str(data.trim()).expect("each data frame is JSON"))
+        .collect()
 }
