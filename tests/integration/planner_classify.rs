@@ -76,10 +76,20 @@ fn report_requests() {
         "rapport",
         "Rond de inspectie af",
         "Please create the inspection report",
+        // The report is the PDF (issue 32, kind 10), also after a rejection.
+        "Zet het maar in een PDF.",
+        "Send me the PDF.",
+        "Oké, nu wel de PDF graag.",
+        "Right, let's have the PDF now.",
     ] {
         assert_eq!(classify(text), Intent::ReportRequest, "{text}");
         assert_eq!(classify(text).agent(), "reporting-agent");
     }
+    // A question about an earlier PDF asks for no new report.
+    assert_ne!(
+        classify("Waar staat de PDF van de vorige inspectie?"),
+        Intent::ReportRequest
+    );
 }
 
 #[test]
@@ -161,6 +171,38 @@ fn routing_with_the_register_recognises_company_names() {
         assert_eq!(route(text, Some(&kb)), Intent::InspectionStart, "{text}");
     }
     assert_eq!(route("Finta Fiore", None), Intent::Chatter);
+    // Going on to another registered company, however it is said, opens it (issue 32, kind
+    // 1): the sentence is never a finding of the company left behind.
+    let open = InspectionState {
+        company: Some(agora_hai::orchestrator::inspection::CompanyRef {
+            kvk: "99990001".to_owned(),
+            name: "Trattoria Finta Fiore".to_owned(),
+            ..Default::default()
+        }),
+        ..InspectionState::default()
+    };
+    for text in [
+        "Moving on to Sushi Fikusho in Amsterdam.",
+        "We gaan verder bij Catering Smaakfictie in Zwolle.",
+        "Op naar Grillroom Hayalet in Arnhem.",
+        "Switching to Toko Fabelmarkt in Den Haag now.",
+        "Heading over to Bakkerij Denkdeeg in Utrecht.",
+    ] {
+        assert_eq!(
+            understand(text, &open, Some(&kb)),
+            Intent::InspectionStart,
+            "{text}"
+        );
+    }
+    // A move word before something that is not a company stays an observation.
+    assert_eq!(
+        understand(
+            "Put the lid back on to the container of raw chicken.",
+            &open,
+            Some(&kb)
+        ),
+        Intent::Finding
+    );
     // A kind of business alone: the history agent asks which one is meant.
     assert_eq!(route("Restaurant", Some(&kb)), Intent::InspectionStart);
     assert_eq!(route("Hallo", Some(&kb)), Intent::Greeting);

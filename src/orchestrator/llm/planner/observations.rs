@@ -410,10 +410,15 @@ pub fn category(text: &str) -> &'static str {
             "traceab",
             "recall",
             "terugroep",
-            "delivery",
         ],
         &["batch", "origin", "lot"],
-    ) {
+    ) || phrase(&[
+        "delivery note",
+        "delivery notes",
+        "delivery records",
+        "delivery slip",
+        "delivery slips",
+    ]) {
         return "traceability";
     }
     if about(
@@ -462,6 +467,35 @@ pub fn category(text: &str) -> &'static str {
         && phrase(&["ontbreekt", "ontbreken", "is missing"]));
     if no_basin {
         return "building";
+    }
+    // "Op de deegmachine zit nog oud deeg", "old sauce stains in the bags": leftovers on
+    // equipment are a cleaning matter, whatever the equipment is called.
+    let equipment = words.iter().any(|w| {
+        [
+            "machine",
+            "apparat",
+            "mixer",
+            "slicer",
+            "snijplank",
+            "plank",
+            "bags",
+            "tassen",
+            "bakken",
+            "messen",
+            "knives",
+            "utensil",
+            "gerei",
+        ]
+        .iter()
+        .any(|e| w.contains(e))
+    });
+    if equipment
+        && about(
+            &["vlek", "stain"],
+            &["oud", "oude", "old", "resten", "residue"],
+        )
+    {
+        return "hygiene";
     }
     if about(
         &[
@@ -654,6 +688,17 @@ mod tests {
             ),
             ("De ijsschep ligt in de bak met ijsblokjes.", "hygiene"),
             ("the hand basin has no paper towels", "hygiene"),
+            // Leftovers on equipment are cleaning, even on "delivery" bags; delivery notes
+            // are traceability.
+            (
+                "Op de deegmachine zit nog oud deeg van gisteren.",
+                "hygiene",
+            ),
+            (
+                "The insulated delivery bags have old sauce stains inside.",
+                "hygiene",
+            ),
+            ("No delivery notes for the frozen chicken.", "traceability"),
         ] {
             assert_eq!(category(text), want, "{text}");
         }

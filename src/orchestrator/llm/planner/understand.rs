@@ -159,7 +159,9 @@ fn is_report_request(w: &Words) -> bool {
         || w.prefix("inspectierapport")
         || w.prefix("eindrapport")
         || w.has("report")
-        || w.has("verslag");
+        || w.has("verslag")
+        // "Zet het maar in een PDF", "Send me the PDF": the report is the PDF.
+        || w.has("pdf");
     let report_verb = w.any(&[
         "genereer",
         "genereren",
@@ -406,6 +408,42 @@ fn asks(text: &str, w: &Words) -> bool {
     }) || text.trim_end().ends_with('?')
 }
 
+/// Phrases of going on to another company: "Moving on to Sushi Fikusho", "We gaan verder bij
+/// Catering Smaakfictie", "Op naar de Grillroom". With a registered company after them they
+/// close the open inspection and start the next one, however much the name says about food.
+const MOVES: [&str; 30] = [
+    "door naar",
+    "next stop",
+    "volgende adres",
+    "volgende bedrijf",
+    "volgende zaak",
+    "eerst naar",
+    "start at",
+    "en dan straks",
+    "en daarna",
+    "verder bij",
+    "verder naar",
+    "verder met",
+    "op naar",
+    "nu naar",
+    "nu bij",
+    "over naar",
+    "overstappen naar",
+    "moving on to",
+    "move on to",
+    "moving to",
+    "on to",
+    "onto",
+    "over to",
+    "switch to",
+    "switching to",
+    "heading to",
+    "head to",
+    "go to",
+    "next company",
+    "next up",
+];
+
 /// A KVK number, a company question, an inspection with a place ("ik ben bij …", "start
 /// inspectie bij …"), or a short message that names a registered company.
 fn is_company_start(text: &str, w: &Words, knowledge: Option<&Knowledge>) -> bool {
@@ -483,15 +521,7 @@ fn is_company_start(text: &str, w: &Words, knowledge: Option<&Knowledge>) -> boo
         ]);
     // "Next stop: Ghost Kitchen Fictibowls", "Daarna door naar Hersenspinselstraat 146": a move
     // to a registered company (by name or street) starts its inspection.
-    let moves = w.any_phrase(&[
-        "door naar",
-        "next stop",
-        "volgende adres",
-        "eerst naar",
-        "start at",
-        "en dan straks",
-        "en daarna",
-    ]) || w.any(&["daarna", "straks", "instead", "volgende"]);
+    let moves = w.any_phrase(&MOVES) || w.any(&["daarna", "straks", "instead", "volgende"]);
     if moves
         && let Some(kb) = knowledge
         && let Some(name) = company_query(text)
@@ -725,6 +755,26 @@ pub(super) fn company_query(text: &str) -> Option<String> {
         "start at ",
         "starten bij ",
         " next: ",
+        "moving on to ",
+        "move on to ",
+        "moving to ",
+        " on to ",
+        " onto ",
+        " over to ",
+        "switch to ",
+        "switching to ",
+        "heading to ",
+        "head to ",
+        " go to ",
+        "verder bij ",
+        "verder naar ",
+        "verder met ",
+        "op naar ",
+        "over naar ",
+        "next up: ",
+        "next company: ",
+        "volgende bedrijf: ",
+        "volgende zaak: ",
     ];
     let cut = moves
         .iter()
