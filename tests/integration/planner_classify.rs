@@ -211,3 +211,36 @@ fn routing_with_the_register_recognises_company_names() {
         Intent::Finding
     );
 }
+
+#[test]
+fn the_past_of_the_open_company_in_other_words_is_its_history() {
+    // Issue 32, kind 6: these ask what happened at this company before, not what the law says.
+    let open = InspectionState {
+        company: Some(agora_hai::orchestrator::inspection::CompanyRef {
+            kvk: "99990003".to_owned(),
+            name: "Bakkerij Denkdeeg".to_owned(),
+            ..Default::default()
+        }),
+        ..InspectionState::default()
+    };
+    for text in [
+        "Zijn hier eerder muizen aangetroffen?",
+        "Wat was er in 2025 aan de hand?",
+        "Remind me when we were last here.",
+        "And did anything come up about allergens on the delivery platform back then?",
+        "Has anything like this been found here before?",
+    ] {
+        assert_eq!(understand(text, &open, None), Intent::History, "{text}");
+    }
+    // The law about the same subject is still a question for the regulations.
+    for text in [
+        "Hoe moet ongedierte bestreden worden?",
+        "How cold must the display be?",
+    ] {
+        assert_eq!(
+            understand(text, &open, None),
+            Intent::RegulationQuestion,
+            "{text}"
+        );
+    }
+}

@@ -273,6 +273,12 @@ fn is_history_question(w: &Words) -> bool {
         "voor het laatst",
         "were we last",
         "we last here",
+        "we were last",
+        "were last here",
+        "last here",
+        "last visited",
+        "laatst hier",
+        "hier het laatst",
         "first time",
         "eerste keer",
         "hoe vaak",
@@ -325,41 +331,58 @@ fn asks_about_the_past(text: &str, w: &Words) -> bool {
         .list
         .iter()
         .any(|x| x.len() == 4 && x.starts_with("20") && x.chars().all(|c| c.is_ascii_digit()));
-    let subject = w.any(&[
-        "inspectie",
-        "inspecties",
-        "bevindingen",
-        "audit",
-        "monsterneming",
-        "controle",
-        "geinspecteerd",
-        "inspection",
-        "inspections",
-        "findings",
-        "inspected",
-        "maatregelen",
-        "measures",
-        "uitkomst",
-        "outcome",
-        "bezoek",
-        "visit",
-        "voorgekomen",
-        "gebeurd",
-        "happened",
-        "geweest",
-        "problem",
-        "probleem",
-        "verbaal",
-        "boete",
-        "fine",
-        "maatregel",
-        "registered",
-        "geregistreerd",
-        "herinspectie",
-        "mis",
-        "waarschuwing",
-        "warning",
-    ]);
+    // "Zijn hier eerder muizen aangetroffen?", "wat was er in 2025 aan de hand?", "did anything
+    // come up back then?": the past of this place, whatever it was about.
+    let this_place = w.any(&["hier", "here"]) && w.any(&["eerder", "ooit", "before", "ever"]);
+    let subject = this_place
+        || w.any_phrase(&[
+            "aan de hand",
+            "going on",
+            "come up",
+            "came up",
+            "back then",
+            "naar voren",
+            "speelde er",
+            "destijds",
+        ])
+        || w.any(&[
+            "aangetroffen",
+            "gevonden",
+            "found",
+            "inspectie",
+            "inspecties",
+            "bevindingen",
+            "audit",
+            "monsterneming",
+            "controle",
+            "geinspecteerd",
+            "inspection",
+            "inspections",
+            "findings",
+            "inspected",
+            "maatregelen",
+            "measures",
+            "uitkomst",
+            "outcome",
+            "bezoek",
+            "visit",
+            "voorgekomen",
+            "gebeurd",
+            "happened",
+            "geweest",
+            "problem",
+            "probleem",
+            "verbaal",
+            "boete",
+            "fine",
+            "maatregel",
+            "registered",
+            "geregistreerd",
+            "herinspectie",
+            "mis",
+            "waarschuwing",
+            "warning",
+        ]);
     question && past && subject
 }
 
@@ -846,4 +869,49 @@ pub(super) fn company_query(text: &str) -> Option<String> {
         .trim_matches(|c: char| c == '"' || c == '\'' || c == '“' || c == '”' || c.is_whitespace())
         .to_string();
     (!normalize(&candidate).is_empty()).then_some(candidate)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue 32, kind 1: for every company of the register, a move to it from another open
+    /// company, said in any of the ways inspectors go on, starts its inspection and names it.
+    #[test]
+    fn a_move_to_any_registered_company_opens_it() {
+        let kb = Knowledge::load().expect("embedded data loads");
+        let companies = kb.companies();
+        let mut missed = Vec::new();
+        for (i, company) in companies.iter().enumerate() {
+            let other = &companies[(i + 1) % companies.len()];
+            let open = InspectionState {
+                company: Some(CompanyRef {
+                    kvk: other.kvk.clone(),
+                    name: other.name.clone(),
+                    ..CompanyRef::default()
+                }),
+                ..InspectionState::default()
+            };
+            let (name, city) = (&company.name, &company.address.city);
+            for text in [
+                format!("Moving on to {name} in {city}."),
+                format!("Open {name}."),
+                format!("Open {name} in {city} now."),
+                format!("We gaan verder bij {name} in {city}."),
+                format!("Op naar {name}."),
+                format!("Next up: {name}."),
+                format!("Switching to {name} in {city}."),
+            ] {
+                let intent = understand(&text, &open, Some(&kb));
+                let resolved = company_query(&text).map(|q| match kb.resolve_company(&q) {
+                    Resolution::Match(c) => c.company.kvk.clone(),
+                    _ => String::new(),
+                });
+                if intent != Intent::InspectionStart || resolved.as_deref() != Some(&company.kvk) {
+                    missed.push(format!("{text}: {intent:?}, {resolved:?}"));
+                }
+            }
+        }
+        assert!(missed.is_empty(), "{}", missed.join("\n"));
+    }
 }
