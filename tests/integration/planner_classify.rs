@@ -76,10 +76,20 @@ fn report_requests() {
         "rapport",
         "Rond de inspectie af",
         "Please create the inspection report",
+        // The report is the PDF (issue 32, kind 10), also after a rejection.
+        "Zet het maar in een PDF.",
+        "Send me the PDF.",
+        "Oké, nu wel de PDF graag.",
+        "Right, let's have the PDF now.",
     ] {
         assert_eq!(classify(text), Intent::ReportRequest, "{text}");
         assert_eq!(classify(text).agent(), "reporting-agent");
     }
+    // A question about an earlier PDF asks for no new report.
+    assert_ne!(
+        classify("Waar staat de PDF van de vorige inspectie?"),
+        Intent::ReportRequest
+    );
 }
 
 #[test]
@@ -161,6 +171,38 @@ fn routing_with_the_register_recognises_company_names() {
         assert_eq!(route(text, Some(&kb)), Intent::InspectionStart, "{text}");
     }
     assert_eq!(route("Finta Fiore", None), Intent::Chatter);
+    // Going on to another registered company, however it is said, opens it (issue 32, kind
+    // 1): the sentence is never a finding of the company left behind.
+    let open = InspectionState {
+        company: Some(agora_hai::orchestrator::inspection::CompanyRef {
+            kvk: "99990001".to_owned(),
+            name: "Trattoria Finta Fiore".to_owned(),
+            ..Default::default()
+        }),
+        ..InspectionState::default()
+    };
+    for text in [
+        "Moving on to Sushi Fikusho in Amsterdam.",
+        "We gaan verder bij Catering Smaakfictie in Zwolle.",
+        "Op naar Grillroom Hayalet in Arnhem.",
+        "Switching to Toko Fabelmarkt in Den Haag now.",
+        "Heading over to Bakkerij Denkdeeg in Utrecht.",
+    ] {
+        assert_eq!(
+            understand(text, &open, Some(&kb)),
+            Intent::InspectionStart,
+            "{text}"
+        );
+    }
+    // A move word before something that is not a company stays an observation.
+    assert_eq!(
+        understand(
+            "Put the lid back on to the container of raw chicken.",
+            &open,
+            Some(&kb)
+        ),
+        Intent::Finding
+    );
     // A kind of business alone: the history agent asks which one is meant.
     assert_eq!(route("Restaurant", Some(&kb)), Intent::InspectionStart);
     assert_eq!(route("Hallo", Some(&kb)), Intent::Greeting);
@@ -168,4 +210,37 @@ fn routing_with_the_register_recognises_company_names() {
         route("muizenkeutels in de opslag", Some(&kb)),
         Intent::Finding
     );
+}
+
+#[test]
+fn the_past_of_the_open_company_in_other_words_is_its_history() {
+    // Issue 32, kind 6: these ask what happened at this company before, not what the law says.
+    let open = InspectionState {
+        company: Some(agora_hai::orchestrator::inspection::CompanyRef {
+            kvk: "99990003".to_owned(),
+            name: "Bakkerij Denkdeeg".to_owned(),
+            ..Default::default()
+        }),
+        ..InspectionState::default()
+    };
+    for text in [
+        "Zijn hier eerder muizen aangetroffen?",
+        "Wat was er in 2025 aan de hand?",
+        "Remind me when we were last here.",
+        "And did anything come up about allergens on the delivery platform back then?",
+        "Has anything like this been found here before?",
+    ] {
+        assert_eq!(understand(text, &open, None), Intent::History, "{text}");
+    }
+    // The law about the same subject is still a question for the regulations.
+    for text in [
+        "Hoe moet ongedierte bestreden worden?",
+        "How cold must the display be?",
+    ] {
+        assert_eq!(
+            understand(text, &open, None),
+            Intent::RegulationQuestion,
+            "{text}"
+        );
+    }
 }

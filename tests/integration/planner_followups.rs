@@ -250,3 +250,77 @@ async fn three_observations_in_one_sentence_are_three_findings() {
         .collect();
     assert_eq!(categories, ["temperature", "pests", "traceability"]);
 }
+
+/// Issue 32, kind 1 in other words: "Moving on to …" with no report in between closes the
+/// first inspection; its finding stays out of the second company's PDF, and the move itself
+/// is never recorded as a finding.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn moving_on_in_other_words_leaves_the_first_findings_behind() {
+    let server = TestServer::start().await;
+    let mut socket = server.socket().await;
+    let thread = "switch-moving-on";
+    turn(
+        &mut socket,
+        thread,
+        "Start inspection at Trattoria Finta Fiore.",
+    )
+    .await;
+    turn(
+        &mut socket,
+        thread,
+        "The tiramisu in the display fridge is at 10 °C.",
+    )
+    .await;
+    let moved = turn(
+        &mut socket,
+        thread,
+        "Moving on to Sushi Fikusho in Amsterdam.",
+    )
+    .await;
+    assert!(!called(&moved).contains(&"record_finding".to_owned()));
+    assert_eq!(state(&moved)["company"]["kvk"], "99990013");
+    turn(
+        &mut socket,
+        thread,
+        "The rice cooker lid is crusted with old rice.",
+    )
+    .await;
+    let report = turn(&mut socket, thread, "Generate the report.").await;
+    let text = report_text(&server, &report).await;
+    assert!(
+        text.contains("Sushi Fikusho") && text.contains("rice cooker"),
+        "{text}"
+    );
+    for other in ["tiramisu", "Finta Fiore", "Moving on"] {
+        assert!(
+            !text.contains(other),
+            "{other} leaked into the report: {text}"
+        );
+    }
+}
+
+/// Issue 32, kind 7: an observation outside food safety, with the inspector asking whether it
+/// is theirs, records nothing and says where it is regulated.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_observation_outside_the_corpus_is_not_a_finding() {
+    let server = TestServer::start().await;
+    let mut socket = server.socket().await;
+    let thread = "scope-doubted";
+    turn(
+        &mut socket,
+        thread,
+        "Ik ben bij Hotel De Verzonnen Burcht in Delft.",
+    )
+    .await;
+    let asked = turn(
+        &mut socket,
+        thread,
+        "De nooduitgang achter de keuken is geblokkeerd met lege kratten, valt dat onder onze regels?",
+    )
+    .await;
+    assert!(!called(&asked).contains(&"record_finding".to_owned()));
+    assert!(findings(&asked).is_empty(), "{}", state(&asked));
+    let answer = common::streamed_text(&asked);
+    assert!(answer.contains("brandweer"), "{answer}");
+    assert!(!answer.contains("852/2004"), "{answer}");
+}

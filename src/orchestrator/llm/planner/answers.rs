@@ -328,12 +328,27 @@ fn result_words(search: &Value, top: usize) -> Vec<String> {
 /// articles, so a word none of them has is in no article): a weak best match must account
 /// for every subject word, a middling one for all but one, a strong one is trusted.
 pub(super) fn covered(question: &str, search: &Value) -> bool {
-    let top: Vec<String> = result_words(search, 8);
-    if top.is_empty() {
+    let found = search
+        .get("results")
+        .and_then(Value::as_array)
+        .is_some_and(|r| !r.is_empty());
+    if !found {
         return false;
     }
     if !concerns(question).is_empty() || asks_for_figure(question) {
         return true;
+    }
+    retrieval_covers(question, search)
+}
+
+/// The search's own confidence that the corpus speaks about `question`: the best score and
+/// the subject words that no top article uses (see [`covered`]). Used alone where the
+/// inspector doubts the scope ("valt dat onder onze regels?"): a food word in the sentence
+/// does not make a blocked fire exit a food-safety matter.
+pub(super) fn retrieval_covers(question: &str, search: &Value) -> bool {
+    let top: Vec<String> = result_words(search, 8);
+    if top.is_empty() {
+        return false;
     }
     let best = search
         .get("results")

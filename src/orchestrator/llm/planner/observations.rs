@@ -221,10 +221,45 @@ fn has_verb(clause: &str) -> bool {
     words.len() >= 2 && words.iter().any(|w| VERBS.contains(w))
 }
 
+/// "Vier punten:", "a couple of issues:", "Nog drie bevindingen:": a count or a list noun
+/// before a colon announces a list, whatever the words.
+fn announces_list(opening: &str) -> bool {
+    const COUNTS: &[&str] = &[
+        "twee", "drie", "vier", "vijf", "zes", "paar", "meerdere", "enkele", "aantal", "two",
+        "three", "four", "five", "six", "few", "couple", "several", "some", "2", "3", "4", "5",
+    ];
+    const NOUNS: &[&str] = &[
+        "dingen",
+        "punten",
+        "zaken",
+        "bevindingen",
+        "opmerkingen",
+        "constateringen",
+        "things",
+        "points",
+        "issues",
+        "findings",
+        "observations",
+        "items",
+    ];
+    let normalized = normalize(opening);
+    let words: Vec<&str> = normalized.split(' ').filter(|w| !w.is_empty()).collect();
+    !words.is_empty()
+        && words.len() <= 5
+        && words
+            .iter()
+            .any(|w| COUNTS.contains(w) || NOUNS.contains(w))
+}
+
 /// "Drie dingen: …" → (true, "…").
 fn strip_list_opening(text: &str) -> (bool, &str) {
     let trimmed = text.trim();
     let lower = trimmed.to_lowercase();
+    if let Some(colon) = trimmed.find(':')
+        && announces_list(&trimmed[..colon])
+    {
+        return (true, trimmed[colon + 1..].trim_start());
+    }
     for (list, openings) in [(true, LIST_OPENINGS), (false, ADDING)] {
         for opening in openings {
             if lower.starts_with(opening)
@@ -330,6 +365,7 @@ pub fn category(text: &str) -> &'static str {
             "muiz",
             "keutel",
             "knaag",
+            "gnaw",
             "kakkerla",
             "ongedierte",
             "plaagdier",
@@ -410,10 +446,15 @@ pub fn category(text: &str) -> &'static str {
             "traceab",
             "recall",
             "terugroep",
-            "delivery",
         ],
         &["batch", "origin", "lot"],
-    ) {
+    ) || phrase(&[
+        "delivery note",
+        "delivery notes",
+        "delivery records",
+        "delivery slip",
+        "delivery slips",
+    ]) {
         return "traceability";
     }
     if about(
@@ -462,6 +503,35 @@ pub fn category(text: &str) -> &'static str {
         && phrase(&["ontbreekt", "ontbreken", "is missing"]));
     if no_basin {
         return "building";
+    }
+    // "Op de deegmachine zit nog oud deeg", "old sauce stains in the bags": leftovers on
+    // equipment are a cleaning matter, whatever the equipment is called.
+    let equipment = words.iter().any(|w| {
+        [
+            "machine",
+            "apparat",
+            "mixer",
+            "slicer",
+            "snijplank",
+            "plank",
+            "bags",
+            "tassen",
+            "bakken",
+            "messen",
+            "knives",
+            "utensil",
+            "gerei",
+        ]
+        .iter()
+        .any(|e| w.contains(e))
+    });
+    if equipment
+        && about(
+            &["vlek", "stain"],
+            &["oud", "oude", "old", "resten", "residue"],
+        )
+    {
+        return "hygiene";
     }
     if about(
         &[
@@ -616,6 +686,20 @@ mod tests {
         );
         assert_eq!(three.len(), 3, "{three:?}");
         assert!(three[2].starts_with("De pakbonnen"), "{three:?}");
+        // Any count or list noun before the colon announces the list.
+        let four = observations(
+            "Vier punten: de kipfilet in de saladebar is 12,5 graden, de medewerker draagt een ring, er zitten vliegen bij de afvalbak en de ei-salade heeft geen datum.",
+        );
+        assert_eq!(four.len(), 4, "{four:?}");
+        let couple = observations(
+            "A couple of issues: the ice machine is mouldy inside, and the staff toilet has no soap.",
+        );
+        assert_eq!(couple.len(), 2, "{couple:?}");
+        // A colon after a description is no list.
+        assert_eq!(
+            observations("Koelkast onder de bar met zuivel en vleeswaren: 13 graden.").len(),
+            1
+        );
         let two = observations(
             "the sushi chef is wearing a watch and a ring, and the fish display is at 9 °C.",
         );
@@ -654,6 +738,18 @@ mod tests {
             ),
             ("De ijsschep ligt in de bak met ijsblokjes.", "hygiene"),
             ("the hand basin has no paper towels", "hygiene"),
+            // Leftovers on equipment are cleaning, even on "delivery" bags; delivery notes
+            // are traceability.
+            (
+                "Op de deegmachine zit nog oud deeg van gisteren.",
+                "hygiene",
+            ),
+            (
+                "The insulated delivery bags have old sauce stains inside.",
+                "hygiene",
+            ),
+            ("No delivery notes for the frozen chicken.", "traceability"),
+            ("there are gnaw marks on the bread bags", "pests"),
         ] {
             assert_eq!(category(text), want, "{text}");
         }

@@ -6,7 +6,9 @@ use std::collections::HashSet;
 
 use serde_json::{Value, json};
 
-use super::answers::{Article, corpus_answer, covered, not_covered, nothing_found};
+use super::answers::{
+    Article, corpus_answer, covered, not_covered, nothing_found, retrieval_covers,
+};
 use super::conversation::{correction, refers_back};
 use super::findings::concern_names;
 use super::findings::{advice, severity_en, split_turn, suggested_severity};
@@ -95,6 +97,15 @@ pub(super) fn regulation_agent(thread: &Thread, allowed: &HashSet<&str>) -> Step
     {
         return Step::Say(not_covered(q, lang));
     }
+    // "De nooduitgang is geblokkeerd, valt dat onder onze regels?": the inspector doubts the
+    // scope. When the search does not speak about what was seen, nothing is recorded and the
+    // answer says where it is regulated.
+    if let (Some(seen), Some(q)) = (&observation, &question)
+        && asks_scope(q)
+        && !retrieval_covers(&format!("{seen} {q}"), asked_search)
+    {
+        return Step::Say(not_covered(&text, lang));
+    }
     let lookup = thread
         .in_run(LOOKUP_REGULATION_ARTICLES)
         .and_then(Outcome::ok);
@@ -169,6 +180,39 @@ pub(super) fn regulation_agent(thread: &Thread, allowed: &HashSet<&str>) -> Step
         &found,
         lang,
     ))
+}
+
+/// A question whether something is food-safety law at all: "valt dat onder onze regels?", "is
+/// that something for us?", "is dat NVWA-terrein?".
+fn asks_scope(question: &str) -> bool {
+    let padded = format!(" {} ", normalize(question));
+    [
+        " valt dat onder ",
+        " valt dit onder ",
+        " valt het onder ",
+        " onder onze ",
+        " iets voor ons ",
+        " iets voor de nvwa ",
+        " voor ons ",
+        " nvwa terrein ",
+        " ons terrein ",
+        " onze taak ",
+        " onze regels ",
+        " in onze regels ",
+        " something for us ",
+        " for us ",
+        " our rules ",
+        " our remit ",
+        " our job ",
+        " our business ",
+        " under our ",
+        " is that ours ",
+        " is this ours ",
+        " covered by our ",
+        " in scope ",
+    ]
+    .iter()
+    .any(|p| padded.contains(p))
 }
 
 /// A correction of a finding of the open inspection: recorded in its place, then confirmed.

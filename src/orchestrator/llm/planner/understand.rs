@@ -159,7 +159,9 @@ fn is_report_request(w: &Words) -> bool {
         || w.prefix("inspectierapport")
         || w.prefix("eindrapport")
         || w.has("report")
-        || w.has("verslag");
+        || w.has("verslag")
+        // "Zet het maar in een PDF", "Send me the PDF": the report is the PDF.
+        || w.has("pdf");
     let report_verb = w.any(&[
         "genereer",
         "genereren",
@@ -271,6 +273,12 @@ fn is_history_question(w: &Words) -> bool {
         "voor het laatst",
         "were we last",
         "we last here",
+        "we were last",
+        "were last here",
+        "last here",
+        "last visited",
+        "laatst hier",
+        "hier het laatst",
         "first time",
         "eerste keer",
         "hoe vaak",
@@ -323,41 +331,58 @@ fn asks_about_the_past(text: &str, w: &Words) -> bool {
         .list
         .iter()
         .any(|x| x.len() == 4 && x.starts_with("20") && x.chars().all(|c| c.is_ascii_digit()));
-    let subject = w.any(&[
-        "inspectie",
-        "inspecties",
-        "bevindingen",
-        "audit",
-        "monsterneming",
-        "controle",
-        "geinspecteerd",
-        "inspection",
-        "inspections",
-        "findings",
-        "inspected",
-        "maatregelen",
-        "measures",
-        "uitkomst",
-        "outcome",
-        "bezoek",
-        "visit",
-        "voorgekomen",
-        "gebeurd",
-        "happened",
-        "geweest",
-        "problem",
-        "probleem",
-        "verbaal",
-        "boete",
-        "fine",
-        "maatregel",
-        "registered",
-        "geregistreerd",
-        "herinspectie",
-        "mis",
-        "waarschuwing",
-        "warning",
-    ]);
+    // "Zijn hier eerder muizen aangetroffen?", "wat was er in 2025 aan de hand?", "did anything
+    // come up back then?": the past of this place, whatever it was about.
+    let this_place = w.any(&["hier", "here"]) && w.any(&["eerder", "ooit", "before", "ever"]);
+    let subject = this_place
+        || w.any_phrase(&[
+            "aan de hand",
+            "going on",
+            "come up",
+            "came up",
+            "back then",
+            "naar voren",
+            "speelde er",
+            "destijds",
+        ])
+        || w.any(&[
+            "aangetroffen",
+            "gevonden",
+            "found",
+            "inspectie",
+            "inspecties",
+            "bevindingen",
+            "audit",
+            "monsterneming",
+            "controle",
+            "geinspecteerd",
+            "inspection",
+            "inspections",
+            "findings",
+            "inspected",
+            "maatregelen",
+            "measures",
+            "uitkomst",
+            "outcome",
+            "bezoek",
+            "visit",
+            "voorgekomen",
+            "gebeurd",
+            "happened",
+            "geweest",
+            "problem",
+            "probleem",
+            "verbaal",
+            "boete",
+            "fine",
+            "maatregel",
+            "registered",
+            "geregistreerd",
+            "herinspectie",
+            "mis",
+            "waarschuwing",
+            "warning",
+        ]);
     question && past && subject
 }
 
@@ -405,6 +430,42 @@ fn asks(text: &str, w: &Words) -> bool {
         .contains(f)
     }) || text.trim_end().ends_with('?')
 }
+
+/// Phrases of going on to another company: "Moving on to Sushi Fikusho", "We gaan verder bij
+/// Catering Smaakfictie", "Op naar de Grillroom". With a registered company after them they
+/// close the open inspection and start the next one, however much the name says about food.
+const MOVES: [&str; 30] = [
+    "door naar",
+    "next stop",
+    "volgende adres",
+    "volgende bedrijf",
+    "volgende zaak",
+    "eerst naar",
+    "start at",
+    "en dan straks",
+    "en daarna",
+    "verder bij",
+    "verder naar",
+    "verder met",
+    "op naar",
+    "nu naar",
+    "nu bij",
+    "over naar",
+    "overstappen naar",
+    "moving on to",
+    "move on to",
+    "moving to",
+    "on to",
+    "onto",
+    "over to",
+    "switch to",
+    "switching to",
+    "heading to",
+    "head to",
+    "go to",
+    "next company",
+    "next up",
+];
 
 /// A KVK number, a company question, an inspection with a place ("ik ben bij …", "start
 /// inspectie bij …"), or a short message that names a registered company.
@@ -483,15 +544,7 @@ fn is_company_start(text: &str, w: &Words, knowledge: Option<&Knowledge>) -> boo
         ]);
     // "Next stop: Ghost Kitchen Fictibowls", "Daarna door naar Hersenspinselstraat 146": a move
     // to a registered company (by name or street) starts its inspection.
-    let moves = w.any_phrase(&[
-        "door naar",
-        "next stop",
-        "volgende adres",
-        "eerst naar",
-        "start at",
-        "en dan straks",
-        "en daarna",
-    ]) || w.any(&["daarna", "straks", "instead", "volgende"]);
+    let moves = w.any_phrase(&MOVES) || w.any(&["daarna", "straks", "instead", "volgende"]);
     if moves
         && let Some(kb) = knowledge
         && let Some(name) = company_query(text)
@@ -725,6 +778,26 @@ pub(super) fn company_query(text: &str) -> Option<String> {
         "start at ",
         "starten bij ",
         " next: ",
+        "moving on to ",
+        "move on to ",
+        "moving to ",
+        " on to ",
+        " onto ",
+        " over to ",
+        "switch to ",
+        "switching to ",
+        "heading to ",
+        "head to ",
+        " go to ",
+        "verder bij ",
+        "verder naar ",
+        "verder met ",
+        "op naar ",
+        "over naar ",
+        "next up: ",
+        "next company: ",
+        "volgende bedrijf: ",
+        "volgende zaak: ",
     ];
     let cut = moves
         .iter()
@@ -796,4 +869,49 @@ pub(super) fn company_query(text: &str) -> Option<String> {
         .trim_matches(|c: char| c == '"' || c == '\'' || c == '“' || c == '”' || c.is_whitespace())
         .to_string();
     (!normalize(&candidate).is_empty()).then_some(candidate)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue 32, kind 1: for every company of the register, a move to it from another open
+    /// company, said in any of the ways inspectors go on, starts its inspection and names it.
+    #[test]
+    fn a_move_to_any_registered_company_opens_it() {
+        let kb = Knowledge::load().expect("embedded data loads");
+        let companies = kb.companies();
+        let mut missed = Vec::new();
+        for (i, company) in companies.iter().enumerate() {
+            let other = &companies[(i + 1) % companies.len()];
+            let open = InspectionState {
+                company: Some(CompanyRef {
+                    kvk: other.kvk.clone(),
+                    name: other.name.clone(),
+                    ..CompanyRef::default()
+                }),
+                ..InspectionState::default()
+            };
+            let (name, city) = (&company.name, &company.address.city);
+            for text in [
+                format!("Moving on to {name} in {city}."),
+                format!("Open {name}."),
+                format!("Open {name} in {city} now."),
+                format!("We gaan verder bij {name} in {city}."),
+                format!("Op naar {name}."),
+                format!("Next up: {name}."),
+                format!("Switching to {name} in {city}."),
+            ] {
+                let intent = understand(&text, &open, Some(&kb));
+                let resolved = company_query(&text).map(|q| match kb.resolve_company(&q) {
+                    Resolution::Match(c) => c.company.kvk.clone(),
+                    _ => String::new(),
+                });
+                if intent != Intent::InspectionStart || resolved.as_deref() != Some(&company.kvk) {
+                    missed.push(format!("{text}: {intent:?}, {resolved:?}"));
+                }
+            }
+        }
+        assert!(missed.is_empty(), "{}", missed.join("\n"));
+    }
 }
