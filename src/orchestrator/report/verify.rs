@@ -31,11 +31,9 @@ pub fn verification_questions(report: &HapReport, lang: Lang) -> Vec<Question> {
             english.to_owned()
         }
     };
-    let skip = pick("Genereer toch", "Generate anyway");
     let mut questions = Vec::new();
     let mut ask = |field: &'static str, text: String, answers: &[(&str, &str)]| {
-        let mut quick: Vec<String> = answers.iter().map(|(d, e)| pick(d, e)).collect();
-        quick.push(skip.clone());
+        let quick: Vec<String> = answers.iter().map(|(d, e)| pick(d, e)).collect();
         questions.push(Question {
             field,
             text,
@@ -389,18 +387,29 @@ pub fn apply(report: &mut HapReport, field: &str, reading: Reading, lang: Lang) 
 /// questions not yet answered (the quick answers are sent one a line, in the questions'
 /// order). Parts that answer nothing are left out.
 pub fn match_reply(open: &[String], reply: &str) -> Vec<(String, String)> {
-    let parts: Vec<&str> = reply
-        .split(['\n', ';'])
-        .map(|p| {
-            p.trim()
-                .trim_start_matches(|c: char| c.is_ascii_digit() || c == '.' || c == ')')
-                .trim()
-        })
-        .filter(|p| p.chars().any(char::is_alphanumeric))
-        .collect();
     let mut matched: Vec<(String, String)> = Vec::new();
     let mut unnamed: Vec<&str> = Vec::new();
-    for part in parts {
+    for part in reply.split(['\n', ';']) {
+        let part = part.trim();
+        // "2. Geen ongedierte": the answer to question 2 (the buttons send them so).
+        let digits = part.chars().take_while(char::is_ascii_digit).count();
+        let numbered = (digits > 0 && part[digits..].starts_with(['.', ')']))
+            .then(|| part[..digits].parse::<usize>().ok())
+            .flatten();
+        let part = if numbered.is_some() {
+            part[digits + 1..].trim()
+        } else {
+            part
+        };
+        if !part.chars().any(char::is_alphanumeric) {
+            continue;
+        }
+        if let Some(field) = numbered.and_then(|n| open.get(n.wrapping_sub(1))) {
+            if interpret(field, part).is_some() && !matched.iter().any(|(m, _)| m == field) {
+                matched.push((field.clone(), part.to_owned()));
+            }
+            continue;
+        }
         match subject_of(part).filter(|f| open.iter().any(|o| o == f)) {
             Some(field) if interpret(field, part).is_some() => {
                 matched.push((field.to_owned(), part.to_owned()))
@@ -455,6 +464,14 @@ fn subject_of(part: &str) -> Option<&'static str> {
     }
 }
 
+/// The quick answer that skips the questions (one for all of them).
+pub fn skip_answer(lang: Lang) -> &'static str {
+    match lang {
+        Lang::Nl => "Genereer toch",
+        Lang::En => "Generate anyway",
+    }
+}
+
 /// The inspector wants the report without answering ("genereer toch", "skip").
 pub fn skips_questions(message: &str) -> bool {
     let text = crate::orchestrator::knowledge::normalize(message);
@@ -465,6 +482,9 @@ pub fn skips_questions(message: &str) -> bool {
         "sla over",
         "overslaan",
         "skip",
+        "zonder vragen",
+        "zonder controlevragen",
+        "without questions",
         "generate anyway",
         "anyway",
     ]
@@ -532,6 +552,51 @@ mod tests {
             !verification_questions(&named, Lang::Nl)
                 .iter()
                 .any(|q| q.field == "additional_info.hygiene_code_used")
+        );
+    }
+
+    #[test]
+    fn replies_go_to_their_questions() {
+        let open: Vec<String> = [
+            "allergen_info.compliant",
+            "pest_control.pest_present",
+            "additional_info.hygiene_code_used",
+        ]
+        .map(str::to_owned)
+        .to_vec();
+        // A part that names its subject goes to it; the others to the rest, in order.
+        let matched = match_reply(
+            &open,
+            "Nee\nDe allergenen worden mondeling gegeven, in orde",
+        );
+        assert_eq!(
+            matched,
+            vec![
+                (
+                    open[0].clone(),
+                    "De allergenen worden mondeling gegeven, in orde".to_owned()
+                ),
+                (open[1].clone(), "Nee".to_owned()),
+            ]
+        );
+        // Numbered as the buttons send them.
+        let matched = match_reply(&open, "1. Niet beoordeeld\n3. Horeca");
+        assert_eq!(matched.len(), 2);
+        assert_eq!(matched[1], (open[2].clone(), "Horeca".to_owned()));
+        // A finding is no answer.
+        assert!(match_reply(&open, "De toiletten zijn vies").is_empty());
+        assert_eq!(
+            interpret(&open[0], "Ja, schriftelijk in orde"),
+            Some(Reading::Written)
+        );
+        assert_eq!(
+            interpret(&open[1], "Geen ongedierte aangetroffen"),
+            Some(Reading::NoPests)
+        );
+        assert_eq!(interpret(&open[1], "Ja"), None, "which pests is a finding");
+        assert_eq!(
+            interpret(&open[2], "Slagers- en Poeliersbedrijf"),
+            Some(Reading::Code(HygieneCode::SlagersPoeliers))
         );
     }
 

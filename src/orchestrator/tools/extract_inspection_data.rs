@@ -13,7 +13,7 @@ use super::generate_final_report::{self, GenerateFinalReport, form_summary};
 use super::{EXTRACT_INSPECTION_DATA, Tool, ToolContext, ToolError, parse_args};
 use crate::orchestrator::inspection::InspectionState;
 use crate::orchestrator::knowledge::Knowledge;
-use crate::orchestrator::report::verify::verification_questions;
+use crate::orchestrator::report::verify::{skip_answer, verification_questions};
 use crate::protocol::Lang;
 
 pub struct ExtractInspectionData {
@@ -110,6 +110,7 @@ impl Tool for ExtractInspectionData {
             "company": draft.report.metadata.company_name,
             "form": form_summary(&draft.report),
             "questions": questions,
+            "skipAnswer": skip_answer(lang),
         }))
     }
 }
