@@ -2,7 +2,8 @@
 //! `extract_inspection_data` and asks its questions (at most three) in one short message; the
 //! inspector's answer goes to `submit_verification_answers`; then `generate_final_report`
 //! (whose approval follows). "Genereer toch" / "skip", or asking for the report again instead
-//! of answering, goes straight to the report; so does a form with nothing left to ask.
+//! of answering, goes straight to the report; so does a form with nothing left to ask. The form
+//! is always extracted once before the report, so the approval can show its summary.
 
 use std::collections::HashSet;
 
@@ -19,19 +20,20 @@ pub(super) fn verification_step(thread: &Thread, allowed: &HashSet<&str>) -> Opt
     if thread.in_run(SUBMIT_VERIFICATION_ANSWERS).is_some() {
         return None;
     }
+    let reply = thread.user_text();
+    let skip = skips_questions(&reply);
     if let Some(asked) = thread.in_run(EXTRACT_INSPECTION_DATA) {
         let questions = asked
             .ok()
             .and_then(|r| r.get("questions"))
             .and_then(Value::as_array)
-            .filter(|q| !q.is_empty())?;
+            .filter(|q| !q.is_empty() && !skip)?;
         return Some(Step::Say(questions_text(questions, thread.lang)));
     }
-    let reply = thread.user_text();
-    if skips_questions(&reply) {
+    let open = &thread.inspection.verification;
+    if skip && !open.is_empty() {
         return None;
     }
-    let open = &thread.inspection.verification;
     if !open.is_empty() {
         // The answer to the questions asked; a new request for the report instead of an
         // answer means "make it as it is".
