@@ -21,6 +21,8 @@ async fn generate(dir: &Path, args: Value) -> Result<Value, ToolError> {
         user_id: "inspecteur.jansen",
         messages: &[],
         reports_dir: dir,
+        user_name: None,
+        thread_title: None,
     };
     toolbox.call("generate_final_report", &ctx, &args).await
 }

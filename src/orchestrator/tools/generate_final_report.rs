@@ -221,6 +221,7 @@ impl Tool for GenerateFinalReport {
             .as_deref()
             .map(str::trim)
             .filter(|s| !s.is_empty())
+            .or(ctx.user_name.map(str::trim).filter(|s| !s.is_empty()))
             .unwrap_or(ctx.user_id)
             .to_string();
         let now = OffsetDateTime::now_utc();
@@ -242,6 +243,7 @@ impl Tool for GenerateFinalReport {
         let report = fill(&FillInput {
             report_id: report_id.clone(),
             thread_id: ctx.thread_id.to_string(),
+            thread_title: ctx.thread_title.map(str::to_owned),
             generated_at: generated_at.clone(),
             date,
             language,

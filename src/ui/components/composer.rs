@@ -95,7 +95,9 @@ pub fn Composer() -> impl IntoView {
                 id="composer"
                 node_ref=textarea
                 rows="2"
-                placeholder=move || prefs.t(if prefs.touch.get() { Key::PlaceholderTouch } else { Key::Placeholder })
+                placeholder=Signal::derive(move || {
+                    prefs.t(if prefs.touch.get() { Key::PlaceholderTouch } else { Key::Placeholder })
+                })
                 class="min-h-12 flex-1 resize-none rounded-lg border border-slate-300 bg-white p-2 placeholder:text-slate-600 focus:outline-2 focus:outline-emerald-700 dark:border-slate-600 dark:bg-slate-900 dark:placeholder:text-slate-400"
                 prop:value=shown_value
                 on:input=move |ev| {
@@ -128,49 +130,48 @@ pub fn Composer() -> impl IntoView {
                 class="rounded-lg bg-emerald-800 px-4 py-2 font-medium text-white hover:bg-emerald-900 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-emerald-600 disabled:cursor-not-allowed disabled:bg-slate-500"
                 disabled=move || text.with(|t| t.trim().is_empty())
             >
-                {move || prefs.t(if running() { Key::SendAfter } else { Key::Send })}
+                {Signal::derive(move || prefs.t(if running() { Key::SendAfter } else { Key::Send }))}
             </button>
         </form>
     }
 }
 
 /// The messages sent during the running answer: "wordt verstuurd na dit antwoord", and a
-/// button that takes them back into the box to change them.
+/// button that takes them back into the box to change them. (A class toggle and one text node
+/// rather than `<Show>` and a list: each of those is its own code in the bundle.)
 #[component]
 fn HeldMessages(text: RwSignal<String>) -> impl IntoView {
     let chat = expect_context::<Chat>();
     let prefs = expect_context::<Prefs>();
-    let held = move || chat.run.with(|run| run.held.clone());
     view! {
-        <Show when=move || chat.run.with(|run| !run.held.is_empty())>
-            <div
-                role="status"
-                class="absolute inset-x-3 bottom-full mb-1 rounded-lg border border-amber-300 bg-amber-50 p-2 text-sm text-amber-950 shadow-sm dark:border-amber-700 dark:bg-amber-950 dark:text-amber-50"
-            >
-                <p class="font-medium">"◔ " {prefs.text(Key::HeldTitle)}</p>
-                <ul class="my-1 max-h-24 overflow-y-auto">
-                    {move || {
-                        held()
-                            .into_iter()
-                            .map(|message| view! { <li class="truncate">{message}</li> })
-                            .collect_view()
-                    }}
-                </ul>
-                <button
-                    type="button"
-                    class="min-h-11 rounded-md px-2 underline focus-visible:outline-2 focus-visible:outline-amber-700"
-                    on:click=move |_| {
-                        let mut parts = chat.take_held();
-                        let typed = text.get_untracked();
-                        if !typed.trim().is_empty() {
-                            parts.push(typed);
-                        }
-                        text.set(parts.join("\n\n"));
+        <div
+            role="status"
+            class=move || {
+                if chat.run.with(|run| run.held.is_empty()) {
+                    "hidden"
+                } else {
+                    "absolute inset-x-3 bottom-full mb-1 rounded-lg border border-amber-300 bg-amber-50 p-2 text-sm text-amber-950 shadow-sm dark:border-amber-700 dark:bg-amber-950 dark:text-amber-50"
+                }
+            }
+        >
+            <p class="font-medium">"◔ " {prefs.text(Key::HeldTitle)}</p>
+            <p class="my-1 max-h-24 overflow-y-auto break-words whitespace-pre-wrap">
+                {move || chat.run.with(|run| run.held.join("\n"))}
+            </p>
+            <button
+                type="button"
+                class="min-h-11 rounded-md px-2 underline focus-visible:outline-2 focus-visible:outline-amber-700"
+                on:click=move |_| {
+                    let mut parts = chat.take_held();
+                    let typed = text.get_untracked();
+                    if !typed.trim().is_empty() {
+                        parts.push(typed);
                     }
-                >
-                    {prefs.text(Key::HeldEdit)}
-                </button>
-            </div>
-        </Show>
+                    text.set(parts.join("\n\n"));
+                }
+            >
+                {prefs.text(Key::HeldEdit)}
+            </button>
+        </div>
     }
 }

@@ -17,20 +17,21 @@ pub fn ConnectionBanner() -> impl IntoView {
         ConnectionStatus::Failed => Some(Key::FailedBanner),
         ConnectionStatus::Connecting | ConnectionStatus::Connected => None,
     };
+    // A class toggle rather than `<Show>`: less code in the bundle for one line of text.
     view! {
-        <Show when=move || message().is_some()>
-            <div
-                role="alert"
-                class=move || {
-                    if connection.status.get() == ConnectionStatus::Failed {
-                        "border-b border-red-300 bg-red-50 px-4 py-2 text-sm font-medium text-red-900 dark:border-red-800 dark:bg-red-950 dark:text-red-100"
-                    } else {
-                        "border-b border-amber-300 bg-amber-50 px-4 py-2 text-sm font-medium text-amber-950 dark:border-amber-700 dark:bg-amber-950 dark:text-amber-50"
-                    }
+        <div
+            role="alert"
+            class=move || match connection.status.get() {
+                ConnectionStatus::Connecting | ConnectionStatus::Connected => "hidden",
+                ConnectionStatus::Failed => {
+                    "border-b border-red-300 bg-red-50 px-4 py-2 text-sm font-medium text-red-900 dark:border-red-800 dark:bg-red-950 dark:text-red-100"
                 }
-            >
-                {move || message().map(|key| prefs.t(key))}
-            </div>
-        </Show>
+                ConnectionStatus::Offline | ConnectionStatus::Reconnecting => {
+                    "border-b border-amber-300 bg-amber-50 px-4 py-2 text-sm font-medium text-amber-950 dark:border-amber-700 dark:bg-amber-950 dark:text-amber-50"
+                }
+            }
+        >
+            {Signal::derive(move || message().map_or("", |key| prefs.t(key)))}
+        </div>
     }
 }

@@ -32,9 +32,9 @@ pub fn Header() -> impl IntoView {
                 class=format!("{TOGGLE} hidden md:inline-flex")
                 aria-controls="threads"
                 aria-expanded=move || (!prefs.threads_folded.get()).to_string()
-                aria-label=move || {
+                aria-label=Signal::derive(move || {
                     prefs.t(if prefs.threads_folded.get() { Key::ShowThreads } else { Key::HideThreads })
-                }
+                })
                 on:click=move |_| prefs.threads_folded.update(|folded| *folded = !*folded)
             >
                 <span aria-hidden="true">"☰"</span>
