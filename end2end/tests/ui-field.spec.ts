@@ -152,7 +152,9 @@ test.describe("connection states", () => {
     await send(page, "Bevinding: koelcel 9 °C");
     await expect(user(page, "Bevinding: koelcel")).toContainText("wacht op verbinding");
     for (const dark of [false, true]) {
-      await page.emulateMedia({ colorScheme: dark ? "dark" : "light" });
+      // The theme is read at load; offline there is no reload, so the class is set as the
+      // theme switch would.
+      await page.evaluate((d) => document.documentElement.classList.toggle("dark", d), dark);
       for (const width of widths) {
         await page.setViewportSize({ width, height: 900 });
         await page.screenshot({ path: `screenshots/ui-field-offline-${dark ? "dark" : "light"}-${width}.png` });
@@ -203,7 +205,7 @@ test("a tablet folds the thread list away and back, kept over a reload", async (
   const composer = await page.getByLabel("Bericht").boundingBox();
   expect(composer!.x).toBeLessThan(100);
   for (const dark of [false, true]) {
-    await page.emulateMedia({ colorScheme: dark ? "dark" : "light" });
+    await page.evaluate((d) => document.documentElement.classList.toggle("dark", d), dark);
     await page.screenshot({ path: `screenshots/ui-field-tablet-folded-${dark ? "dark" : "light"}.png` });
   }
   await page.reload();
