@@ -16,6 +16,18 @@ pub fn error_text(code: Option<&str>, message: &str, lang: Lang) -> String {
     }
 }
 
+/// The name of an agent the page knows, by its id (`orchestrator::agents`; the Dutch names are
+/// the server's).
+pub fn agent_key(id: &str) -> Option<Key> {
+    Some(match id {
+        "general-agent" => Key::AgentGeneral,
+        "history-agent" => Key::AgentHistory,
+        "regulation-agent" => Key::AgentRegulation,
+        "reporting-agent" => Key::AgentReporting,
+        _ => return None,
+    })
+}
+
 macro_rules! keys {
     ($($key:ident => ($nl:literal, $en:literal),)+) => {
         /// One text of the screen.
@@ -79,6 +91,10 @@ keys! {
     You => ("U", "You"),
     Queued => ("wacht op verbinding", "waiting for connection"),
     Assistant => ("Assistent", "Assistant"),
+    AgentGeneral => ("Algemene Assistent", "General Assistant"),
+    AgentHistory => ("Bedrijfsinformatie Specialist", "Company Information Specialist"),
+    AgentRegulation => ("Regelgeving Specialist", "Regulations Specialist"),
+    AgentReporting => ("Rapportage Specialist", "Reporting Specialist"),
     Message => ("Bericht", "Message"),
     Placeholder => ("Typ uw bericht… (Enter verstuurt, Shift+Enter nieuwe regel)", "Type your message… (Enter sends, Shift+Enter new line)"),
     PlaceholderTouch => ("Typ uw bericht…", "Type your message…"),
@@ -198,6 +214,18 @@ fn pick((nl, en): (&'static str, &'static str), lang: Lang) -> &'static str {
 
 #[cfg(test)]
 mod tests {
+    /// The page's Dutch agent names are the server's, and every agent has an English one.
+    #[test]
+    fn every_agent_is_named_in_both_languages() {
+        use super::{Lang, agent_key};
+        for agent in crate::orchestrator::agents::AGENTS {
+            let key = agent_key(agent.id).expect(agent.id);
+            assert_eq!(key.text(Lang::Nl), agent.name);
+            assert_ne!(key.text(Lang::En), agent.name, "{}", agent.id);
+        }
+        assert_eq!(agent_key("some-other-agent"), None);
+    }
+
     /// A code the page knows is worded in English from the catalogue; in Dutch, and for a
     /// code it does not know, the server's message stands.
     #[test]
