@@ -96,6 +96,8 @@ for (const lang of ["nl", "en"] as const) {
     await box.fill("Start inspectie bij Bakkerij Fictief");
     await box.press("Enter");
     await expect(page.getByRole("log")).toContainText("Even kijken");
+    // The agent is named in the page's language.
+    await expect(page.getByRole("log")).toContainText(lang === "en" ? "General Assistant" : "Algemene Assistent");
 
     // During the answer: Enter holds the message, visibly; nothing goes to the server.
     await box.fill("Welke allergenen moeten op het etiket?");
