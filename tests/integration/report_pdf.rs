@@ -99,7 +99,6 @@ async fn five_dictated_findings_are_all_in_the_pdf_with_the_demo_mark() {
 /// title is the company's once it was looked up.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_pdf_names_the_inspector_and_the_thread_not_their_ids() {
-    use agora_hai::orchestrator::store::Store;
     use agora_hai::server::store::{DEV_USER_ID, DEV_USER_NAME};
 
     let server = TestServer::start().await;
