@@ -290,12 +290,17 @@ impl Run {
     }
 }
 
-/// "Bakkerij Fictief, Amsterdam": the title of a thread whose company was just looked up (by
-/// KVK number, so it is the one), for the thread list; `None` for any other call.
+/// "Bakkerij Fictief, Amsterdam": the title of a thread whose company was just opened (looked
+/// up by KVK number, or one clear match of a name), for the thread list; `None` for any other
+/// call or an answer that asks which company is meant.
 fn company_title(tool: &str, result: &Value) -> Option<String> {
-    if tool != "get_company_info" {
-        return None;
-    }
+    let result = match tool {
+        "get_company_info" => result,
+        "check_company_exists" if result.get("decision")?.as_str()? == "match" => {
+            result.get("company")?
+        }
+        _ => return None,
+    };
     let name = result.get("name")?.as_str()?.trim();
     if name.is_empty() {
         return None;
