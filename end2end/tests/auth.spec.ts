@@ -9,6 +9,8 @@ let server: RunningServer;
 // Signed out, the page's requests still in flight (the thread list, the socket) are refused:
 // the browser logs those 401s.
 test.use({ allowedConsoleErrors: [/status of 401/] });
+// The sign-in page speaks the browser's language (no one is signed in yet): a Dutch browser.
+test.use({ locale: "nl-NL" });
 
 test.beforeAll(async () => {
   server = await startServer(["--auth", "users", "--admin-email", email, "--admin-password", password]);

@@ -53,7 +53,8 @@ test("Stop sends agora:cancel_run and the run ends as stopped, keeping what was 
   await connected(page);
   await send(page, "Vertel iets lang");
   await expect(page.getByRole("log")).toContainText("Een half antwoord");
-  await expect(page.getByRole("button", { name: "Verstuur" })).toBeDisabled();
+  // During the run the send button holds a message for after the answer (none typed here).
+  await expect(page.getByRole("button", { name: "Na dit antwoord" })).toBeDisabled();
   await page.getByRole("button", { name: "Stop" }).click();
   await expect.poll(() => fake.received.find((f) => f.name === "agora:cancel_run")?.value).toEqual({
     threadId: expect.any(String),

@@ -194,6 +194,22 @@ pub trait Store: Send + Sync + 'static {
         first_text: &str,
     ) -> Result<ThreadRecord, StoreError>;
     async fn thread(&self, thread_id: &str) -> Result<ThreadRecord, StoreError>;
+    /// Names the thread after the company its inspection is about, once: unless a person
+    /// named it, the first company looked up replaces the title cut from the first message
+    /// and keeps it (a later company, or message, does not rename it; a person still can).
+    async fn name_thread_after_company(
+        &self,
+        thread_id: &str,
+        title: &str,
+    ) -> Result<(), StoreError> {
+        let _ = (thread_id, title);
+        Ok(())
+    }
+    /// The user's display name, if the store keeps people (a report names its inspector).
+    async fn user_name(&self, user_id: &str) -> Result<Option<String>, StoreError> {
+        let _ = user_id;
+        Ok(None)
+    }
     /// Starts a turn in one transaction, in this order: opens the thread (created, or its
     /// owner checked), checks the run id, the open interrupts and the message id, then stores
     /// the client's results, closes the calls and approvals left open and appends the message.

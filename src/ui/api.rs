@@ -64,8 +64,13 @@ impl Directory {
         directory
     }
 
-    /// The agent's display name; its id until `/agents` answered.
-    pub fn agent_name(&self, id: &str) -> String {
+    /// The agent's display name in `lang`: the page's own words for the agents it knows (the
+    /// server names them in Dutch), else the server's name, else its id until `/agents`
+    /// answered.
+    pub fn agent_name(&self, id: &str, lang: super::i18n::Lang) -> String {
+        if let Some(key) = super::i18n::agent_key(id) {
+            return key.text(lang).to_owned();
+        }
         self.agents
             .with(|agents| agents.name_of(id).unwrap_or(id).to_owned())
     }

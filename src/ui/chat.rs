@@ -224,6 +224,21 @@ impl Chat {
         self.act(move |state| state.push_user(text, queued));
     }
 
+    /// Enter during a run: the message waits for the run's end.
+    pub fn hold(&self, text: String) {
+        self.act(move |state| state.hold(text));
+    }
+
+    /// The next held message, if the run has ended.
+    pub fn release_held(&self) -> Option<String> {
+        self.act_with(ChatState::release_held)
+    }
+
+    /// Every held message, no longer held.
+    pub fn take_held(&self) -> Vec<String> {
+        self.act_with(ChatState::take_held)
+    }
+
     pub fn mark_sent(&self) {
         self.act(ChatState::mark_sent);
     }
@@ -293,11 +308,17 @@ impl Chat {
     }
 
     fn act(&self, action: impl FnOnce(&mut ChatState) -> super::state::Changes) {
-        let update = core(|core| {
-            let changes = action(&mut core.state);
-            self.render(core, &changes, None)
+        self.act_with(|state| ((), action(state)));
+    }
+
+    /// An action that also gives something back.
+    fn act_with<T>(&self, action: impl FnOnce(&mut ChatState) -> (T, super::state::Changes)) -> T {
+        let (value, update) = core(|core| {
+            let (value, changes) = action(&mut core.state);
+            (value, self.render(core, &changes, None))
         });
         self.publish(update);
+        value
     }
 
     /// Inside the borrow: the delta into its stream, and what the signals should become.

@@ -23,11 +23,10 @@ pub enum ConnectionStatus {
     Reconnecting,
     /// The browser says there is no network: nothing is tried until it is back.
     Offline,
+    /// Retrying cannot help: the session ended (sign in again). Only this says "fout"; a
+    /// server that does not answer is "opnieuw verbinden" for as long as it is retried.
     Failed,
 }
-
-/// After this many failed attempts in a row the badge says "fout" (retrying goes on).
-pub const FAILED_AFTER: u32 = 4;
 
 /// The wait before reconnect attempt `attempt` (1-based), in milliseconds: doubling from
 /// 500 ms up to 8 s, at a random point (`random` in 0..1) of the upper half (jitter, so a
@@ -83,6 +82,17 @@ impl Connection {
             let offline =
                 window_event_listener_untyped("offline", move |_| connection.went_offline());
             std::mem::forget(offline);
+        });
+        // A message held during a run goes once the run has ended (and what was missed has
+        // been caught up), one per run: the next waits for the answer to this one.
+        #[cfg(feature = "hydrate")]
+        Effect::new(move || {
+            let ready = chat
+                .run
+                .with(|run| !run.running && !run.catching_up && !run.held.is_empty());
+            if ready && let Some(text) = chat.release_held() {
+                connection.send_text(text);
+            }
         });
         // Once the user is known, what was queued before a reload is shown and sent again.
         #[cfg(feature = "hydrate")]
@@ -144,6 +154,22 @@ impl Connection {
         }
         // A run of the old thread would go on unseen: stop it.
         self.stop();
+        // Messages held for its end stay with the old thread, as its draft, to send later.
+        let held = self.chat.take_held();
+        #[cfg(feature = "hydrate")]
+        if !held.is_empty()
+            && let Some(user) = self.user.get_untracked()
+        {
+            let old = self.chat.thread_id.get_untracked();
+            let draft = super::offline::load_draft(&user, &old);
+            let parts: Vec<&str> = std::iter::once(draft.as_str())
+                .filter(|d| !d.trim().is_empty())
+                .chain(held.iter().map(String::as_str))
+                .collect();
+            super::offline::save_draft(&user, &old, &parts.join("\n\n"));
+        }
+        #[cfg(not(feature = "hydrate"))]
+        let _ = held;
         #[cfg(feature = "hydrate")]
         super::browser::storage_set(THREAD_KEY, &thread_id);
         self.chat.switch_thread(thread_id);
@@ -229,7 +255,7 @@ mod client {
     use wasm_bindgen::closure::Closure;
     use web_sys::{CloseEvent, MessageEvent, WebSocket};
 
-    use super::{Connection, ConnectionStatus, FAILED_AFTER, backoff_ms};
+    use super::{Connection, ConnectionStatus, backoff_ms};
     use crate::protocol::agora::close::UNAUTHORIZED as CLOSE_UNAUTHORIZED;
     use crate::protocol::agora::{CatchupMode, ERROR, RESUMED};
     use crate::protocol::{AgoraEvent, Event, wire};
@@ -473,11 +499,7 @@ mod client {
                 inner.awaiting_history = false;
                 inner.attempt
             });
-            self.status.set(if attempt > FAILED_AFTER {
-                ConnectionStatus::Failed
-            } else {
-                ConnectionStatus::Reconnecting
-            });
+            self.status.set(ConnectionStatus::Reconnecting);
             let delay = backoff_ms(attempt, js_sys::Math::random());
             let timer =
                 set_timeout_with_handle(move || self.open(), Duration::from_millis(delay.into()))

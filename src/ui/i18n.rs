@@ -16,6 +16,18 @@ pub fn error_text(code: Option<&str>, message: &str, lang: Lang) -> String {
     }
 }
 
+/// The name of an agent the page knows, by its id (`orchestrator::agents`; the Dutch names are
+/// the server's).
+pub fn agent_key(id: &str) -> Option<Key> {
+    Some(match id {
+        "general-agent" => Key::AgentGeneral,
+        "history-agent" => Key::AgentHistory,
+        "regulation-agent" => Key::AgentRegulation,
+        "reporting-agent" => Key::AgentReporting,
+        _ => return None,
+    })
+}
+
 macro_rules! keys {
     ($($key:ident => ($nl:literal, $en:literal),)+) => {
         /// One text of the screen.
@@ -45,6 +57,9 @@ keys! {
     Offline => ("offline", "offline"),
     CatchingUp => ("bijwerken", "catching up"),
     Retry => ("Opnieuw proberen", "Try again"),
+    OfflineBanner => ("Offline — berichten wachten en gaan vanzelf zodra er weer netwerk is.", "Offline — messages wait and go by themselves once the network is back."),
+    ReconnectingBanner => ("Verbinding verbroken — opnieuw verbinden… Berichten wachten en gaan vanzelf.", "Connection lost — reconnecting… Messages wait and go by themselves."),
+    FailedBanner => ("De sessie is verlopen. Laad de pagina opnieuw om opnieuw in te loggen; getypte berichten blijven bewaard.", "Your session has ended. Reload the page to sign in again; typed messages are kept."),
     Language => ("Taal", "Language"),
     Theme => ("Thema", "Theme"),
     ThemeLight => ("Licht", "Light"),
@@ -76,9 +91,17 @@ keys! {
     You => ("U", "You"),
     Queued => ("wacht op verbinding", "waiting for connection"),
     Assistant => ("Assistent", "Assistant"),
+    AgentGeneral => ("Algemene Assistent", "General Assistant"),
+    AgentHistory => ("Bedrijfsinformatie Specialist", "Company Information Specialist"),
+    AgentRegulation => ("Regelgeving Specialist", "Regulations Specialist"),
+    AgentReporting => ("Rapportage Specialist", "Reporting Specialist"),
     Message => ("Bericht", "Message"),
     Placeholder => ("Typ uw bericht… (Enter verstuurt, Shift+Enter nieuwe regel)", "Type your message… (Enter sends, Shift+Enter new line)"),
+    PlaceholderTouch => ("Typ uw bericht…", "Type your message…"),
     Send => ("Verstuur", "Send"),
+    SendAfter => ("Na dit antwoord", "After this answer"),
+    HeldTitle => ("Wordt verstuurd na dit antwoord:", "Will be sent after this answer:"),
+    HeldEdit => ("Terug in het tekstvak", "Back to the text box"),
     Stop => ("Stop", "Stop"),
     StepRouting => ("Agent wordt uitgekozen...", "Choosing an agent..."),
     StepThinking => ("{} aan het denken...", "{} is thinking..."),
@@ -201,6 +224,18 @@ fn pick((nl, en): (&'static str, &'static str), lang: Lang) -> &'static str {
 
 #[cfg(test)]
 mod tests {
+    /// The page's Dutch agent names are the server's, and every agent has an English one.
+    #[test]
+    fn every_agent_is_named_in_both_languages() {
+        use super::{Lang, agent_key};
+        for agent in crate::orchestrator::agents::AGENTS {
+            let key = agent_key(agent.id).expect(agent.id);
+            assert_eq!(key.text(Lang::Nl), agent.name);
+            assert_ne!(key.text(Lang::En), agent.name, "{}", agent.id);
+        }
+        assert_eq!(agent_key("some-other-agent"), None);
+    }
+
     /// A code the page knows is worded in English from the catalogue; in Dutch, and for a
     /// code it does not know, the server's message stands.
     #[test]

@@ -92,8 +92,9 @@ pub fn App() -> impl IntoView {
 #[component]
 fn Screen() -> impl IntoView {
     use components::{
-        approval_dialog::ApprovalDialog, chat_view::ChatView, composer::Composer, header::Header,
-        hood_panel::HoodPanel, sidebar::Sidebar, status_line::StatusLine,
+        approval_dialog::ApprovalDialog, chat_view::ChatView, composer::Composer,
+        connection_banner::ConnectionBanner, header::Header, hood_panel::HoodPanel,
+        sidebar::Sidebar, status_line::StatusLine,
     };
 
     let chat = expect_context::<Chat>();
@@ -135,6 +136,7 @@ fn Screen() -> impl IntoView {
             inert=move || !chat.approvals.with(Vec::is_empty)
         >
             <Header />
+            <ConnectionBanner />
             <div class="relative flex min-h-0 flex-1">
                 <Sidebar />
                 <main class="flex min-w-0 flex-1 flex-col">

@@ -27,6 +27,7 @@ impl Theme {
 pub const LANG_KEY: &str = "hai.lang";
 pub const THEME_KEY: &str = "hai.theme";
 pub const HOOD_KEY: &str = "hai.hood";
+pub const THREADS_KEY: &str = "hai.threads";
 /// The cookie that tells the server the page language (the browser sets it on a switch).
 pub const LANG_COOKIE: &str = "hai_lang";
 
@@ -117,8 +118,14 @@ pub struct Prefs {
     pub theme: RwSignal<Theme>,
     /// "Onder de motorkap" is shown.
     pub hood: RwSignal<bool>,
-    /// The thread list is shown on a narrow screen (always shown from `md` up).
+    /// The thread list is shown on a narrow screen (over the chat).
     pub sidebar: RwSignal<bool>,
+    /// The thread list is folded away from `md` up (beside the chat otherwise): a tablet
+    /// gives its width to the conversation. Kept over a reload.
+    pub threads_folded: RwSignal<bool>,
+    /// A touch screen (coarse pointer): no keyboard hints, no text box focused for a keyboard
+    /// that would cover the buttons.
+    pub touch: RwSignal<bool>,
 }
 
 impl Prefs {
@@ -134,6 +141,8 @@ impl Prefs {
             theme: RwSignal::new(Theme::System),
             hood: RwSignal::new(false),
             sidebar: RwSignal::new(false),
+            threads_folded: RwSignal::new(false),
+            touch: RwSignal::new(false),
         };
         #[cfg(feature = "hydrate")]
         prefs.load_and_apply();
@@ -172,6 +181,15 @@ impl Prefs {
             if storage_get(HOOD_KEY).as_deref() == Some("open") {
                 self.hood.set(true);
             }
+            if storage_get(THREADS_KEY).as_deref() == Some("folded") {
+                self.threads_folded.set(true);
+            }
+            let coarse = window()
+                .match_media("(pointer: coarse)")
+                .ok()
+                .flatten()
+                .is_some_and(|m| m.matches());
+            self.touch.set(coarse);
             ready.set_value(true);
         });
         // Each choice is stored when it differs from what is stored: a change by the user.
@@ -214,6 +232,18 @@ impl Prefs {
                     theme: Some(theme),
                     ..Default::default()
                 });
+            }
+        });
+        Effect::new(move || {
+            let folded = if self.threads_folded.get() {
+                "folded"
+            } else {
+                "shown"
+            };
+            if ready.get_value()
+                && storage_get(THREADS_KEY).unwrap_or_else(|| "shown".into()) != folded
+            {
+                storage_set(THREADS_KEY, folded);
             }
         });
         Effect::new(move || {

@@ -718,6 +718,7 @@ fn building_a_report_takes_milliseconds() {
     let input = FillInput {
         report_id: "HAP-20261126-0000BEEF".to_owned(),
         thread_id: "bench".to_owned(),
+        thread_title: None,
         generated_at: "2026-11-26T10:00:00Z".to_owned(),
         date: "2026-11-26".to_owned(),
         language: Lang::Nl,

@@ -197,6 +197,8 @@ impl Sim {
                         user_id: "inspecteur.jansen",
                         messages: &self.messages,
                         reports_dir: &self.reports_dir,
+                        user_name: None,
+                        thread_title: None,
                     };
                     match self.toolbox.call(&name, &ctx, &args).await {
                         Ok(v) => (v, None),

@@ -93,3 +93,36 @@ async fn five_dictated_findings_are_all_in_the_pdf_with_the_demo_mark() {
         );
     }
 }
+
+/// The PDF names people and conversations as a person reads them: the inspector by the
+/// account's display name (not its id), the conversation by its title (not its id), and the
+/// title is the company's once it was looked up.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_pdf_names_the_inspector_and_the_thread_not_their_ids() {
+    use agora_hai::server::store::{DEV_USER_ID, DEV_USER_NAME};
+
+    let server = TestServer::start().await;
+    let mut socket = server.socket().await;
+    let thread = "d7f3c1a2-5b6e-4c8d-9e0f-1a2b3c4d5e6f";
+    turn(&mut socket, thread, "Inspectie bij Trattoria Finta Fiore").await;
+    turn(&mut socket, thread, "Er is geen HACCP-plan aanwezig.").await;
+    let events = turn(&mut socket, thread, "Maak het rapport op").await;
+    let url = of_type(&events, "TOOL_CALL_RESULT")
+        .iter()
+        .find_map(|r| {
+            let content: Value = serde_json::from_str(r["content"].as_str()?).ok()?;
+            content["downloadUrl"].as_str().map(str::to_owned)
+        })
+        .expect("a report was generated");
+    let pdf = server.http.get(server.url(&url)).send().await.unwrap();
+    assert!(pdf.status().is_success());
+    let first = pdf_pages(&pdf.bytes().await.unwrap()).remove(0);
+    assert!(first.contains(DEV_USER_NAME), "{first}");
+    // The thread is named after its company once it was looked up, not after the cut
+    // first message; the PDF shows that name.
+    let title = server.state.db.thread(thread).await.unwrap().title;
+    assert!(title.starts_with("Trattoria Finta Fiore, "), "{title}");
+    assert!(first.contains(&title), "{title:?} not in:\n{first}");
+    assert!(!first.contains(DEV_USER_ID), "{first}");
+    assert!(!first.contains(thread), "{first}");
+}

@@ -27,6 +27,8 @@ async fn call(name: &str, args: Value) -> Result<Value, ToolError> {
         user_id: "inspecteur.jansen",
         messages: &[],
         reports_dir: &dir,
+        user_name: None,
+        thread_title: None,
     };
     toolbox().call(name, &ctx, &args).await
 }

@@ -21,6 +21,8 @@ async fn generate(dir: &Path, args: Value) -> Result<Value, ToolError> {
         user_id: "inspecteur.jansen",
         messages: &[],
         reports_dir: dir,
+        user_name: None,
+        thread_title: None,
     };
     toolbox.call("generate_final_report", &ctx, &args).await
 }
@@ -237,4 +239,40 @@ async fn report_argument_errors_name_the_field() {
         }
     }
     assert!(!dir.exists() || std::fs::read_dir(&dir).unwrap().next().is_none());
+}
+
+/// An English report cites its articles by their English titles from the corpus (`title_en`),
+/// a Dutch one by the Dutch titles.
+#[tokio::test]
+async fn an_english_report_cites_articles_by_their_english_titles() {
+    let knowledge = Knowledge::load().unwrap();
+    let regulation = knowledge
+        .regulation("852-2004-bijlage-ii-hfst-ix-3")
+        .unwrap();
+    assert_ne!(regulation.title, regulation.title_en);
+    for (language, title) in [("en", &regulation.title_en), ("nl", &regulation.title)] {
+        let dir = reports_dir();
+        let result = generate(
+            &dir,
+            json!({
+                "kvk": "99990001",
+                "findings": [{
+                    "description": "Rauwe vis naast groenten bewaard op 12 °C in de saladette.",
+                    "severity": "ernstig",
+                    "regulation_ids": ["852-2004-bijlage-ii-hfst-ix-3"]
+                }],
+                "language": language
+            }),
+        )
+        .await
+        .expect("report generated");
+        let id = result["reportId"].as_str().unwrap();
+        let report: Value =
+            serde_json::from_slice(&std::fs::read(dir.join(format!("{id}.json"))).unwrap())
+                .unwrap();
+        let article = &report["food_safety"]["violations"][0]["articles"][0];
+        assert_eq!(article["id"], "852-2004-bijlage-ii-hfst-ix-3", "{report}");
+        assert_eq!(article["title"], title.as_str(), "{language}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }

@@ -56,6 +56,8 @@ pub struct FindingInput {
 pub struct FillInput<'a> {
     pub report_id: String,
     pub thread_id: String,
+    /// The thread's title, for people (the id stays the reference).
+    pub thread_title: Option<String>,
     /// RFC 3339, UTC.
     pub generated_at: String,
     /// ISO date of the inspection.
@@ -396,6 +398,7 @@ pub fn fill(input: &FillInput<'_>) -> HapReport {
         metadata: Metadata {
             report_id: input.report_id.clone(),
             session_id: input.thread_id.clone(),
+            session_title: input.thread_title.clone(),
             company_id: Some(input.company.kvk.clone()),
             company_name: input.company.name.clone(),
             company_address: input.company.address.clone(),

@@ -335,6 +335,10 @@ pub struct Metadata {
     pub report_id: String,
     /// The conversation (thread) the report was filled from.
     pub session_id: String,
+    /// Its title when it had one: what the PDF shows (a person does not read ids). Not part
+    /// of the HAP form (its schema allows no other metadata), so not in the JSON.
+    #[serde(skip)]
+    pub session_title: Option<String>,
     /// The KVK number.
     pub company_id: Option<String>,
     pub company_name: String,

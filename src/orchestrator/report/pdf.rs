@@ -282,7 +282,10 @@ pub fn render_pdf(report: &HapReport) -> RenderedPdf {
     layout.field(labels.date, &meta.inspection_date);
     layout.field(labels.kind, meta.inspection_type.label());
     layout.field(labels.inspector, &meta.inspector_name);
-    layout.field(labels.thread, &meta.session_id);
+    layout.field(
+        labels.thread,
+        meta.session_title.as_deref().unwrap_or(&meta.session_id),
+    );
     layout.field(
         labels.completion,
         &format!(

@@ -501,6 +501,7 @@ mod tests {
         fill(&FillInput {
             report_id: "HAP-20261126-00000000".to_owned(),
             thread_id: "t".to_owned(),
+            thread_title: None,
             generated_at: "2026-11-26T10:00:00Z".to_owned(),
             date: "2026-11-26".to_owned(),
             language: Lang::Nl,

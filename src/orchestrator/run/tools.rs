@@ -253,20 +253,64 @@ impl Run {
             let error = format!("unknown tool `{name}`");
             return (json!({ "error": error }), Some(error));
         };
+        // Two key lookups, so a tool (the report) can name the person and the conversation;
+        // a store that cannot answer leaves them to the ids.
+        let store = orchestrator.store();
+        let user_name = store.user_name(&self.info.user_id).await.ok().flatten();
+        let thread_title = store
+            .thread(&self.info.thread_id)
+            .await
+            .ok()
+            .map(|thread| thread.title)
+            .filter(|title| !title.trim().is_empty());
         let context = ToolContext {
             thread_id: &self.info.thread_id,
             user_id: &self.info.user_id,
             messages: &self.messages,
             reports_dir: &orchestrator.config().reports_dir,
+            user_name: user_name.as_deref(),
+            thread_title: thread_title.as_deref(),
         };
         match tool.call(&context, arguments).await {
-            Ok(value) => (value, None),
+            Ok(value) => {
+                if let Some(title) = company_title(name, &value)
+                    && let Err(e) = store
+                        .name_thread_after_company(&self.info.thread_id, &title)
+                        .await
+                {
+                    tracing::warn!(error = %e, "could not name the thread after its company");
+                }
+                (value, None)
+            }
             Err(e) => {
                 let error = e.to_string();
                 (json!({ "error": error }), Some(error))
             }
         }
     }
+}
+
+/// "Bakkerij Fictief, Amsterdam": the title of a thread whose company was just opened (looked
+/// up by KVK number, or one clear match of a name), for the thread list; `None` for any other
+/// call or an answer that asks which company is meant.
+fn company_title(tool: &str, result: &Value) -> Option<String> {
+    let result = match tool {
+        "get_company_info" => result,
+        "check_company_exists" if result.get("decision")?.as_str()? == "match" => {
+            result.get("company")?
+        }
+        _ => return None,
+    };
+    let name = result.get("name")?.as_str()?.trim();
+    if name.is_empty() {
+        return None;
+    }
+    Some(
+        match result.get("city").and_then(Value::as_str).map(str::trim) {
+            Some(city) if !city.is_empty() => format!("{name}, {city}"),
+            _ => name.to_owned(),
+        },
+    )
 }
 
 pub(super) fn tool_call(id: String, name: String, arguments: String) -> ToolCall {

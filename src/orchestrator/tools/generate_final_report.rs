@@ -224,9 +224,9 @@ impl GenerateFinalReport {
         if same_company {
             for f in state.open_findings() {
                 let articles = if f.recovered {
-                    self.suggested(&f.description)
+                    self.suggested(&f.description, language)
                 } else {
-                    self.articles(&f.regulation_ids, &mut Vec::new())
+                    self.articles(&f.regulation_ids, &mut Vec::new(), language)
                 };
                 findings.push(FindingInput {
                     number: Some(f.number),
@@ -251,8 +251,8 @@ impl GenerateFinalReport {
                 continue;
             }
             let articles = match &finding.regulation_ids {
-                Some(ids) => self.articles(ids, &mut unknown_ids),
-                None => self.suggested(description),
+                Some(ids) => self.articles(ids, &mut unknown_ids, language),
+                None => self.suggested(description, language),
             };
             findings.push(FindingInput {
                 number: None,
@@ -271,6 +271,7 @@ impl GenerateFinalReport {
             .as_deref()
             .map(str::trim)
             .filter(|s| !s.is_empty())
+            .or(ctx.user_name.map(str::trim).filter(|s| !s.is_empty()))
             .unwrap_or(ctx.user_id)
             .to_string();
         let now = OffsetDateTime::now_utc();
@@ -292,6 +293,7 @@ impl GenerateFinalReport {
         let mut report = fill(&FillInput {
             report_id: report_id.clone(),
             thread_id: ctx.thread_id.to_string(),
+            thread_title: ctx.thread_title.map(str::to_owned),
             generated_at: generated_at.clone(),
             date,
             language,
@@ -323,11 +325,11 @@ impl GenerateFinalReport {
     }
 
     /// The articles of these ids (unknown ones are collected, not cited).
-    fn articles(&self, ids: &[String], unknown: &mut Vec<String>) -> Vec<Article> {
+    fn articles(&self, ids: &[String], unknown: &mut Vec<String>, lang: Lang) -> Vec<Article> {
         let mut list: Vec<Article> = Vec::new();
         for id in ids {
             match self.knowledge.regulation(id) {
-                Some(r) if !list.iter().any(|a| a.id == r.id) => list.push(article(r)),
+                Some(r) if !list.iter().any(|a| a.id == r.id) => list.push(article(r, lang)),
                 Some(_) => {}
                 None => unknown.push(id.trim().to_string()),
             }
@@ -336,11 +338,11 @@ impl GenerateFinalReport {
     }
 
     /// Articles for a finding that names none, from a search on its words.
-    fn suggested(&self, description: &str) -> Vec<Article> {
+    fn suggested(&self, description: &str, lang: Lang) -> Vec<Article> {
         self.knowledge
             .search(description, SUGGESTED_ARTICLES)
             .into_iter()
-            .map(|h| article(h.regulation))
+            .map(|h| article(h.regulation, lang))
             .collect()
     }
 }
@@ -410,10 +412,16 @@ pub(super) fn form_summary(report: &HapReport) -> Value {
     })
 }
 
-fn article(r: &crate::orchestrator::knowledge::Regulation) -> Article {
+/// An article as the report cites it: in an English report by its English title from the
+/// corpus (`title_en`), when the corpus has one; the Dutch title otherwise.
+fn article(r: &crate::orchestrator::knowledge::Regulation, lang: Lang) -> Article {
+    let title = match lang {
+        Lang::En if !r.title_en.trim().is_empty() => &r.title_en,
+        _ => &r.title,
+    };
     Article {
         id: r.id.clone(),
         citation: r.citation.clone(),
-        title: r.title.clone(),
+        title: title.clone(),
     }
 }

@@ -57,6 +57,10 @@ pub struct ToolContext<'a> {
     pub messages: &'a [Message],
     /// Where generate_final_report writes `<id>.pdf` and `<id>.json`; served as `/reports/`.
     pub reports_dir: &'a Path,
+    /// The inspector's display name, when the store knows it: a report names a person, not an id.
+    pub user_name: Option<&'a str>,
+    /// The thread's title, when it has one: a report names the conversation by it.
+    pub thread_title: Option<&'a str>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -3,7 +3,7 @@
 use axum::Form;
 use axum::Router;
 use axum::extract::{Query, State};
-use axum::http::{HeaderValue, StatusCode, header};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{Html, IntoResponse, Redirect, Response};
 use axum::routing::get;
 use serde::Deserialize;
@@ -16,9 +16,11 @@ use super::{
     AuthMode, ClientAddress, SESSION_COOKIE, SESSION_DAYS, hash_password, hash_password_blocking,
     hex, random_token, sha256, verify_password_blocking,
 };
+use crate::protocol::Lang;
 use crate::server::sockets::Revoked;
 use crate::server::state::AppState;
 use crate::server::store::{NewUser, UserRole};
+use crate::ui::prefs::request_lang;
 
 pub fn routes() -> Router<AppState> {
     Router::new()
@@ -53,18 +55,68 @@ pub struct SetupQuery {
     token: Option<String>,
 }
 
-async fn login_page(State(state): State<AppState>) -> Response {
+/// The sign-in page speaks the browser's language (the page's cookie, else
+/// `Accept-Language`) and follows its light or dark theme: no script runs on it, so the theme
+/// comes from the `Sec-CH-Prefers-Color-Scheme` client hint (Chromium sends it once asked,
+/// `Critical-CH` makes it ask before the first paint); other browsers get the light page.
+#[derive(Clone, Copy)]
+struct Look {
+    lang: Lang,
+    dark: bool,
+}
+
+impl Look {
+    fn of(headers: &HeaderMap) -> Look {
+        let dark = headers
+            .get("sec-ch-prefers-color-scheme")
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| v.trim_matches('"') == "dark");
+        Look {
+            lang: request_lang(headers).unwrap_or(Lang::Nl),
+            dark,
+        }
+    }
+
+    fn text(self, nl: &'static str, en: &'static str) -> &'static str {
+        match self.lang {
+            Lang::Nl => nl,
+            Lang::En => en,
+        }
+    }
+
+    fn title(self) -> &'static str {
+        self.text("Inloggen", "Sign in")
+    }
+}
+
+/// Asks for the theme hint, and says the page differs by it and by the language.
+fn with_hints(mut response: Response) -> Response {
+    let headers = response.headers_mut();
+    let hint = HeaderValue::from_static("Sec-CH-Prefers-Color-Scheme");
+    headers.insert(header::HeaderName::from_static("accept-ch"), hint.clone());
+    headers.insert(header::HeaderName::from_static("critical-ch"), hint);
+    headers.insert(
+        header::VARY,
+        HeaderValue::from_static("Sec-CH-Prefers-Color-Scheme, Accept-Language, Cookie"),
+    );
+    response
+}
+
+async fn login_page(State(state): State<AppState>, headers: HeaderMap) -> Response {
     if state.auth.mode != AuthMode::Users {
         return Redirect::to("/").into_response();
     }
-    page("Inloggen", &login_form(None, "")).into_response()
+    let look = Look::of(&headers);
+    with_hints(page_in(look, look.title(), &login_form(look, None, "")).into_response())
 }
 
 async fn login(
     State(state): State<AppState>,
     ClientAddress(address): ClientAddress,
+    headers: HeaderMap,
     Form(form): Form<Credentials>,
 ) -> Response {
+    let look = Look::of(&headers);
     if state.auth.mode != AuthMode::Users {
         return Redirect::to("/").into_response();
     }
@@ -74,7 +126,7 @@ async fn login(
     let account_tag = hex(&account[..6]);
     if let Some(wait) = state.auth.throttle.blocked(&account, address) {
         tracing::warn!(account = %account_tag, address = ?address, "sign-in blocked by back-off");
-        return too_many_tries(&form.email, wait);
+        return too_many_tries(look, &form.email, wait);
     }
     let record = match state.db.login_record(&form.email).await {
         Ok(record) => record,
@@ -82,10 +134,15 @@ async fn login(
             tracing::error!(error = %e, "login lookup failed");
             return (
                 StatusCode::INTERNAL_SERVER_ERROR,
-                page(
-                    "Inloggen",
+                page_in(
+                    look,
+                    look.title(),
                     &login_form(
-                        Some("Inloggen lukt nu niet. Probeer het later opnieuw."),
+                        look,
+                        Some(look.text(
+                            "Inloggen lukt nu niet. Probeer het later opnieuw.",
+                            "Signing in does not work right now. Please try again later.",
+                        )),
                         &form.email,
                     ),
                 ),
@@ -100,10 +157,15 @@ async fn login(
         state.auth.throttle.failed(&account, address);
         metrics::counter!(crate::orchestrator::metrics::SIGN_IN_FAILURES).increment(1);
         tracing::warn!(account = %account_tag, address = ?address, "failed sign-in");
-        let body = page(
-            "Inloggen",
+        let body = page_in(
+            look,
+            look.title(),
             &login_form(
-                Some("Onbekend e-mailadres of onjuist wachtwoord."),
+                look,
+                Some(look.text(
+                    "Onbekend e-mailadres of onjuist wachtwoord.",
+                    "Unknown email address or wrong password.",
+                )),
                 &form.email,
             ),
         );
@@ -114,16 +176,20 @@ async fn login(
 }
 
 /// 429 with `Retry-After`, and the form again saying how long to wait.
-fn too_many_tries(email: &str, wait: Duration) -> Response {
+fn too_many_tries(look: Look, email: &str, wait: Duration) -> Response {
     let seconds = wait.as_secs().max(1);
     let minutes = seconds.div_ceil(60);
-    let message = format!(
-        "Te veel mislukte pogingen. Probeer het over {minutes} {} opnieuw.",
-        if minutes == 1 { "minuut" } else { "minuten" }
-    );
+    let message = match (look.lang, minutes) {
+        (Lang::Nl, 1) => "Te veel mislukte pogingen. Probeer het over 1 minuut opnieuw.".to_owned(),
+        (Lang::Nl, n) => {
+            format!("Te veel mislukte pogingen. Probeer het over {n} minuten opnieuw.")
+        }
+        (Lang::En, 1) => "Too many failed attempts. Try again in 1 minute.".to_owned(),
+        (Lang::En, n) => format!("Too many failed attempts. Try again in {n} minutes."),
+    };
     let mut response = (
         StatusCode::TOO_MANY_REQUESTS,
-        page("Inloggen", &login_form(Some(&message), email)),
+        page_in(look, look.title(), &login_form(look, Some(&message), email)),
     )
         .into_response();
     response
@@ -274,18 +340,21 @@ fn secure(state: &AppState) -> &'static str {
 
 /// The sign-in form; after a failed attempt it keeps the typed email and puts the focus on
 /// the password, so only that has to be typed again.
-fn login_form(error: Option<&str>, email: &str) -> String {
+fn login_form(look: Look, error: Option<&str>, email: &str) -> String {
     let retry = if email.is_empty() { "" } else { " autofocus" };
     format!(
         r#"{}<form method="post" action="/login" class="flex flex-col gap-3">
-  <label class="flex flex-col gap-1 text-sm font-medium">E-mailadres
+  <label class="flex flex-col gap-1 text-sm font-medium">{email_label}
     <input name="email" type="email" autocomplete="username" required value="{}" class="rounded-lg border border-slate-300 p-2 font-normal dark:border-slate-700 dark:bg-slate-900"></label>
-  <label class="flex flex-col gap-1 text-sm font-medium">Wachtwoord
+  <label class="flex flex-col gap-1 text-sm font-medium">{password_label}
     <input name="password" type="password" autocomplete="current-password" required{retry} class="rounded-lg border border-slate-300 p-2 font-normal dark:border-slate-700 dark:bg-slate-900"></label>
-  <button type="submit" class="rounded-lg bg-emerald-700 px-4 py-2 font-medium text-white">Inloggen</button>
+  <button type="submit" class="rounded-lg bg-emerald-700 px-4 py-2 font-medium text-white">{submit}</button>
 </form>"#,
         error_block(error),
-        escape(email)
+        escape(email),
+        email_label = look.text("E-mailadres", "Email address"),
+        password_label = look.text("Wachtwoord", "Password"),
+        submit = look.title(),
     )
 }
 
@@ -325,13 +394,27 @@ fn escape(text: &str) -> String {
 }
 
 fn page(title: &str, body: &str) -> Html<String> {
+    page_in(
+        Look {
+            lang: Lang::Nl,
+            dark: false,
+        },
+        title,
+        body,
+    )
+}
+
+/// A page in `look`'s language and theme.
+fn page_in(look: Look, title: &str, body: &str) -> Html<String> {
     Html(format!(
-        r#"<!DOCTYPE html><html lang="nl"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+        r#"<!DOCTYPE html><html lang="{lang}"{dark}><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{title} · AGORA HAI</title><link rel="icon" href="/favicon.ico"><link rel="stylesheet" href="/pkg/agora-hai.css"></head>
 <body class="flex min-h-dvh items-center justify-center bg-slate-50 p-4 text-slate-900 dark:bg-slate-950 dark:text-slate-100">
 <main class="w-full max-w-sm rounded-xl border border-slate-200 bg-white p-6 shadow-sm dark:border-slate-800 dark:bg-slate-900">
 <div class="mb-4 flex items-center gap-2"><span class="rounded bg-emerald-700 px-2 py-0.5 text-sm font-bold text-white">NVWA</span><h1 class="text-lg font-semibold">{title}</h1></div>
 {body}</main></body></html>"#,
-        title = escape(title)
+        title = escape(title),
+        lang = look.lang.code(),
+        dark = if look.dark { r#" class="dark""# } else { "" },
     ))
 }

@@ -47,12 +47,17 @@ fn AgentRow(id: String, name: String) -> impl IntoView {
         ),
     };
     let badge = Memo::new(move |_| badge());
+    // In the page's language for the agents it knows; the server's name otherwise.
+    let shown_name = {
+        let key = crate::ui::i18n::agent_key(&id);
+        move || key.map_or_else(|| name.clone(), |key| prefs.t(key).to_owned())
+    };
     view! {
         <li
             data-agent=id
             class="flex items-center justify-between gap-2 rounded border border-slate-200 px-2 py-1 dark:border-slate-700"
         >
-            <span>{name}</span>
+            <span>{shown_name}</span>
             <span
                 data-activity=move || badge.get().1
                 class=move || format!("rounded-full px-2 py-0.5 text-xs font-medium {}", badge.get().2)

@@ -25,7 +25,7 @@ pub fn AssistantMessage(
     let directory = expect_context::<Directory>();
     let body = NodeRef::<leptos::html::Div>::new();
     let name = move || match &agent {
-        Some(id) => directory.agent_name(id),
+        Some(id) => directory.agent_name(id, prefs.lang.get()),
         None => prefs.t(Key::Assistant).to_owned(),
     };
     let streaming = {

@@ -5,9 +5,13 @@ use crate::ui::connection::Connection;
 use crate::ui::i18n::Key;
 use crate::ui::prefs::Prefs;
 
-/// Enter sends, Shift+Enter makes a new line. While a run is active sending waits and a Stop
-/// button cancels the run. What is typed and not sent is kept per user and thread over a
-/// reload (`offline`).
+/// Enter sends, Shift+Enter makes a new line. While a run is active a message sent waits for
+/// its end (shown above the box, `HeldMessages`) and a Stop button cancels the run. What is
+/// typed and not sent is kept per user and thread over a reload (`offline`).
+///
+/// The box is server-rendered and takes input from the first paint: hydration adopts what was
+/// typed into it before the wasm arrived instead of writing the (empty) signal over it, and an
+/// Enter pressed meanwhile (a trailing new line, since nothing could send yet) sends it whole.
 #[component]
 pub fn Composer() -> impl IntoView {
     let chat = expect_context::<Chat>();
@@ -15,6 +19,13 @@ pub fn Composer() -> impl IntoView {
     let connection = expect_context::<Connection>();
     let text = RwSignal::new(String::new());
     let running = move || chat.run.with(|run| run.running);
+    let textarea = NodeRef::<leptos::html::Textarea>::new();
+    // The first value hydration would write: skipped, so what was typed stays.
+    let hydrating = StoredValue::new(cfg!(feature = "hydrate"));
+    let shown_value = move || {
+        let value = text.get();
+        (!hydrating.get_value()).then_some(value)
+    };
     // The draft of the shown thread, once the user is known. Another thread shows its own
     // draft; the user becoming known (`/users/me` answering) never overwrites what was typed
     // meanwhile.
@@ -38,29 +49,57 @@ pub fn Composer() -> impl IntoView {
     };
     let submit = move || {
         let message = text.get_untracked();
-        if !message.trim().is_empty() && !chat.run.with_untracked(|run| run.running) {
+        if message.trim().is_empty() {
+            return;
+        }
+        if chat.run.with_untracked(|run| run.running) {
+            chat.hold(message);
+        } else {
             connection.send_text(message);
             #[cfg(feature = "hydrate")]
             crate::ui::scroll::to_bottom();
-            text.set(String::new());
-            keep_draft("");
         }
+        text.set(String::new());
+        keep_draft("");
     };
+    // Right after hydration (effects run once it is done): what the box holds is the text.
+    #[cfg(feature = "hydrate")]
+    Effect::new(move || {
+        hydrating.set_value(false);
+        let Some(area) = textarea.get_untracked() else {
+            return;
+        };
+        let typed = area.value();
+        if typed.is_empty() {
+            return;
+        }
+        match typed.strip_suffix('\n') {
+            Some(whole) => {
+                text.set(whole.to_owned());
+                submit();
+            }
+            None => text.set(typed),
+        }
+    });
     view! {
         <form
-            class="mx-auto flex w-full max-w-3xl items-end gap-2 border-t border-slate-200 p-3 dark:border-slate-800"
+            class="relative mx-auto flex w-full max-w-3xl items-end gap-2 border-t border-slate-200 p-3 dark:border-slate-800"
             on:submit=move |ev| {
                 ev.prevent_default();
                 submit();
             }
         >
             <label for="composer" class="sr-only">{prefs.text(Key::Message)}</label>
+            <HeldMessages text />
             <textarea
                 id="composer"
+                node_ref=textarea
                 rows="2"
-                placeholder=prefs.text(Key::Placeholder)
+                placeholder=Signal::derive(move || {
+                    prefs.t(if prefs.touch.get() { Key::PlaceholderTouch } else { Key::Placeholder })
+                })
                 class="min-h-12 flex-1 resize-none rounded-lg border border-slate-300 bg-white p-2 placeholder:text-slate-600 focus:outline-2 focus:outline-emerald-700 dark:border-slate-600 dark:bg-slate-900 dark:placeholder:text-slate-400"
-                prop:value=move || text.get()
+                prop:value=shown_value
                 on:input=move |ev| {
                     let draft = event_target_value(&ev);
                     keep_draft(&draft);
@@ -89,10 +128,50 @@ pub fn Composer() -> impl IntoView {
             <button
                 type="submit"
                 class="rounded-lg bg-emerald-800 px-4 py-2 font-medium text-white hover:bg-emerald-900 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-emerald-600 disabled:cursor-not-allowed disabled:bg-slate-500"
-                disabled=move || text.with(|t| t.trim().is_empty()) || running()
+                disabled=move || text.with(|t| t.trim().is_empty())
             >
-                {prefs.text(Key::Send)}
+                {Signal::derive(move || prefs.t(if running() { Key::SendAfter } else { Key::Send }))}
             </button>
         </form>
+    }
+}
+
+/// The messages sent during the running answer: "wordt verstuurd na dit antwoord", and a
+/// button that takes them back into the box to change them. (A class toggle and one text node
+/// rather than `<Show>` and a list: each of those is its own code in the bundle.)
+#[component]
+fn HeldMessages(text: RwSignal<String>) -> impl IntoView {
+    let chat = expect_context::<Chat>();
+    let prefs = expect_context::<Prefs>();
+    view! {
+        <div
+            role="status"
+            class=move || {
+                if chat.run.with(|run| run.held.is_empty()) {
+                    "hidden"
+                } else {
+                    "absolute inset-x-3 bottom-full mb-1 rounded-lg border border-amber-300 bg-amber-50 p-2 text-sm text-amber-950 shadow-sm dark:border-amber-700 dark:bg-amber-950 dark:text-amber-50"
+                }
+            }
+        >
+            <p class="font-medium">"◔ " {prefs.text(Key::HeldTitle)}</p>
+            <p class="my-1 max-h-24 overflow-y-auto break-words whitespace-pre-wrap">
+                {move || chat.run.with(|run| run.held.join("\n"))}
+            </p>
+            <button
+                type="button"
+                class="min-h-11 rounded-md px-2 underline focus-visible:outline-2 focus-visible:outline-amber-700"
+                on:click=move |_| {
+                    let mut parts = chat.take_held();
+                    let typed = text.get_untracked();
+                    if !typed.trim().is_empty() {
+                        parts.push(typed);
+                    }
+                    text.set(parts.join("\n\n"));
+                }
+            >
+                {prefs.text(Key::HeldEdit)}
+            </button>
+        </div>
     }
 }

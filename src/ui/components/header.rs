@@ -26,6 +26,19 @@ pub fn Header() -> impl IntoView {
             >
                 <span aria-hidden="true">"☰"</span>
             </button>
+            // From `md` up the list sits beside the chat; folding it gives a tablet the width.
+            <button
+                type="button"
+                class=format!("{TOGGLE} hidden md:inline-flex")
+                aria-controls="threads"
+                aria-expanded=move || (!prefs.threads_folded.get()).to_string()
+                aria-label=Signal::derive(move || {
+                    prefs.t(if prefs.threads_folded.get() { Key::ShowThreads } else { Key::HideThreads })
+                })
+                on:click=move |_| prefs.threads_folded.update(|folded| *folded = !*folded)
+            >
+                <span aria-hidden="true">"☰"</span>
+            </button>
             <div class="flex items-center gap-2">
                 <span class="rounded bg-emerald-800 px-2 py-0.5 text-sm font-bold text-white">"NVWA"</span>
                 <h1 class="text-lg font-semibold">"AGORA HAI"</h1>

@@ -1,8 +1,9 @@
 //! One component per file, each rendered on the server and hydrated in the browser.
 //!
 //! The frame: `header` (with `user_badge`, `connection_badge`, `language_switch`,
-//! `theme_switch`), `sidebar` (`thread_item`), `chat_view` (`conversation_item`: `user_bubble`,
-//! `assistant_message`, `tool_row`, `report_card`, `error_notice`), `quick_answers`, `status_line`, `composer`.
+//! `theme_switch`), `connection_banner`, `sidebar` (`thread_item`), `chat_view` (`conversation_item`:
+//! `user_bubble`, `assistant_message`, `tool_row`, `report_card`, `error_notice`), `quick_answers`,
+//! `status_line`, `composer`.
 //! Over it: `hood_panel` (`agent_list`, `tool_log`, `event_log_view`) and `approval_dialog`
 //! (`risk_badge`). Shared: `tool_details`, `close_button`.
 
@@ -14,6 +15,7 @@ pub mod chat_view;
 pub mod close_button;
 pub mod composer;
 pub mod connection_badge;
+pub mod connection_banner;
 pub mod conversation_item;
 pub mod error_notice;
 pub mod event_log_view;

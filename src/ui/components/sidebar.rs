@@ -41,7 +41,7 @@ pub fn Sidebar() -> impl IntoView {
         <nav
             id="threads"
             aria-labelledby="threads-title"
-            class=move || frame_class(prefs.sidebar.get())
+            class=move || frame_class(prefs.sidebar.get(), prefs.threads_folded.get())
         >
             <div class="p-3">
                 <button
@@ -88,11 +88,18 @@ pub fn Sidebar() -> impl IntoView {
     }
 }
 
-/// Over the chat on a narrow screen when opened; always beside it from `md` up.
-fn frame_class(open: bool) -> &'static str {
-    if open {
-        "absolute inset-0 z-20 flex w-full flex-col border-r border-slate-200 bg-white md:static md:w-72 md:shrink-0 dark:border-slate-800 dark:bg-slate-900"
-    } else {
-        "hidden w-72 shrink-0 flex-col border-r border-slate-200 bg-white md:flex dark:border-slate-800 dark:bg-slate-900"
+/// Over the chat on a narrow screen when opened; beside it from `md` up unless folded.
+fn frame_class(open: bool, folded: bool) -> &'static str {
+    match (open, folded) {
+        (true, false) => {
+            "absolute inset-0 z-20 flex w-full flex-col border-r border-slate-200 bg-white md:static md:w-72 md:shrink-0 dark:border-slate-800 dark:bg-slate-900"
+        }
+        (true, true) => {
+            "absolute inset-0 z-20 flex w-full flex-col border-r border-slate-200 bg-white md:hidden dark:border-slate-800 dark:bg-slate-900"
+        }
+        (false, false) => {
+            "hidden w-72 shrink-0 flex-col border-r border-slate-200 bg-white md:flex dark:border-slate-800 dark:bg-slate-900"
+        }
+        (false, true) => "hidden",
     }
 }

@@ -25,7 +25,7 @@ pub fn StatusLine() -> impl IntoView {
                     let agent = run
                         .agent
                         .as_deref()
-                        .map(|id| directory.agent_name(id))
+                        .map(|id| directory.agent_name(id, lang))
                         .unwrap_or_else(|| Key::Assistant.text(lang).to_owned());
                     format(Key::StepThinking, lang, &[&agent])
                 }

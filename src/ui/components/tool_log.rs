@@ -64,7 +64,7 @@ fn AgentCalls(agent: String, calls: Signal<Vec<usize>>) -> impl IntoView {
         if agent.is_empty() {
             prefs.t(Key::Assistant).to_owned()
         } else {
-            directory.agent_name(&agent)
+            directory.agent_name(&agent, prefs.lang.get())
         }
     };
     view! {

@@ -170,6 +170,8 @@ pub struct RunView {
     pub awaiting_approval: bool,
     /// After a reconnect, until what was missed has been shown.
     pub catching_up: bool,
+    /// Messages the inspector sent during this run, to go once it ends, oldest first.
+    pub held: Vec<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -247,6 +249,9 @@ pub struct ChatState {
     pub seq: Option<u64>,
     /// While the page catches up after a reconnect: the number it catches up to.
     pub catching_up: Option<u64>,
+    /// Messages sent while a run of this thread was active (Enter during an answer): shown
+    /// as waiting, and sent one by one as runs end ([`ChatState::release_held`]).
+    pub held: Vec<String>,
     messages: HashMap<String, usize>,
     calls: HashMap<String, usize>,
     next_key: u64,
@@ -333,6 +338,7 @@ impl ChatState {
             tool,
             awaiting_approval: !self.approvals.is_empty(),
             catching_up: self.catching_up.is_some(),
+            held: self.held.clone(),
         }
     }
 
@@ -907,6 +913,44 @@ impl ChatState {
         changes
     }
 
+    /// Enter while an answer runs: the message waits for the run's end (the server takes one
+    /// run per thread at a time). Blank text is not held.
+    pub fn hold(&mut self, text: String) -> Changes {
+        if text.trim().is_empty() {
+            return Changes::default();
+        }
+        self.held.push(text);
+        Changes {
+            run: true,
+            ..Changes::default()
+        }
+    }
+
+    /// The oldest held message, once no run of this thread is active and nothing is being
+    /// caught up (a run that goes on at the server would otherwise be answered twice).
+    pub fn release_held(&mut self) -> (Option<String>, Changes) {
+        if self.running() || self.catching_up.is_some() || self.held.is_empty() {
+            return (None, Changes::default());
+        }
+        let text = self.held.remove(0);
+        let changes = Changes {
+            run: true,
+            ..Changes::default()
+        };
+        (Some(text), changes)
+    }
+
+    /// The held messages back to the inspector (to edit them, or when the thread is left):
+    /// nothing held any more.
+    pub fn take_held(&mut self) -> (Vec<String>, Changes) {
+        let held = std::mem::take(&mut self.held);
+        let changes = Changes {
+            run: !held.is_empty(),
+            ..Changes::default()
+        };
+        (held, changes)
+    }
+
     /// The texts of the messages shown as waiting for the connection.
     pub fn queued_texts(&self) -> Vec<String> {
         self.items
@@ -956,6 +1000,8 @@ impl ChatState {
         self.shared = Value::Null;
         self.seq = None;
         self.catching_up = None;
+        // Never sent into another thread (the connection keeps them as the old one's draft).
+        self.held.clear();
         Changes {
             reset: true,
             run: true,

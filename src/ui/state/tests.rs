@@ -956,3 +956,80 @@ fn a_report_result_carries_the_form_summary() {
     });
     assert_eq!(form.unwrap().json_url, None);
 }
+
+/// Enter during an answer: the message is held (shown as waiting), and released one at a time
+/// only once no run of the shown thread is active and nothing is being caught up.
+#[test]
+fn messages_sent_during_a_run_wait_for_its_end() {
+    let run_changes = Changes {
+        run: true,
+        ..Changes::default()
+    };
+    let finished = json!({"type": "RUN_FINISHED", "threadId": "t", "runId": "r1"});
+    // (what happens, what is held after, what release gives)
+    let mut state = started("t");
+    assert_eq!(
+        state.hold("  \n".into()),
+        Changes::default(),
+        "blank is not held"
+    );
+    assert_eq!(state.hold("Welke allergenen?".into()), run_changes);
+    assert_eq!(state.hold("En de temperatuur?".into()), run_changes);
+    assert_eq!(
+        state.run_view().held,
+        vec!["Welke allergenen?", "En de temperatuur?"]
+    );
+    assert_eq!(
+        state.release_held(),
+        (None, Changes::default()),
+        "the run is active"
+    );
+
+    state.apply(&ev(finished.clone()));
+    let (text, changes) = state.release_held();
+    assert_eq!(text.as_deref(), Some("Welke allergenen?"));
+    assert_eq!(changes, run_changes);
+    assert_eq!(state.run_view().held, vec!["En de temperatuur?"]);
+
+    // The released message starts the next run: the other waits for that one's end.
+    state.apply(&ev(
+        json!({"type": "RUN_STARTED", "threadId": "t", "runId": "r2"}),
+    ));
+    assert_eq!(state.release_held().0, None);
+    // A run that ends in an error (Stop included) releases it too.
+    state.apply(&ev(
+        json!({"type": "RUN_ERROR", "message": "Gestopt", "code": "cancelled"}),
+    ));
+    assert_eq!(
+        state.release_held().0.as_deref(),
+        Some("En de temperatuur?")
+    );
+    assert_eq!(
+        state.release_held(),
+        (None, Changes::default()),
+        "nothing left"
+    );
+
+    // While a reconnect catches up the run may still be going at the server: wait.
+    let mut state = started("t");
+    state.hold("Nog een vraag".into());
+    state.apply(&ev(
+        json!({"type": "CUSTOM", "name": "agora:resumed", "value": {
+        "threadId": "t", "mode": "replay", "afterSeq": 1, "lastSeq": 9, "running": false}}),
+    ));
+    state.apply(&ev(finished));
+    assert_eq!(state.catching_up, Some(9));
+    assert_eq!(state.release_held().0, None);
+
+    // Taken back (to edit, or the thread is left): nothing held, all texts returned in order.
+    let (taken, changes) = state.take_held();
+    assert_eq!(taken, vec!["Nog een vraag"]);
+    assert_eq!(changes, run_changes);
+    assert_eq!(state.take_held(), (Vec::new(), Changes::default()));
+
+    // Never into another thread.
+    let mut state = started("t");
+    state.hold("Voor t".into());
+    state.switch_thread("u");
+    assert!(state.held.is_empty());
+}

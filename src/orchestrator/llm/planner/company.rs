@@ -270,7 +270,7 @@ pub(super) fn company_summary(info: &Value, history: Option<&Value>, lang: Lang)
         out.push_str(&format!("- **{l_activity}:** {activity}\n"));
     }
     if !risk.is_empty() {
-        out.push_str(&format!("- **{l_risk}:** {risk}\n"));
+        out.push_str(&format!("- **{l_risk}:** {}\n", risk_class(&risk, lang)));
     }
     let other_names: Vec<&str> = trade_names.into_iter().filter(|t| *t != name).collect();
     if !other_names.is_empty() {
@@ -441,4 +441,34 @@ fn attention_points(inspections: &[&Value], risk: &str, lang: Lang) -> Vec<Strin
         });
     }
     points
+}
+
+/// The register's risk class (`hoog`, `midden`, `laag`) in the answer's language; a value the
+/// table does not know stays as the register has it.
+fn risk_class(value: &str, lang: Lang) -> &str {
+    match (lang, value.trim().to_lowercase().as_str()) {
+        (Lang::En, "hoog") => "high",
+        (Lang::En, "midden") => "medium",
+        (Lang::En, "laag") => "low",
+        _ => value,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn risk_classes_are_worded_in_the_answers_language() {
+        let table = [
+            ("hoog", Lang::En, "high"),
+            ("midden", Lang::En, "medium"),
+            ("Laag", Lang::En, "low"),
+            ("hoog", Lang::Nl, "hoog"),
+            ("onbekend", Lang::En, "onbekend"),
+        ];
+        for (value, lang, shown) in table {
+            assert_eq!(risk_class(value, lang), shown, "{value} {lang:?}");
+        }
+    }
 }

@@ -21,6 +21,34 @@ impl Store for SqlStore {
         Ok(self.thread_row(thread_id).await?.into_summary().thread)
     }
 
+    async fn name_thread_after_company(
+        &self,
+        thread_id: &str,
+        title: &str,
+    ) -> Result<(), StoreError> {
+        let _timed = timed("name_thread_after_company");
+        sqlx::query(&self.sql(
+            "UPDATE threads SET title = ?, title_locked = TRUE WHERE id = ? AND title_locked = FALSE",
+        ))
+        .bind(title)
+        .bind(thread_id)
+        .execute(&self.writer)
+        .await
+        .map_err(backend)?;
+        Ok(())
+    }
+
+    async fn user_name(&self, user_id: &str) -> Result<Option<String>, StoreError> {
+        let _timed = timed("user_name");
+        let name: Option<String> =
+            sqlx::query_scalar(&self.sql("SELECT name FROM users WHERE id = ?"))
+                .bind(user_id)
+                .fetch_optional(&self.pool)
+                .await
+                .map_err(backend)?;
+        Ok(name.filter(|name| !name.trim().is_empty()))
+    }
+
     async fn begin_turn(&self, turn: &TurnRequest<'_>) -> Result<Turn, StoreError> {
         let _timed = timed("begin_turn");
         self.begin_turn_tx(turn).await
