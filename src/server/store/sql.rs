@@ -27,6 +27,7 @@ use crate::protocol::Message;
 
 mod auth;
 mod cluster;
+mod mail;
 mod turn;
 
 pub use cluster::{ExpiredRun, Lease, PendingApproval};
@@ -1256,6 +1257,12 @@ impl Database for SqlStore {
             return Err(user_not_found(user_id));
         }
         let threads = sqlx::query(&self.sql("DELETE FROM threads WHERE owner = ?"))
+            .bind(user_id)
+            .execute(&mut *tx)
+            .await
+            .map_err(backend)?;
+        // Their reports go with their threads, and with them where they were mailed to.
+        sqlx::query(&self.sql("DELETE FROM report_mail WHERE user_id = ?"))
             .bind(user_id)
             .execute(&mut *tx)
             .await
