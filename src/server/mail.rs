@@ -177,7 +177,14 @@ impl Mailer {
     /// The report's mail status as the card shows it.
     pub async fn status(&self, report_id: &str) -> Result<ReportMailStatus, StoreError> {
         if self.server.is_none() {
-            return Ok(wire(report_id, None));
+            return Ok(ReportMailStatus {
+                report_id: report_id.to_owned(),
+                state: MailState::Off,
+                recipient: None,
+                at: None,
+                failure: None,
+                reason: None,
+            });
         }
         let record = self.db.report_mail(report_id).await?;
         Ok(wire(report_id, record.as_ref()))
