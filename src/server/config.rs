@@ -225,6 +225,22 @@ pub struct Config {
     #[arg(long, env = "AGORA_MAX_MESSAGE_BYTES", default_value_t = crate::orchestrator::DEFAULT_MAX_MESSAGE_BYTES, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     pub max_message_bytes: usize,
 
+    /// The mail server for approved reports: `smtp://host:587` (STARTTLS, required),
+    /// `smtps://host:465` (TLS), `smtp://host:25?tls=none` for a server without TLS (a local
+    /// relay). Credentials as `smtp://user:password@host` or with `--smtp-password-file`.
+    /// Without it no report is mailed.
+    #[arg(long, env = "AGORA_SMTP_URL", hide_env_values = true)]
+    pub smtp_url: Option<String>,
+
+    /// A file with the SMTP password (its last line break ignored), for the user named in
+    /// `--smtp-url`; keeps the password out of the process list and the environment.
+    #[arg(long, env = "AGORA_SMTP_PASSWORD_FILE")]
+    pub smtp_password_file: Option<PathBuf>,
+
+    /// The sender of report mails, e.g. `AGORA HAI <hai@nvwa.nl>`; required with `--smtp-url`.
+    #[arg(long, env = "AGORA_REPORT_MAIL_FROM")]
+    pub report_mail_from: Option<String>,
+
     /// Comma-separated terms that refuse a message before any run starts.
     #[arg(
         long,
@@ -292,6 +308,9 @@ impl Config {
             socket_send_timeout_secs: 15,
             header_read_timeout_secs: 10,
             body_read_timeout_secs: 30,
+            smtp_url: None,
+            smtp_password_file: None,
+            report_mail_from: None,
         }
     }
 }

@@ -8,6 +8,7 @@ mod config;
 mod edge;
 mod error;
 mod http;
+pub mod mail;
 pub mod observe;
 mod reports;
 pub mod rest;
@@ -81,6 +82,24 @@ impl AppState {
             Arc::new(Alone)
         };
         let orchestrator = build_orchestrator(&config, db.clone(), peers)?;
+        let mail_server = match &config.smtp_url {
+            Some(url) => {
+                let server = mail::MailServer::new(
+                    url,
+                    config.smtp_password_file.as_deref(),
+                    config.report_mail_from.as_deref(),
+                )?;
+                tracing::info!(server = server.shown(), "approved reports are mailed");
+                Some(server)
+            }
+            None => None,
+        };
+        let mailer = mail::Mailer::new(
+            mail_server,
+            db.clone(),
+            orchestrator.config().reports_dir.clone(),
+        );
+        orchestrator.on_report_made(Arc::new(mailer.clone()));
         if let (true, Some(url)) = (shared, &config.database_url) {
             cluster::spawn_tasks(sql.clone(), url.clone(), orchestrator.clone());
         }
@@ -106,6 +125,7 @@ impl AppState {
             orchestrator,
             sockets,
             streams,
+            mailer,
         })
     }
 }
@@ -213,6 +233,10 @@ pub fn router(state: AppState) -> Router {
         .route("/ws", get(ws::upgrade))
         .merge(sse::routes())
         .route("/reports/{file}", get(reports::download))
+        .route(
+            "/reports/{report_id}/mail",
+            get(reports::mail_status).post(reports::resend_mail),
+        )
         .merge(rest::routes())
         .merge(auth::routes())
         .leptos_routes_with_context(&state, routes, security::page_context, {

@@ -8,6 +8,7 @@ use leptos::config::LeptosOptions;
 
 use super::auth::Authenticator;
 use super::config::Config;
+use super::mail::Mailer;
 use super::run_limits::RunLimits;
 use super::sockets::SocketRegistry;
 use super::store::Database;
@@ -34,6 +35,8 @@ pub struct AppState {
     pub sockets: Arc<SocketRegistry>,
     /// The open SSE streams by user, for their per-user cap.
     pub streams: Arc<StreamSlots>,
+    /// Mails approved reports (when `--smtp-url` is set) and keeps their mail status.
+    pub mailer: Mailer,
 }
 
 impl FromRef<AppState> for LeptosOptions {

@@ -30,6 +30,7 @@ mod protocol_contract;
 mod protocol_props;
 mod protocol_verify;
 mod real_model;
+mod report_mail;
 mod report_pdf;
 mod rest_api;
 mod resume;

@@ -18,7 +18,8 @@ use agora_hai::orchestrator::store::{
 use agora_hai::protocol::Message;
 use agora_hai::server::cluster::PgPeers;
 use agora_hai::server::store::{
-    Database, Lease, NewUser, PreferencesUpdate, SqlStore, Theme, UNTITLED, UserRole, UserUpdate,
+    Database, Lease, MailFailure, MailState, MailStore, NewUser, PreferencesUpdate,
+    ReportMailRecord, SqlStore, Theme, UNTITLED, UserRole, UserUpdate,
 };
 use common::TempDir;
 use common::postgres::fresh_database;
@@ -88,6 +89,7 @@ both!(
     a_client_coming_back_elsewhere_gets_the_whole_log,
     a_turn_begins_in_one_transaction,
     a_refused_turn_writes_nothing,
+    a_reports_mail_status_is_replaced_by_each_try_and_goes_with_its_user,
 );
 
 fn message(value: serde_json::Value) -> Message {
@@ -813,4 +815,73 @@ async fn a_refused_turn_writes_nothing(backend: Backend) {
     }
     assert_eq!(store.messages("t1").await.unwrap(), before);
     assert_eq!(store.thread("t1").await.unwrap().message_count, 1);
+}
+
+/// One status a report, each try replacing the last (the card shows the last), surviving a
+/// restart; deleting the user deletes where their reports were mailed.
+async fn a_reports_mail_status_is_replaced_by_each_try_and_goes_with_its_user(backend: Backend) {
+    let store = backend.open().await;
+    let owner = store
+        .create_user(&NewUser {
+            id: None,
+            email: "els@nvwa.nl".to_owned(),
+            name: "Els".to_owned(),
+            role: UserRole::Inspector,
+        })
+        .await
+        .unwrap();
+    assert_eq!(store.report_mail("rpt-1").await.unwrap(), None);
+    let failed = ReportMailRecord {
+        report_id: "rpt-1".to_owned(),
+        user_id: owner.id.clone(),
+        state: MailState::Failed,
+        recipient: Some("els@nvwa.nl".to_owned()),
+        failure: Some(MailFailure::Unreachable),
+        reason: Some("smtp://mail:587: Connection refused".to_owned()),
+        updated_at: 0,
+    };
+    let stored = store.set_report_mail(&failed).await.unwrap();
+    assert!(stored.updated_at > 0);
+    assert_eq!(
+        store.report_mail("rpt-1").await.unwrap().as_ref(),
+        Some(&stored)
+    );
+    let sent = ReportMailRecord {
+        state: MailState::Sent,
+        failure: None,
+        reason: None,
+        ..failed.clone()
+    };
+    let resent = store.set_report_mail(&sent).await.unwrap();
+    assert!(resent.updated_at > stored.updated_at);
+    // Another report's status is its own.
+    store
+        .set_report_mail(&ReportMailRecord {
+            report_id: "rpt-2".to_owned(),
+            state: MailState::Sending,
+            recipient: None,
+            ..failed.clone()
+        })
+        .await
+        .unwrap();
+    drop(store);
+    let store = backend.open().await;
+    assert_eq!(store.report_mail("rpt-1").await.unwrap(), Some(resent));
+    assert_eq!(
+        store.report_mail("rpt-2").await.unwrap().map(|r| r.state),
+        Some(MailState::Sending)
+    );
+    // `off` is the server's configuration, never a stored state.
+    assert!(
+        store
+            .set_report_mail(&ReportMailRecord {
+                state: MailState::Off,
+                ..failed
+            })
+            .await
+            .is_err()
+    );
+    store.delete_user(&owner.id).await.unwrap();
+    assert_eq!(store.report_mail("rpt-1").await.unwrap(), None);
+    assert_eq!(store.report_mail("rpt-2").await.unwrap(), None);
 }

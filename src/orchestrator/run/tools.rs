@@ -8,11 +8,12 @@ use uuid::Uuid;
 
 use super::super::agents;
 use super::super::approval::{self, Decision};
+use super::super::delivery::MadeReport;
 use super::super::dialect::Approval;
 use super::super::llm::prompts::HANDOFF_TOOL;
 use super::super::store::ApprovalDecision;
 use super::super::thread::{closed_call, now_millis, unanswered_calls};
-use super::super::tools::ToolContext;
+use super::super::tools::{GENERATE_FINAL_REPORT, ToolContext};
 use super::{Run, RunFailure};
 use crate::protocol::{Event, FunctionCall, Message, ToolCall, ToolMessage};
 
@@ -181,6 +182,21 @@ impl Run {
             }
             _ => self.execute_tool(&name, &arguments).await,
         };
+        // Told before the result goes out: whoever sees the report can already ask how its
+        // mail goes.
+        if name == GENERATE_FINAL_REPORT
+            && error.is_none()
+            && let Some(report_id) = content.get("reportId").and_then(Value::as_str)
+        {
+            self.info
+                .orchestrator
+                .report_made(MadeReport {
+                    report_id: report_id.to_owned(),
+                    thread_id: self.info.thread_id.clone(),
+                    user_id: self.info.user_id.clone(),
+                })
+                .await;
+        }
         self.store_and_send_result(&call.id, content, error).await?;
         if name == HANDOFF_TOOL
             && let Some(agent) = arguments

@@ -116,7 +116,7 @@ fn query_bool(query: &HashMap<String, String>, name: &str) -> Result<Option<bool
 }
 
 /// Unix milliseconds as the contract's `date-time` (RFC 3339, UTC).
-fn timestamp(ms: i64) -> String {
+pub(crate) fn timestamp(ms: i64) -> String {
     time::OffsetDateTime::from_unix_timestamp_nanos(i128::from(ms) * 1_000_000)
         .ok()
         .and_then(|t| {

@@ -12,7 +12,9 @@ pub use crate::orchestrator::store::{
     Store, StoreError, ThreadRecord, Turn, TurnRequest,
 };
 /// The user's role, settings and their parts are wire types: the browser reads them too.
-pub use crate::protocol::rest::{Preferences, PreferencesUpdate, SpokenTextType, Theme, UserRole};
+pub use crate::protocol::rest::{
+    MailFailure, MailState, Preferences, PreferencesUpdate, SpokenTextType, Theme, UserRole,
+};
 pub use sql::{ExpiredRun, Lease, PendingApproval, SqlDialect, SqlStore};
 
 /// The user every request acts as until authentication exists (see `rest::current_user`).
@@ -131,10 +133,36 @@ pub trait AuthStore: Send + Sync + 'static {
     async fn delete_session(&self, token_hash: &str) -> Result<(), StoreError>;
 }
 
+/// How a report's e-mail went: one record a report, replaced by each try.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReportMailRecord {
+    pub report_id: String,
+    /// The report's owner, who alone may read this and send again.
+    pub user_id: String,
+    pub state: MailState,
+    pub recipient: Option<String>,
+    pub failure: Option<MailFailure>,
+    pub reason: Option<String>,
+    /// Unix milliseconds (set by the store).
+    pub updated_at: i64,
+}
+
+/// The reports' mail status (`server/mail.rs`).
+#[async_trait::async_trait]
+pub trait MailStore: Send + Sync + 'static {
+    /// Stores the record as the report's status (its `updated_at` is the store's clock);
+    /// returns what was stored.
+    async fn set_report_mail(
+        &self,
+        record: &ReportMailRecord,
+    ) -> Result<ReportMailRecord, StoreError>;
+    async fn report_mail(&self, report_id: &str) -> Result<Option<ReportMailRecord>, StoreError>;
+}
+
 /// What the REST API needs beyond the orchestrator's [`Store`]. `AppState` holds an
 /// `Arc<dyn Database>`; the orchestrator takes it as `Arc<dyn Store>` (trait upcasting).
 #[async_trait::async_trait]
-pub trait Database: Store + AuthStore {
+pub trait Database: Store + AuthStore + MailStore {
     /// Whether the database answers (`/ready`).
     async fn ping(&self) -> Result<(), StoreError>;
 

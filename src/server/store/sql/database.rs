@@ -216,6 +216,12 @@ impl Database for SqlStore {
             .execute(&mut *tx)
             .await
             .map_err(backend)?;
+        // Their reports go with their threads, and with them where they were mailed to.
+        sqlx::query(&self.sql("DELETE FROM report_mail WHERE user_id = ?"))
+            .bind(user_id)
+            .execute(&mut *tx)
+            .await
+            .map_err(backend)?;
         tx.commit().await.map_err(backend)?;
         Ok(threads.rows_affected())
     }

@@ -29,6 +29,7 @@ mod auth;
 mod cluster;
 mod database;
 mod errors;
+mod mail;
 mod rows;
 mod store;
 mod turn;
