@@ -10,7 +10,6 @@ mod crash_recovery;
 mod data_sources;
 mod eval_inspector;
 mod hap_report;
-mod hap_verification;
 mod hardening;
 mod hardening_accounts;
 mod hardening_deleted;

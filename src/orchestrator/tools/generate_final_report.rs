@@ -12,12 +12,10 @@ use serde_json::{Value, json};
 use time::OffsetDateTime;
 use time::format_description::well_known::Rfc3339;
 
-use super::submit_verification_answers::answers_in_thread;
 use super::{GENERATE_FINAL_REPORT, Tool, ToolContext, ToolError, kvk_arg, parse_args};
 use crate::orchestrator::inspection::{InspectionState, inspector_words};
 use crate::orchestrator::knowledge::{Knowledge, normalize};
 use crate::orchestrator::report::form::{Article, Severity};
-use crate::orchestrator::report::verify::{apply, interpret};
 use crate::orchestrator::report::{
     CompanyFacts, FillInput, FindingInput, HapReport, fill, normalize_severity, render_pdf,
 };
@@ -37,24 +35,24 @@ impl GenerateFinalReport {
     }
 }
 
-#[derive(Debug, Default, Deserialize)]
-pub(super) struct Args {
+#[derive(Debug, Deserialize)]
+struct Args {
     #[serde(alias = "kvk_number", alias = "kvkNumber")]
-    pub kvk: String,
+    kvk: String,
     #[serde(default, alias = "companyName")]
-    pub company_name: Option<String>,
+    company_name: Option<String>,
     #[serde(default)]
-    pub inspector: Option<String>,
+    inspector: Option<String>,
     #[serde(default)]
-    pub findings: Vec<FindingArg>,
+    findings: Vec<FindingArg>,
     #[serde(default)]
-    pub summary: Option<String>,
+    summary: Option<String>,
     #[serde(default)]
-    pub language: Option<String>,
+    language: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
-pub(super) struct FindingArg {
+struct FindingArg {
     description: String,
     #[serde(default)]
     category: Option<String>,
@@ -135,54 +133,6 @@ impl Tool for GenerateFinalReport {
 
     async fn call(&self, ctx: &ToolContext<'_>, args: &Value) -> Result<Value, ToolError> {
         let args: Args = parse_args(&self.parameters(), args)?;
-        let Draft {
-            report,
-            registered: is_registered,
-            unknown_ids,
-        } = self.draft(ctx, &args)?;
-        let report_id = report.metadata.report_id.clone();
-
-        let (rendered, report) = tokio::task::spawn_blocking(move || (render_pdf(&report), report))
-            .await
-            .map_err(|e| ToolError::Failed(format!("PDF rendering stopped: {e}")))?;
-        let json_text =
-            serde_json::to_vec_pretty(&report).map_err(|e| ToolError::Failed(e.to_string()))?;
-        let dir = ctx.reports_dir;
-        tokio::fs::create_dir_all(dir)
-            .await
-            .map_err(|e| ToolError::Failed(format!("cannot create {}: {e}", dir.display())))?;
-        let pdf_path = dir.join(format!("{report_id}.pdf"));
-        let json_path = dir.join(format!("{report_id}.json"));
-        tokio::fs::write(&pdf_path, &rendered.bytes)
-            .await
-            .map_err(|e| ToolError::Failed(format!("cannot write {}: {e}", pdf_path.display())))?;
-        tokio::fs::write(&json_path, &json_text)
-            .await
-            .map_err(|e| ToolError::Failed(format!("cannot write {}: {e}", json_path.display())))?;
-        tracing::info!(report_id = %report_id, pages = rendered.pages, bytes = rendered.bytes.len(), "inspection report written");
-
-        Ok(result(
-            &report,
-            is_registered,
-            &unknown_ids,
-            rendered.pages,
-            rendered.bytes.len(),
-        ))
-    }
-}
-
-/// The form filled from the thread, before it is written.
-pub(super) struct Draft {
-    pub report: HapReport,
-    /// The company is in the register (not only named by the model).
-    pub registered: bool,
-    pub unknown_ids: Vec<String>,
-}
-
-impl GenerateFinalReport {
-    /// The form as the thread fills it now (findings, words, verification answers), for the
-    /// report and for `extract_inspection_data`.
-    pub(super) fn draft(&self, ctx: &ToolContext<'_>, args: &Args) -> Result<Draft, ToolError> {
         let kvk = kvk_arg("kvk", &args.kvk)?;
         if args.findings.len() > MAX_FINDINGS {
             return Err(ToolError::InvalidArguments(format!(
@@ -290,7 +240,7 @@ impl GenerateFinalReport {
         } else {
             Vec::new()
         };
-        let mut report = fill(&FillInput {
+        let report = fill(&FillInput {
             report_id: report_id.clone(),
             thread_id: ctx.thread_id.to_string(),
             thread_title: ctx.thread_title.map(str::to_owned),
@@ -311,19 +261,37 @@ impl GenerateFinalReport {
                 .filter(|s| !s.is_empty())
                 .map(str::to_owned),
         });
-        // What the inspector answered to the verification questions: on the form, as said.
-        for (field, answer) in answers_in_thread(ctx.messages, &kvk) {
-            if let Some(reading) = interpret(&field, &answer) {
-                apply(&mut report, &field, reading, language);
-            }
-        }
-        Ok(Draft {
-            report,
-            registered: is_registered,
-            unknown_ids,
-        })
-    }
 
+        let (rendered, report) = tokio::task::spawn_blocking(move || (render_pdf(&report), report))
+            .await
+            .map_err(|e| ToolError::Failed(format!("PDF rendering stopped: {e}")))?;
+        let json_text =
+            serde_json::to_vec_pretty(&report).map_err(|e| ToolError::Failed(e.to_string()))?;
+        let dir = ctx.reports_dir;
+        tokio::fs::create_dir_all(dir)
+            .await
+            .map_err(|e| ToolError::Failed(format!("cannot create {}: {e}", dir.display())))?;
+        let pdf_path = dir.join(format!("{report_id}.pdf"));
+        let json_path = dir.join(format!("{report_id}.json"));
+        tokio::fs::write(&pdf_path, &rendered.bytes)
+            .await
+            .map_err(|e| ToolError::Failed(format!("cannot write {}: {e}", pdf_path.display())))?;
+        tokio::fs::write(&json_path, &json_text)
+            .await
+            .map_err(|e| ToolError::Failed(format!("cannot write {}: {e}", json_path.display())))?;
+        tracing::info!(report_id = %report_id, pages = rendered.pages, bytes = rendered.bytes.len(), "inspection report written");
+
+        Ok(result(
+            &report,
+            is_registered,
+            &unknown_ids,
+            rendered.pages,
+            rendered.bytes.len(),
+        ))
+    }
+}
+
+impl GenerateFinalReport {
     /// The articles of these ids (unknown ones are collected, not cited).
     fn articles(&self, ids: &[String], unknown: &mut Vec<String>, lang: Lang) -> Vec<Article> {
         let mut list: Vec<Article> = Vec::new();
@@ -386,29 +354,22 @@ fn result(
             "matig": count(Severity::Overtreding),
             "licht": count(Severity::Gering),
         },
-        "form": form_summary(report),
+        "form": {
+            "sections": report.sections().iter().map(|(title, status)| json!({
+                "title": title,
+                "status": status,
+            })).collect::<Vec<_>>(),
+            "violations": report.all_violations.len(),
+            "completion": meta.completion_percentage,
+            "confidence": meta.overall_confidence,
+            "repeatViolation": report.additional_info.repeat_violation_inspection_id,
+            "hygieneCode": report.additional_info.hygiene_code_used,
+            "openQuestions": report.verification_questions,
+        },
         "regulationsCited": report.all_violations.iter().map(|v| v.articles.len()).sum::<usize>(),
         "unknownRegulationIds": unknown_ids,
         "pages": pages,
         "sizeBytes": size,
-    })
-}
-
-/// The form at a glance: each section's status, the violations, completion and confidence,
-/// the repeat violation, the hygiene code and what is still open.
-pub(super) fn form_summary(report: &HapReport) -> Value {
-    let meta = &report.metadata;
-    json!({
-        "sections": report.sections().iter().map(|(title, status)| json!({
-            "title": title,
-            "status": status,
-        })).collect::<Vec<_>>(),
-        "violations": report.all_violations.len(),
-        "completion": meta.completion_percentage,
-        "confidence": meta.overall_confidence,
-        "repeatViolation": report.additional_info.repeat_violation_inspection_id,
-        "hygieneCode": report.additional_info.hygiene_code_used,
-        "openQuestions": report.verification_questions,
     })
 }
 

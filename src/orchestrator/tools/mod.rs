@@ -17,24 +17,20 @@ use super::llm::ToolSpec;
 use crate::protocol::Message;
 
 mod check_company_exists;
-mod extract_inspection_data;
 mod generate_final_report;
 mod get_company_info;
 mod get_inspection_history;
 mod lookup_regulation_articles;
 mod record_finding;
 mod search_regulations;
-mod submit_verification_answers;
 
 pub use check_company_exists::CheckCompanyExists;
-pub use extract_inspection_data::ExtractInspectionData;
 pub use generate_final_report::GenerateFinalReport;
 pub use get_company_info::GetCompanyInfo;
 pub use get_inspection_history::GetInspectionHistory;
 pub use lookup_regulation_articles::LookupRegulationArticles;
 pub use record_finding::RecordFinding;
 pub use search_regulations::SearchRegulations;
-pub use submit_verification_answers::SubmitVerificationAnswers;
 
 /// Tool names, as the models call them.
 pub const CHECK_COMPANY_EXISTS: &str = "check_company_exists";
@@ -44,8 +40,6 @@ pub const SEARCH_REGULATIONS: &str = "search_regulations";
 pub const LOOKUP_REGULATION_ARTICLES: &str = "lookup_regulation_articles";
 pub const GENERATE_FINAL_REPORT: &str = "generate_final_report";
 pub const RECORD_FINDING: &str = "record_finding";
-pub const EXTRACT_INSPECTION_DATA: &str = "extract_inspection_data";
-pub const SUBMIT_VERIFICATION_ANSWERS: &str = "submit_verification_answers";
 
 /// What a tool may know about the run that calls it.
 #[derive(Debug, Clone, Copy)]
@@ -117,7 +111,7 @@ impl std::fmt::Debug for Toolbox {
 }
 
 impl Toolbox {
-    /// The nine tools over one knowledge base.
+    /// The seven tools over one knowledge base.
     pub fn new(knowledge: Arc<Knowledge>) -> Toolbox {
         let list: Vec<Arc<dyn Tool>> = vec![
             Arc::new(CheckCompanyExists::new(knowledge.clone())),
@@ -127,8 +121,6 @@ impl Toolbox {
             Arc::new(LookupRegulationArticles::new(knowledge.clone())),
             Arc::new(RecordFinding),
             Arc::new(GenerateFinalReport::new(knowledge.clone())),
-            Arc::new(ExtractInspectionData::new(knowledge.clone())),
-            Arc::new(SubmitVerificationAnswers::new(knowledge.clone())),
         ];
         let tools = list.into_iter().map(|t| (t.name(), t)).collect();
         Toolbox { tools, knowledge }

@@ -1,7 +1,6 @@
 use leptos::prelude::*;
 
 use super::conversation_item::ConversationItem;
-use super::quick_answers::QuickAnswers;
 use crate::ui::chat::Chat;
 use crate::ui::i18n::Key;
 use crate::ui::prefs::Prefs;
@@ -53,7 +52,6 @@ pub fn ChatView() -> impl IntoView {
                         children=|item| view! { <ConversationItem item /> }
                     />
                 </div>
-                <QuickAnswers />
                 <p class="sr-only" aria-live="polite">
                     {move || chat.announcement.get()}
                 </p>
