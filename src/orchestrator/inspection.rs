@@ -17,7 +17,7 @@ use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::tools::{CHECK_COMPANY_EXISTS, GET_COMPANY_INFO, RECORD_FINDING};
+use super::tools::names::{CHECK_COMPANY_EXISTS, GET_COMPANY_INFO, RECORD_FINDING};
 use crate::protocol::Message;
 
 /// A company as the tools return it (`check_company_exists` candidates, `get_company_info`).

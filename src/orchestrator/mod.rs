@@ -11,6 +11,7 @@
 
 pub mod agents;
 pub mod approval;
+pub mod category;
 pub mod cluster;
 pub mod delivery;
 mod dialect;

@@ -124,7 +124,7 @@ pub struct Config {
     /// Who may sign in: `users` (accounts and a sign-in page), `api-key`, `proxy` (SSO reverse
     /// proxy) or `dev` (no sign-in; never in production).
     #[arg(long, env = "AGORA_AUTH", value_enum, default_value = "users")]
-    pub auth: crate::server::auth::AuthMode,
+    pub auth: AuthMode,
 
     /// API keys for `--auth api-key`, as `user:key,user:key`.
     #[arg(long, env = "AGORA_API_KEYS", hide_env_values = true)]
@@ -287,7 +287,7 @@ impl Config {
             resume_window_secs: 900,
             moderation_terms: Vec::new(),
             max_message_bytes: crate::orchestrator::DEFAULT_MAX_MESSAGE_BYTES,
-            auth: crate::server::auth::AuthMode::Dev,
+            auth: AuthMode::Dev,
             api_keys: None,
             api_keys_file: None,
             trusted_proxies: Vec::new(),
@@ -313,4 +313,13 @@ impl Config {
             report_mail_from: None,
         }
     }
+}
+
+/// Who may come in and how they say who they are (`--auth`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum AuthMode {
+    Users,
+    ApiKey,
+    Proxy,
+    Dev,
 }

@@ -484,7 +484,7 @@ fn wire(report_id: &str, record: Option<&ReportMailRecord>) -> ReportMailStatus 
         report_id: report_id.to_owned(),
         state,
         recipient: record.and_then(|r| r.recipient.clone()),
-        at: record.map(|r| super::rest::timestamp(r.updated_at)),
+        at: record.map(|r| super::http::timestamp(r.updated_at)),
         failure: record.and_then(|r| r.failure),
         reason: record.and_then(|r| r.reason.clone()),
     }

@@ -811,7 +811,7 @@ pub fn canonical_category(recorded: &str, description: &str) -> &'static str {
         | "transport"
         | "parasieten"
         | "presentatie" => "other",
-        _ => crate::orchestrator::llm::planner::observation_category(description),
+        _ => crate::orchestrator::category::category(description),
     }
 }
 

@@ -243,7 +243,12 @@ impl Tool for GenerateFinalReport {
         let report = fill(&FillInput {
             report_id: report_id.clone(),
             thread_id: ctx.thread_id.to_string(),
-            thread_title: ctx.thread_title.map(str::to_owned),
+            // A thread that moved on to another company keeps the first one's name; that name
+            // must not stand on this company's report.
+            thread_title: ctx
+                .thread_title
+                .filter(|title| !self.names_another_company(title, &kvk))
+                .map(str::to_owned),
             generated_at: generated_at.clone(),
             date,
             language,
@@ -292,6 +297,16 @@ impl Tool for GenerateFinalReport {
 }
 
 impl GenerateFinalReport {
+    /// Whether `title` names a registered company other than the one with `kvk`.
+    fn names_another_company(&self, title: &str, kvk: &str) -> bool {
+        let title = normalize(title);
+        self.knowledge
+            .companies()
+            .iter()
+            .filter(|company| company.kvk != kvk)
+            .any(|company| title.contains(&normalize(&company.name)))
+    }
+
     /// The articles of these ids (unknown ones are collected, not cited).
     fn articles(&self, ids: &[String], unknown: &mut Vec<String>, lang: Lang) -> Vec<Article> {
         let mut list: Vec<Article> = Vec::new();

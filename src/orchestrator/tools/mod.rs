@@ -21,6 +21,7 @@ mod generate_final_report;
 mod get_company_info;
 mod get_inspection_history;
 mod lookup_regulation_articles;
+pub mod names;
 mod record_finding;
 mod search_regulations;
 
@@ -32,14 +33,10 @@ pub use lookup_regulation_articles::LookupRegulationArticles;
 pub use record_finding::RecordFinding;
 pub use search_regulations::SearchRegulations;
 
-/// Tool names, as the models call them.
-pub const CHECK_COMPANY_EXISTS: &str = "check_company_exists";
-pub const GET_COMPANY_INFO: &str = "get_company_info";
-pub const GET_INSPECTION_HISTORY: &str = "get_inspection_history";
-pub const SEARCH_REGULATIONS: &str = "search_regulations";
-pub const LOOKUP_REGULATION_ARTICLES: &str = "lookup_regulation_articles";
-pub const GENERATE_FINAL_REPORT: &str = "generate_final_report";
-pub const RECORD_FINDING: &str = "record_finding";
+pub use names::{
+    CHECK_COMPANY_EXISTS, GENERATE_FINAL_REPORT, GET_COMPANY_INFO, GET_INSPECTION_HISTORY,
+    LOOKUP_REGULATION_ARTICLES, RECORD_FINDING, SEARCH_REGULATIONS,
+};
 
 /// What a tool may know about the run that calls it.
 #[derive(Debug, Clone, Copy)]

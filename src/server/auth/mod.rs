@@ -5,6 +5,7 @@
 //! - `proxy`: a user header set by an SSO reverse proxy, trusted only from its addresses.
 //! - `dev`: no sign-in; a client may say who it is (`X-User-Id`, `user_id`, `userId`).
 
+mod extract;
 mod pages;
 mod password;
 mod throttle;
@@ -13,7 +14,7 @@ use std::collections::HashMap;
 use std::net::{IpAddr, SocketAddr};
 use std::sync::Mutex;
 
-use axum::extract::{ConnectInfo, FromRequestParts, Query};
+use axum::extract::{ConnectInfo, Query};
 use axum::http::request::Parts;
 use sha2::{Digest, Sha256};
 
@@ -25,20 +26,14 @@ pub use throttle::SignInThrottle;
 
 use super::error::AppError;
 use super::run_limits::AccountKind;
-use super::state::AppState;
 use super::store::{DEV_USER_ID, Database, UserRole};
+
+/// Chosen by `--auth`; defined with the configuration, which reads it.
+pub use super::config::AuthMode;
 
 pub const SESSION_COOKIE: &str = "agora_session";
 /// How long a sign-in lasts.
 pub const SESSION_DAYS: i64 = 7;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum AuthMode {
-    Users,
-    ApiKey,
-    Proxy,
-    Dev,
-}
 
 /// The signed-in user of a request or a socket.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -228,37 +223,8 @@ impl Authenticator {
     }
 }
 
-impl FromRequestParts<AppState> for CurrentUser {
-    type Rejection = AppError;
-
-    async fn from_request_parts(
-        parts: &mut Parts,
-        state: &AppState,
-    ) -> Result<Self, Self::Rejection> {
-        state
-            .auth
-            .identify(state.db.as_ref(), parts)
-            .await
-            .map_err(|e| match e {
-                AuthError::Store => AppError::Internal(anyhow::anyhow!("session lookup failed")),
-                AuthError::Missing | AuthError::Invalid => AppError::Unauthorized(e.to_string()),
-            })
-    }
-}
-
 /// Where a request comes from, for the sign-in back-off and the logs.
 pub struct ClientAddress(pub Option<IpAddr>);
-
-impl FromRequestParts<AppState> for ClientAddress {
-    type Rejection = std::convert::Infallible;
-
-    async fn from_request_parts(
-        parts: &mut Parts,
-        state: &AppState,
-    ) -> Result<Self, Self::Rejection> {
-        Ok(Self(state.auth.client_address(parts)))
-    }
-}
 
 /// An admin, or 403.
 pub fn require_admin(user: &CurrentUser) -> Result<(), AppError> {

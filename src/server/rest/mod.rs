@@ -18,6 +18,7 @@ use axum::routing::get;
 pub use info::negotiate_root;
 
 use super::error::AppError;
+pub(crate) use super::http::timestamp;
 use super::state::AppState;
 use super::store::{
     DEV_USER_EMAIL, DEV_USER_ID, DEV_USER_NAME, Database, NewUser, StoreError, UserRole,
@@ -113,17 +114,6 @@ fn query_bool(query: &HashMap<String, String>, name: &str) -> Result<Option<bool
             "{name} must be true or false, not {raw:?}"
         ))),
     }
-}
-
-/// Unix milliseconds as the contract's `date-time` (RFC 3339, UTC).
-pub(crate) fn timestamp(ms: i64) -> String {
-    time::OffsetDateTime::from_unix_timestamp_nanos(i128::from(ms) * 1_000_000)
-        .ok()
-        .and_then(|t| {
-            t.format(&time::format_description::well_known::Rfc3339)
-                .ok()
-        })
-        .unwrap_or_default()
 }
 
 #[cfg(test)]

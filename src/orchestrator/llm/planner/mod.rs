@@ -48,7 +48,6 @@ use serde_json::Value;
 
 pub use findings::suggested_severity;
 pub use lang::{Lang, detect_language};
-pub use observations::category as observation_category;
 pub use understand::{Intent, understand};
 
 use super::prompts::{HANDOFF_TOOL, agent_tools};

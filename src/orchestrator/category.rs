@@ -1,0 +1,358 @@
+//! What an inspector's observation is about, from its own words: the vocabulary both the
+//! embedded agent (recording a finding) and the report (placing it on the HAP form) read, so
+//! it sits below both.
+
+use crate::orchestrator::knowledge::{normalize, temperature_celsius};
+
+/// The category of an observation, by what it is about: the first of these that applies.
+/// A measured temperature is about temperature; a missing label or date is labelling before a
+/// date passed is shelf life; then pests, allergens, traceability, the cold chain, hygiene
+/// (dirt on the building is hygiene too), the structure of the building, and everything else.
+pub fn category(text: &str) -> &'static str {
+    let normalized = normalize(text);
+    let padded = format!(" {normalized} ");
+    let words: Vec<&str> = normalized.split(' ').filter(|w| !w.is_empty()).collect();
+    // Prefixes for long words, whole words for short ones ("pest" is not "pesto").
+    let about = |prefixes: &[&str], exact: &[&str]| {
+        words
+            .iter()
+            .any(|w| exact.contains(w) || prefixes.iter().any(|p| w.starts_with(p)))
+    };
+    let phrase = |phrases: &[&str]| phrases.iter().any(|p| padded.contains(&format!(" {p} ")));
+    // Raw food beside ready-to-eat food is cross-contamination, whatever it measures.
+    let raw_beside = about(&["rauw"], &["raw"])
+        && about(
+            &[],
+            &["naast", "next", "boven", "above", "beside", "bij", "tussen"],
+        );
+    if raw_beside {
+        return "hygiene";
+    }
+    if temperature_celsius(text).is_some() {
+        return "temperature";
+    }
+    let date_word = about(
+        &["datum", "houdbaarheidsdatum"],
+        &["tgt", "tht", "date", "dates"],
+    ) || phrase(&["te gebruiken tot", "use by", "best before"]);
+    let missing = phrase(&[
+        "zonder",
+        "geen",
+        "ontbreekt",
+        "ontbreken",
+        "no",
+        "without",
+        "missing",
+        "mist",
+    ]);
+    let passed = phrase(&[
+        "over",
+        "verlopen",
+        "past",
+        "expired",
+        "overschreden",
+        "eergisteren",
+        "gisteren",
+        "geleden",
+        "ago",
+        "yesterday",
+    ]);
+    if (about(&["etiket", "label", "sticker"], &[]) && missing)
+        || (date_word && missing && !passed)
+        || phrase(&[
+            "niet in het nederlands",
+            "not in dutch",
+            "nederlands etiket",
+            "dutch label",
+        ])
+        || (phrase(&["ontdooid"]) && missing)
+    {
+        return "labelling";
+    }
+    if (date_word && passed)
+        || about(&["verlopen", "expired"], &[])
+        || phrase(&["over de datum", "over datum", "out of date"])
+    {
+        return "shelf-life";
+    }
+    if about(
+        &[
+            "muis",
+            "muiz",
+            "keutel",
+            "knaag",
+            "gnaw",
+            "kakkerla",
+            "ongedierte",
+            "plaagdier",
+            "insect",
+            "vlieg",
+            "rodent",
+            "dropping",
+            "cockroach",
+            "vermin",
+            "uitwerpsel",
+        ],
+        &[
+            "rat",
+            "ratten",
+            "mot",
+            "motten",
+            "mier",
+            "mieren",
+            "kat",
+            "katten",
+            "hond",
+            "honden",
+            "mice",
+            "mouse",
+            "rats",
+            "pest",
+            "pests",
+            "fly",
+            "flies",
+            "cat",
+            "cats",
+            "dog",
+            "dogs",
+            "pet",
+            "pets",
+            "huisdier",
+            "huisdieren",
+        ],
+    ) {
+        return "pests";
+    }
+    if about(
+        &[
+            "allerg",
+            "pinda",
+            "peanut",
+            "gluten",
+            "lactose",
+            "sesam",
+            "selderij",
+            "schaaldier",
+        ],
+        &[
+            "noten",
+            "nuts",
+            "nut",
+            "noot",
+            "lupine",
+            "mosterd",
+            "mustard",
+            "celery",
+            "shellfish",
+        ],
+    ) {
+        return "allergens";
+    }
+    if about(
+        &[
+            "pakbon",
+            "factu",
+            "invoice",
+            "leverbon",
+            "afleverbon",
+            "lotnummer",
+            "partijnummer",
+            "herkomst",
+            "traceer",
+            "traceab",
+            "recall",
+            "terugroep",
+        ],
+        &["batch", "origin", "lot"],
+    ) || phrase(&[
+        "delivery note",
+        "delivery notes",
+        "delivery records",
+        "delivery slip",
+        "delivery slips",
+    ]) {
+        return "traceability";
+    }
+    if about(
+        &[
+            "koel",
+            "vries",
+            "diepvries",
+            "bevroren",
+            "ontdooi",
+            "thaw",
+            "defrost",
+            "frozen",
+            "freez",
+            "fridge",
+            "chill",
+            "warmhoud",
+            "bain",
+            "buffet",
+            "afkoel",
+            "terugkoel",
+            "temperatuur",
+            "temperature",
+            "regenere",
+            "kerntemperatuur",
+            "opwarm",
+            "reheat",
+        ],
+        &[],
+    ) || phrase(&[
+        "room temperature",
+        "out of the cold",
+        "buiten de koeling",
+        "no cooling",
+    ]) {
+        return "temperature";
+    }
+    let no_basin = phrase(&[
+        "geen handenwasbak",
+        "geen wastafel",
+        "no hand basin",
+        "no washbasin",
+        "geen hand wash sink",
+        "no hand wash sink",
+        "geen handwasgelegenheid",
+    ]) || (about(&["handenwasbak", "wastafel", "fonteintje"], &[])
+        && phrase(&["ontbreekt", "ontbreken", "is missing"]));
+    if no_basin {
+        return "building";
+    }
+    // "Op de deegmachine zit nog oud deeg", "old sauce stains in the bags": leftovers on
+    // equipment are a cleaning matter, whatever the equipment is called.
+    let equipment = words.iter().any(|w| {
+        [
+            "machine",
+            "apparat",
+            "mixer",
+            "slicer",
+            "snijplank",
+            "plank",
+            "bags",
+            "tassen",
+            "bakken",
+            "messen",
+            "knives",
+            "utensil",
+            "gerei",
+        ]
+        .iter()
+        .any(|e| w.contains(e))
+    });
+    if equipment
+        && about(
+            &["vlek", "stain"],
+            &["oud", "oude", "old", "resten", "residue"],
+        )
+    {
+        return "hygiene";
+    }
+    if about(
+        &[
+            "vuil",
+            "vies",
+            "smerig",
+            "aangekoekt",
+            "vetlaag",
+            "vetrand",
+            "aanslag",
+            "dirty",
+            "grease",
+            "greasy",
+            "grime",
+            "filthy",
+            "stained",
+            "crusted",
+            "schoon",
+            "reinig",
+            "clean",
+            "snijplank",
+            "kleding",
+            "schort",
+            "sieraad",
+            "horloge",
+            "watch",
+            "jewel",
+            "armband",
+            "wond",
+            "pleister",
+            "ziek",
+            "koorts",
+            "diarree",
+            "overgeven",
+            "braken",
+            "braakt",
+            "sick",
+            "fever",
+            "vomit",
+            "diarrh",
+            "zeep",
+            "soap",
+            "handdoek",
+            "towel",
+            "handen",
+            "kruisbesmet",
+            "cross",
+            "afval",
+            "waste",
+            "vuilnis",
+            "ijsschep",
+            "scoop",
+            "haarnet",
+            "hairnet",
+            "handschoen",
+            "glove",
+            "rookt",
+            "smok",
+            "asbak",
+            "peuk",
+            "afwas",
+            "ring",
+        ],
+        &["ill", "bin", "bins", "hands", "vet", "vette"],
+    ) {
+        return "hygiene";
+    }
+    if about(
+        &[
+            "vloer",
+            "muur",
+            "muren",
+            "wand",
+            "plafond",
+            "tegel",
+            "deur",
+            "achterdeur",
+            "kier",
+            "raam",
+            "ramen",
+            "toilet",
+            "ventilat",
+            "afzuig",
+            "afvoer",
+            "putje",
+            "verlicht",
+            "schimmel",
+            "condens",
+            "lekkage",
+            "lekt",
+            "ceiling",
+            "extractor",
+            "mould",
+            "mold",
+            "condensation",
+            "stucwerk",
+            "plint",
+        ],
+        &[
+            "hor", "horren", "lamp", "floor", "floors", "wall", "walls", "tile", "tiles", "door",
+            "doors", "gap", "window", "windows", "screen", "screens", "vent", "vents", "drain",
+            "drains", "leak", "leaks",
+        ],
+    ) {
+        return "building";
+    }
+    "other"
+}
