@@ -30,6 +30,17 @@ pub fn weighted(headers: &HeaderMap, name: HeaderName) -> impl Iterator<Item = (
         })
 }
 
+/// Unix milliseconds as the contract's `date-time` (RFC 3339, UTC).
+pub(crate) fn timestamp(ms: i64) -> String {
+    time::OffsetDateTime::from_unix_timestamp_nanos(i128::from(ms) * 1_000_000)
+        .ok()
+        .and_then(|t| {
+            t.format(&time::format_description::well_known::Rfc3339)
+                .ok()
+        })
+        .unwrap_or_default()
+}
+
 #[cfg(test)]
 mod tests {
     use axum::http::{HeaderValue, header};
@@ -60,15 +71,4 @@ mod tests {
         );
         assert_eq!(weighted(&HeaderMap::new(), header::ACCEPT).count(), 0);
     }
-}
-
-/// Unix milliseconds as the contract's `date-time` (RFC 3339, UTC).
-pub(crate) fn timestamp(ms: i64) -> String {
-    time::OffsetDateTime::from_unix_timestamp_nanos(i128::from(ms) * 1_000_000)
-        .ok()
-        .and_then(|t| {
-            t.format(&time::format_description::well_known::Rfc3339)
-                .ok()
-        })
-        .unwrap_or_default()
 }
