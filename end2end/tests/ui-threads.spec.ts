@@ -25,9 +25,10 @@ test("threads: a new inspection, switching, renaming and deleting", async ({ pag
   await connected(page);
   await send(page, "Start inspectie bij Trattoria Finta Fiore");
   await expect(log.getByText("Bedrijfsinformatie Specialist")).toBeVisible();
-  // The open thread is the current one in the list; name it to find it again.
-  await expect(threads.locator("[aria-current=true]")).toContainText("Start inspectie bij Trattoria Finta Fiore");
-  await rename(page, /^Hernoemen: Start inspectie bij Trattoria Finta Fiore/, a);
+  // The open thread is the current one in the list, named after the company once it is looked up
+  // (issue 34); name it to find it again.
+  await expect(threads.locator("[aria-current=true]")).toContainText("Trattoria Finta Fiore, Amsterdam");
+  await rename(page, /^Hernoemen: Trattoria Finta Fiore, Amsterdam/, a);
 
   await threads.getByRole("button", { name: "Nieuwe inspectie" }).click();
   await expect(page.getByText("Start een inspectie")).toBeVisible();
