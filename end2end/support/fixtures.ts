@@ -7,6 +7,12 @@ export const test = base.extend<{ allowedConsoleErrors: RegExp[]; pageErrors: vo
   allowedConsoleErrors: [[], { option: true }],
   pageErrors: [
     async ({ context, allowedConsoleErrors }, use) => {
+      // `test.use({ allowedConsoleErrors: [/a/, /b/] })` is read by Playwright as the value /a/
+      // with the options /b/; it must be `[[/a/, /b/], { scope: "test" }]`. Said here, at once,
+      // instead of as a TypeError inside a console listener.
+      if (!Array.isArray(allowedConsoleErrors)) {
+        throw new Error('allowedConsoleErrors must be a list: write test.use({ allowedConsoleErrors: [[/a/, /b/], { scope: "test" }] })');
+      }
       const errors: string[] = [];
       const watch = (page: import("@playwright/test").Page) => {
         page.on("pageerror", (error) => errors.push(`pageerror: ${error.message}`));

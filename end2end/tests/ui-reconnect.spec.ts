@@ -7,10 +7,15 @@ import { send } from "../support/ui";
 // The test stops the server on purpose: a reconnect attempt, or a request of the page (the thread
 // list's refresh), that meets the closed port is logged by Chromium itself ("WebSocket connection …
 // failed" / "Failed to load resource", both net::ERR_CONNECTION_REFUSED).
+// (An option's array is written as [value, options]: a bare list of two would be read as one
+// pattern and its options.)
 test.use({
   allowedConsoleErrors: [
-    /WebSocket connection to '.*\/ws' failed: .*ERR_CONNECTION_REFUSED/,
-    /^Failed to load resource: net::ERR_CONNECTION_REFUSED$/,
+    [
+      /WebSocket connection to '.*\/ws' failed: .*ERR_CONNECTION_REFUSED/,
+      /^Failed to load resource: net::ERR_CONNECTION_REFUSED$/,
+    ],
+    { scope: "test" },
   ],
 });
 
