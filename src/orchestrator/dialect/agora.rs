@@ -9,7 +9,9 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use uuid::Uuid;
 
-use super::{Adapter, Approval, Emit, FailedEnd, Opening, Prepared, RunInfo, Start, TextClosing};
+use super::{
+    Adapter, Approval, ApprovalAsk, Emit, FailedEnd, Opening, Prepared, RunInfo, Start, TextClosing,
+};
 use crate::orchestrator::approval::{self, Decision};
 use crate::orchestrator::llm::planner::Lang;
 use crate::orchestrator::spoken::{Speaker, SpokenTextType};
@@ -17,8 +19,8 @@ use crate::orchestrator::store::{ApprovalDecision, ApprovalRecord, StoreError, T
 use crate::orchestrator::thread::{closed_call, message_id, new_run_id, now_millis, user_text};
 use crate::orchestrator::{Orchestrator, StartError, agents, valid_id};
 use crate::protocol::{
-    AgoraEvent, Dialect, Event, Message, RiskLevel, RunAgentInput, SubagentStarted,
-    ToolApprovalRequest, ToolCall, ToolCallStart, UserContent, UserMessage,
+    AgoraEvent, Dialect, Event, Message, RunAgentInput, SubagentStarted, ToolApprovalRequest,
+    ToolCallStart, UserContent, UserMessage,
 };
 
 /// The last user message is the new one; the thread's stored history is the context. Store
@@ -179,13 +181,16 @@ impl Adapter for Agora {
         &mut self,
         run: &RunInfo,
         out: &mut dyn Emit,
-        agent: &'static str,
-        call: &ToolCall,
-        arguments: &Value,
-        risk: RiskLevel,
-        display_name: &str,
-        description: &str,
+        ask: ApprovalAsk<'_>,
     ) -> Result<Approval, StoreError> {
+        let ApprovalAsk {
+            agent,
+            call,
+            arguments,
+            risk,
+            display_name,
+            description,
+        } = ask;
         let approval_id = format!("appr_{}", Uuid::new_v4().simple());
         let orchestrator = &run.orchestrator;
         let receiver =

@@ -127,6 +127,20 @@ pub(crate) struct TextClosing {
     pub after: Vec<Event>,
 }
 
+/// What a call that needs approval asks of the user, for the dialect to put on its wire.
+pub(crate) struct ApprovalAsk<'a> {
+    /// The agent that made the call: the reason shown names it.
+    pub agent: &'static str,
+    pub call: &'a ToolCall,
+    /// The call's arguments, parsed once by the run.
+    pub arguments: &'a Value,
+    /// How much the call can do: decides the wording of the reason and the wire's risk level.
+    pub risk: RiskLevel,
+    /// The tool as the user sees it: its Dutch name and description.
+    pub display_name: &'a str,
+    pub description: &'a str,
+}
+
 /// Where a run's dialect shows. Every method has the run's view of the moment; an adapter
 /// keeps its own state (open interrupts, the subagent invocation, the speaker).
 #[async_trait::async_trait]
@@ -166,17 +180,11 @@ pub(crate) trait Adapter: Send + Sync {
     }
 
     /// A call that needs approval, before it is announced.
-    #[allow(clippy::too_many_arguments)]
     async fn approve(
         &mut self,
         run: &RunInfo,
         out: &mut dyn Emit,
-        agent: &'static str,
-        call: &ToolCall,
-        arguments: &Value,
-        risk: RiskLevel,
-        display_name: &str,
-        description: &str,
+        ask: ApprovalAsk<'_>,
     ) -> Result<Approval, StoreError>;
 
     /// An approval the run still waits for, taken when the run stops.

@@ -9,7 +9,7 @@ use uuid::Uuid;
 use super::super::agents;
 use super::super::approval::{self, Decision};
 use super::super::delivery::MadeReport;
-use super::super::dialect::Approval;
+use super::super::dialect::{Approval, ApprovalAsk};
 use super::super::llm::prompts::HANDOFF_TOOL;
 use super::super::store::ApprovalDecision;
 use super::super::thread::{closed_call, now_millis, unanswered_calls};
@@ -44,12 +44,14 @@ impl Run {
                 .approve(
                     &self.info,
                     &mut self.out,
-                    self.agent,
-                    &call,
-                    &arguments,
-                    risk,
-                    display_name,
-                    description,
+                    ApprovalAsk {
+                        agent: self.agent,
+                        call: &call,
+                        arguments: &arguments,
+                        risk,
+                        display_name,
+                        description,
+                    },
                 )
                 .await?;
             match approval {

@@ -12,7 +12,7 @@ pub(super) mod prepare;
 use serde_json::{Value, json};
 use uuid::Uuid;
 
-use super::{Adapter, Approval, Emit, FailedEnd, Opening, RunInfo, Settle};
+use super::{Adapter, Approval, ApprovalAsk, Emit, FailedEnd, Opening, RunInfo, Settle};
 use crate::orchestrator::agents;
 use crate::orchestrator::approval::{self, Decision};
 use crate::orchestrator::llm::ToolSpec;
@@ -24,8 +24,8 @@ use crate::orchestrator::subagent;
 use crate::orchestrator::thread::{message_id, now_millis};
 use crate::orchestrator::tools::Toolbox;
 use crate::protocol::{
-    Dialect, Event, FunctionCall, Interrupt, Message, ResumeEntry, ResumeStatus, RiskLevel,
-    SubagentStarted, ToolCall, ToolCallStart,
+    Dialect, Event, FunctionCall, Interrupt, Message, ResumeEntry, ResumeStatus, SubagentStarted,
+    ToolCall, ToolCallStart,
 };
 
 /// The `reason` of an interrupt raised for a tool call that needs approval.
@@ -238,13 +238,16 @@ impl Adapter for Standard {
         &mut self,
         run: &RunInfo,
         _out: &mut dyn Emit,
-        agent: &'static str,
-        call: &ToolCall,
-        arguments: &Value,
-        risk: RiskLevel,
-        display_name: &str,
-        _description: &str,
+        ask: ApprovalAsk<'_>,
     ) -> Result<Approval, StoreError> {
+        let ApprovalAsk {
+            agent,
+            call,
+            arguments,
+            risk,
+            display_name,
+            ..
+        } = ask;
         let id = format!("int_{}", Uuid::new_v4().simple());
         let now = now_millis() as i64;
         let timeout = run.orchestrator.config().approval_timeout.as_millis() as i64;
