@@ -57,6 +57,22 @@ struct Shared {
 #[error("the client's queue is closed")]
 pub struct Closed;
 
+/// A command that answers through a queue is logged with it: its fill is what matters there.
+impl std::fmt::Debug for Outbox {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Outbox")
+            .field(
+                "queued",
+                &self
+                    .shared
+                    .queued
+                    .load(std::sync::atomic::Ordering::Relaxed),
+            )
+            .field("limit", &self.shared.limit)
+            .finish()
+    }
+}
+
 impl Outbox {
     /// A queue that holds at most `limit` bytes.
     pub fn channel(limit: usize) -> (Outbox, OutboxReceiver) {

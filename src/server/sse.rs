@@ -92,7 +92,11 @@ async fn run(
     })?;
     let slot = stream_slot(&state, &caller)?;
     let (events, queue) = outbox(&state);
-    match command::apply(&state, &caller, &events, Command::Start(Box::new(input))).await {
+    let start = Command::Start {
+        input: Box::new(input),
+        to: events.clone(),
+    };
+    match command::apply(&state, &caller, start).await {
         Ok(_) => {}
         Err(refusal) if refusal.stage == Stage::Run => {
             // In the standard dialect a lone RUN_ERROR is a complete stream.
@@ -215,15 +219,14 @@ async fn reattach(
     };
     let slot = stream_slot(&state, &caller)?;
     let (events, queue) = outbox(&state);
-    command::apply(
-        &state,
-        &caller,
-        &events,
-        Command::Reattach { run_id, after_seq },
-    )
-    .await
-    .map_err(http_error)?;
-    drop(events);
+    let reattach = Command::Reattach {
+        run_id,
+        after_seq,
+        to: events,
+    };
+    command::apply(&state, &caller, reattach)
+        .await
+        .map_err(http_error)?;
     Ok(stream_response(
         &state,
         settings,
@@ -287,9 +290,7 @@ async fn cancel(
     Path(run_id): Path<String>,
 ) -> Result<Response, AppError> {
     let caller = caller(&state, user, &headers);
-    // A stop queues nothing; the command layer wants a queue for the commands that do.
-    let (events, _queue) = outbox(&state);
-    match command::apply(&state, &caller, &events, Command::StopRun { run_id }).await {
+    match command::apply(&state, &caller, Command::StopRun { run_id }).await {
         Ok(Outcome::Stopped {
             run_id,
             thread_id,

@@ -28,8 +28,11 @@ use crate::server::store::UserRole;
 #[derive(Debug)]
 pub enum Command {
     /// A user message: start a run on its thread (in the standard dialect it may also answer
-    /// the thread's interrupts and bring client tools' results).
-    Start(Box<RunAgentInput>),
+    /// the thread's interrupts and bring client tools' results). The run's events go `to`.
+    Start {
+        input: Box<RunAgentInput>,
+        to: Outbox,
+    },
     /// A decision on an approval request (AGORA `agora:tool_approval_response`). `named_user`
     /// is the `userId` the message names, which counts in dev mode only.
     Decide {
@@ -45,14 +48,15 @@ pub enum Command {
     /// Stop one run by id, from anywhere, and wait until it is stored
     /// (`POST /agui/runs/{runId}/cancel`).
     StopRun { run_id: String },
-    /// A thread's stored messages as one snapshot (`agora:history_request`).
-    History(HistoryRequest),
-    /// Follow a thread again and get what was missed (`agora:resume`).
-    Resume(Resume),
-    /// Follow one run again from an event number (`GET /agui/runs/{runId}/events`).
+    /// A thread's stored messages as one snapshot (`agora:history_request`), sent `to`.
+    History { request: HistoryRequest, to: Outbox },
+    /// Follow a thread again and get what was missed (`agora:resume`), sent `to`.
+    Resume { resume: Resume, to: Outbox },
+    /// Follow one run again from an event number (`GET /agui/runs/{runId}/events`), sent `to`.
     Reattach {
         run_id: String,
         after_seq: Option<u64>,
+        to: Outbox,
     },
 }
 
@@ -62,13 +66,13 @@ impl Command {
     pub fn reads_only(&self) -> bool {
         matches!(
             self,
-            Command::History(_) | Command::Resume(_) | Command::Reattach { .. }
+            Command::History { .. } | Command::Resume { .. } | Command::Reattach { .. }
         )
     }
 
     /// Whether its answer is a snapshot queued on the connection (`/ws` sends one at a time).
     pub fn sends_snapshot(&self) -> bool {
-        matches!(self, Command::History(_) | Command::Resume(_))
+        matches!(self, Command::History { .. } | Command::Resume { .. })
     }
 }
 
@@ -87,18 +91,18 @@ pub enum Outcome {
     },
 }
 
-/// Decides `command` for `caller`, whose answers go to `events`.
+/// Decides `command` for `caller`. A command that answers with events names the queue they go
+/// to; the others (a decision, a stop) answer with their [`Outcome`] alone.
 pub async fn apply(
     state: &AppState,
     caller: &Caller,
-    events: &Outbox,
     command: Command,
 ) -> Result<Outcome, Refusal> {
     if caller.user.role == UserRole::Viewer && !command.reads_only() {
         return Err(Refusal::new(caller, crate::protocol::ErrorCode::Forbidden));
     }
     match command {
-        Command::Start(input) => start::apply(state, caller, events, *input).await,
+        Command::Start { input, to } => start::apply(state, caller, &to, *input).await,
         Command::Decide {
             response,
             named_user,
@@ -107,10 +111,12 @@ pub async fn apply(
             cancel::apply(state, caller, &cancel, named_user.as_deref())
         }
         Command::StopRun { run_id } => stop::apply(state, caller, &run_id).await,
-        Command::History(request) => follow::history(state, caller, events, &request).await,
-        Command::Resume(resume) => follow::resume(state, caller, events, &resume).await,
-        Command::Reattach { run_id, after_seq } => {
-            follow::reattach(state, caller, events, &run_id, after_seq).await
-        }
+        Command::History { request, to } => follow::history(state, caller, &to, &request).await,
+        Command::Resume { resume, to } => follow::resume(state, caller, &to, &resume).await,
+        Command::Reattach {
+            run_id,
+            after_seq,
+            to,
+        } => follow::reattach(state, caller, &to, &run_id, after_seq).await,
     }
 }

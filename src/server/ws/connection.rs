@@ -26,7 +26,7 @@ pub(super) struct Connection<'a> {
 
 impl Connection<'_> {
     pub async fn handle(&self, text: &str) {
-        let command = match decode(&self.caller, text) {
+        let command = match decode(&self.caller, &self.events, text) {
             Ok(command) => command,
             Err(refusal) => return self.refuse(refusal),
         };
@@ -34,7 +34,7 @@ impl Connection<'_> {
         if snapshot && self.history_pending.swap(true, Ordering::AcqRel) {
             return self.refuse(Refusal::new(&self.caller, ErrorCode::HistoryInProgress));
         }
-        let result = command::apply(self.state, &self.caller, &self.events, command).await;
+        let result = command::apply(self.state, &self.caller, command).await;
         // A queued snapshot keeps the slot until the writer has written it.
         if snapshot && result != Ok(Outcome::Snapshot) {
             self.history_pending.store(false, Ordering::Release);
@@ -56,8 +56,8 @@ impl Connection<'_> {
     }
 }
 
-/// A text frame as a command, or why it is not one.
-fn decode(caller: &Caller, text: &str) -> Result<Command, Refusal> {
+/// A text frame as a command whose answers go to the socket's queue `to`, or why it is not one.
+fn decode(caller: &Caller, to: &Outbox, text: &str) -> Result<Command, Refusal> {
     if text.len() > MAX_FRAME_BYTES {
         let details = json!({ "size": text.len(), "limit": MAX_FRAME_BYTES });
         return Err(Refusal::new(caller, ErrorCode::MessageTooLarge).with_details(details));
@@ -77,7 +77,12 @@ fn decode(caller: &Caller, text: &str) -> Result<Command, Refusal> {
         }
     };
     let custom = match message {
-        ClientMessage::RunAgentInput(input) => return Ok(Command::Start(Box::new(input))),
+        ClientMessage::RunAgentInput(input) => {
+            return Ok(Command::Start {
+                input: Box::new(input),
+                to: to.clone(),
+            });
+        }
         ClientMessage::Custom(custom) => custom,
     };
     let named_user = || {
@@ -97,8 +102,14 @@ fn decode(caller: &Caller, text: &str) -> Result<Command, Refusal> {
             cancel,
             named_user: named_user(),
         }),
-        Some(Ok(AgoraEvent::HistoryRequest(request))) => Ok(Command::History(request)),
-        Some(Ok(AgoraEvent::Resume(resume))) => Ok(Command::Resume(resume)),
+        Some(Ok(AgoraEvent::HistoryRequest(request))) => Ok(Command::History {
+            request,
+            to: to.clone(),
+        }),
+        Some(Ok(AgoraEvent::Resume(resume))) => Ok(Command::Resume {
+            resume,
+            to: to.clone(),
+        }),
         Some(Ok(_)) => {
             let message = match caller.lang {
                 Lang::Nl => format!("{name} wordt alleen door de server verstuurd."),
