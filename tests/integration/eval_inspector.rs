@@ -1,8 +1,8 @@
 //! The evaluation sets run against the real server over `/ws`, as an AGORA client would: one
 //! thread per conversation, approvals granted (or declined where a turn says
 //! `report_declined`). The first set (`tests/eval/inspector_turns.json`) and the second set of
-//! issue 32, in its tuning part (`inspector_turns_2.json`) and its held-aside part
-//! (`held_aside.json`), each scored on its own: a turn passes when all its expectations hold
+//! issue 32, in its tuning part (`inspector_turns_2.json`) and its held-aside parts
+//! (`held_aside.json`, and the sealed `held_aside_3.json`), each scored on its own: a turn passes when all its expectations hold
 //! (the keys are defined in `tests/eval/README.md`). The test prints every miss, the turns and
 //! checks passed per file and, for the second set, per kind; it fails when a file scores below
 //! the mark it has reached, so a regression shows.
@@ -16,13 +16,41 @@ use serde_json::Value;
 
 const REGISTER: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/data/companies.json");
 
-/// The files of the evaluation and the share of their turns that must pass: the scores
-/// reached (223/234, 232/247 and 85/116 turns), so a regression fails. The held-aside part is
-/// not tuned on; its mark only guards what it already passes.
-const SETS: &[(&str, f64)] = &[
-    ("inspector_turns.json", 0.952),
-    ("inspector_turns_2.json", 0.939),
-    ("held_aside.json", 0.732),
+/// One file of the evaluation.
+struct Set {
+    file: &'static str,
+    /// The share of its turns that must pass: the score reached, so a regression fails.
+    mark: f64,
+    /// A sealed set is never tuned on: its misses are not printed, only its scores per kind,
+    /// so that whoever works on the agent cannot read what it asks.
+    sealed: bool,
+}
+
+/// The first set (223/234 turns reached), the second set's tuning part (232/247) and its first
+/// held-aside part (85/116: looked at by its misses' first words once, so no longer clean),
+/// and the third, sealed held-aside set (`held_aside_3.json`, written from the domain and the
+/// data files only: 75/167 turns at its first run, the agent's honest score on unseen talk).
+const SETS: &[Set] = &[
+    Set {
+        file: "inspector_turns.json",
+        mark: 0.952,
+        sealed: false,
+    },
+    Set {
+        file: "inspector_turns_2.json",
+        mark: 0.939,
+        sealed: false,
+    },
+    Set {
+        file: "held_aside.json",
+        mark: 0.732,
+        sealed: false,
+    },
+    Set {
+        file: "held_aside_3.json",
+        mark: 0.449,
+        sealed: true,
+    },
 ];
 
 /// The corpus sources a "not covered" answer must not cite.
@@ -694,9 +722,13 @@ async fn inspectors_are_served_by_the_embedded_agent() {
         .collect();
     let server = TestServer::start_with(|c| c.runs_per_minute = 100_000).await;
     let mut scores = Vec::new();
-    for &(file, mark) in SETS {
+    for &Set { file, mark, sealed } in SETS {
         let (tally, kinds, report) = run_set(&server, file, &names).await;
-        eprintln!("{}", report.join("\n"));
+        if sealed {
+            eprintln!("{file}: sealed, {} misses not shown", report.len());
+        } else {
+            eprintln!("{}", report.join("\n"));
+        }
         let mut lines = vec![format!("evaluation {file}: {}", tally.line())];
         for (kind, t) in &kinds {
             lines.push(format!("    kind {kind}: {}", t.line()));
