@@ -7,8 +7,8 @@ export CARGO_TARGET_DIR ?= $(HOME)/.cache/agora-hai/target
 export PATH := $(HOME)/.cargo/bin:$(PATH)
 BIN := $(CARGO_TARGET_DIR)/release/agora-hai
 
-.PHONY: run test setup setup-test build fmt lint test-native e2e bench bench-load bench-large \
-	tests-built tools-then-build
+.PHONY: run test setup setup-test build site fmt lint test-native e2e bench bench-load bench-large \
+	tests-built tools-then-site
 
 run: setup build
 	AGORA_ADDR=$${AGORA_ADDR:-127.0.0.1:8000} AGORA_AUTH=$${AGORA_AUTH:-dev} $(BIN)
@@ -19,28 +19,33 @@ run: setup build
 # without a third, check-only build of every dependency (that was 7 of a cold run's minutes).
 CLIPPY_ENV := RUSTC_WORKSPACE_WRAPPER=clippy-driver CLIPPY_ARGS=-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__
 
-# Two lanes at once, each with its own build directory (debug, and release/wasm-release), so
-# neither waits on the other's lock: the native tests compile (with their lints) while the Rust
-# tools install and the release site and server build. A cold run on two cores keeps both busy
-# through each lane's single-threaded stretches (linking, LTO, wasm-opt, the big crate's front
-# end). The native tests run after the build so that they see the real bundle
-# (tests/integration/static_assets.rs) and the release binary (tests/integration/common/binary.rs).
+# Two lanes at once, each with its own build directory (debug, and wasm-release), so neither
+# waits on the other's lock: the native tests compile (with their lints) while the Rust tools
+# install and the site builds. The tests, the two-instance test and Playwright then start the
+# server binary that the test build makes anyway for the integration tests
+# (`target/debug/agora-hai`, linted, with debug assertions and overflow checks on; a debug build
+# reads the site from `target/site` at run time, so it serves the bundle just built, and it asks
+# for it by cargo-leptos's name: LEPTOS_OUTPUT_NAME in .cargo/config.toml). The release server is
+# `make run`'s: building it here too compiled every dependency a second time at opt-level 3
+# (17.5 of a cold run's minutes) for a binary no test needs.
+TEST_BIN := $(CARGO_TARGET_DIR)/debug/agora-hai
+
 test: setup-test
 	$(MAKE) --no-print-directory fmt
-	$(MAKE) --no-print-directory -j2 --output-sync=line tests-built tools-then-build
-	$(MAKE) --no-print-directory test-native e2e
+	$(MAKE) --no-print-directory -j2 --output-sync=line tests-built tools-then-site
+	$(MAKE) --no-print-directory test-native e2e AGORA_BIN=$(TEST_BIN)
 	@echo "make test: all checks passed"
 
 setup:
 	@scripts/setup.sh
 
-# What the tests need besides the build's tools (those come in `tools-then-build`).
+# What the tests need besides the build's tools (those come in `tools-then-site`).
 setup-test:
 	@scripts/setup.sh test-only
 
-tools-then-build:
+tools-then-site:
 	@scripts/setup.sh tools
-	$(MAKE) --no-print-directory build LINT=1
+	$(MAKE) --no-print-directory site LINT=1
 
 tests-built:
 	$(CLIPPY_ENV) cargo test --features ssr --all-targets --no-run
@@ -53,14 +58,17 @@ tests-built:
 # keep readable panics.
 WASM_SIZE_FLAGS := -Zunstable-options -Zlocation-detail=none -Zfmt-debug=none
 # LINT=1 (make test) compiles the frontend through clippy-driver: the wasm half's lints.
-build:
+build: site
+	cargo leptos build --release --server-only
+
+# The browser bundle alone (wasm, js, css, precompressed), with its size checked.
+site:
 	$(if $(LINT),$(CLIPPY_ENV)) RUSTC_BOOTSTRAP=1 CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS="$(WASM_SIZE_FLAGS)" \
 		cargo leptos build --release --frontend-only
 	scripts/keep-mtimes.sh restore
 	node scripts/precompress.mjs
 	scripts/keep-mtimes.sh save
 	scripts/bundle-size.sh
-	cargo leptos build --release --server-only
 
 fmt:
 	cargo fmt --check
@@ -72,12 +80,13 @@ lint:
 
 # Beside a throw-away PostgreSQL (the store tests run on both databases; tests/integration/cluster.rs runs
 # two instances of the release binary on it).
+AGORA_BIN ?= $(BIN)
 test-native:
-	AGORA_BIN=$(BIN) scripts/with-postgres.sh env $(CLIPPY_ENV) cargo test --features ssr
+	AGORA_BIN=$(AGORA_BIN) scripts/with-postgres.sh env $(CLIPPY_ENV) cargo test --features ssr
 
 e2e:
 	cd end2end && E2E_PORT=$$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])') \
-		AGORA_BIN=$(BIN) npx playwright test
+		AGORA_BIN=$(AGORA_BIN) npx playwright test
 
 bench:
 	cargo bench --features ssr --bench orchestrator

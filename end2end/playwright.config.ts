@@ -1,6 +1,7 @@
 import { defineConfig } from "@playwright/test";
 
-// The Makefile picks a free port and the release binary; both can be overridden by hand.
+// The Makefile picks a free port and the server binary (`make test`: the test build's); both can be
+// overridden by hand. Without AGORA_BIN: the release binary `make build` makes.
 const port = Number(process.env.E2E_PORT ?? 8123);
 const bin = process.env.AGORA_BIN ?? `${process.env.HOME}/.cache/agora-hai/target/release/agora-hai`;
 const dataDir = process.env.E2E_DATA_DIR ?? `/tmp/agora-hai-e2e-${port}`;

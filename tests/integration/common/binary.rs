@@ -1,5 +1,5 @@
 //! The server binary as its own process on a free loopback port, with `--auth dev`; killed
-//! when dropped. `AGORA_BIN` names the release binary (`make test` sets it), else this build's.
+//! when dropped. `AGORA_BIN` names the server binary (`make test` sets it to the test build's), else this build's.
 
 use std::ffi::OsString;
 use std::process::{Child, Command, Stdio};
