@@ -17,8 +17,22 @@ use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::tools::names::{CHECK_COMPANY_EXISTS, GET_COMPANY_INFO, RECORD_FINDING};
+use super::tools::names::{
+    CHECK_COMPANY_EXISTS, EXTRACT_INSPECTION_DATA, GENERATE_FINAL_REPORT, GET_COMPANY_INFO,
+    RECORD_FINDING, SUBMIT_VERIFICATION_ANSWERS,
+};
 use crate::protocol::Message;
+
+/// The questions `extract_inspection_data` asked, by field.
+#[derive(Deserialize)]
+struct Asked {
+    questions: Vec<AskedField>,
+}
+
+#[derive(Deserialize)]
+struct AskedField {
+    field: String,
+}
 
 /// A company as the tools return it (`check_company_exists` candidates, `get_company_info`).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -114,6 +128,11 @@ pub struct InspectionState {
     /// The number of the open inspection: 1, and one more at every switch to another company.
     #[serde(default = "first")]
     pub number: usize,
+    /// The form's fields the agent asked verification questions about
+    /// (`extract_inspection_data`), until they are answered, skipped or the report is made:
+    /// the inspector's next message may be the answer.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub verification: Vec<String>,
 }
 
 impl Default for InspectionState {
@@ -123,6 +142,7 @@ impl Default for InspectionState {
             choice: Vec::new(),
             findings: Vec::new(),
             number: 1,
+            verification: Vec::new(),
         }
     }
 }
@@ -142,6 +162,7 @@ impl InspectionState {
 
     /// Opens `company`: a company other than the open one starts a new inspection.
     fn open(&mut self, company: CompanyRef) {
+        self.verification.clear();
         if self
             .company
             .as_ref()
@@ -273,6 +294,12 @@ impl InspectionState {
                     self.record(recorded);
                 }
             }
+            EXTRACT_INSPECTION_DATA => {
+                if let Ok(asked) = serde_json::from_str::<Asked>(content) {
+                    self.verification = asked.questions.into_iter().map(|q| q.field).collect();
+                }
+            }
+            SUBMIT_VERIFICATION_ANSWERS | GENERATE_FINAL_REPORT => self.verification.clear(),
             _ => {}
         }
     }

@@ -33,7 +33,9 @@ async fn up_to_the_report_approval(socket: &mut Socket, thread: &str) -> Vec<Val
         )
         .await;
     socket.until_finished().await;
-    socket.ask(thread, "Genereer het inspectierapport").await;
+    socket
+        .ask(thread, "Genereer het inspectierapport zonder vragen")
+        .await;
     socket.until_approval_request().await
 }
 

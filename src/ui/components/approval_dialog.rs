@@ -1,5 +1,6 @@
 //! The pending tool approvals, one at a time ("1 / n"): tool name and display name,
-//! description, risk, reasoning, parameters, optional feedback; Approve and Reject.
+//! description, risk, reasoning, what it would do (`approval_details`), optional feedback;
+//! Approve and Reject.
 //! Ctrl/Cmd+Enter approves, Esc rejects. The frame behind is `inert` (the App does that) and
 //! Tab wraps inside, so the focus stays in the dialog; it returns where it was when the last
 //! approval is done. There while an approval waits; never on the server (no run waits then).
@@ -7,6 +8,7 @@
 use leptos::html::{Div, Textarea};
 use leptos::prelude::*;
 
+use super::approval_details::ApprovalDetails;
 use super::risk_badge::RiskBadge;
 use crate::protocol::ToolApprovalRequest;
 use crate::ui::chat::Chat;
@@ -14,7 +16,6 @@ use crate::ui::connection::Connection;
 use crate::ui::css::{FOCUS, MUTED};
 use crate::ui::i18n::{Key, format, tool_about, tool_display_name};
 use crate::ui::prefs::Prefs;
-use crate::ui::present::pretty_json;
 
 #[component]
 pub fn ApprovalDialog() -> impl IntoView {
@@ -199,16 +200,8 @@ fn Dialog() -> impl IntoView {
                     <dd id="approval-description">{description}</dd>
                     {field(Key::Reasoning)}
                     <dd>{with_request(|r| r.reasoning.clone())}</dd>
-                    {field(Key::Parameters)}
-                    <dd>
-                        <pre
-                            tabindex="0"
-                            class="max-h-56 overflow-auto rounded bg-slate-100 p-2 text-xs dark:bg-slate-800"
-                        >
-                            {with_request(|r| pretty_json(&serde_json::Value::Object(r.parameters.clone())))}
-                        </pre>
-                    </dd>
                 </dl>
+                <ApprovalDetails request />
                 <label for="approval-feedback" class="mt-3 block text-sm font-medium">
                     {prefs.text(Key::Feedback)}
                 </label>
