@@ -276,3 +276,46 @@ async fn english_answers_in_one_line_fill_the_form() {
         1.0
     );
 }
+
+/// The questions wait for one answer only. Skipped, and the report then rejected, they are
+/// closed: the inspector's next observation ("geen zeep…", which would read as "no" to a
+/// question) is a finding again, not an answer that makes the report.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn skipped_questions_and_a_rejected_report_leave_nothing_to_answer() {
+    let server = TestServer::start().await;
+    let mut socket = server.socket().await;
+    let thread = "verify-rejected";
+    say_all(
+        &mut socket,
+        thread,
+        &[
+            "Ik ben bij Bakkerij Denkdeeg voor een reguliere inspectie.",
+            "De vloer achter de oven ligt vol meelresten.",
+        ],
+    )
+    .await;
+    let asked = turn(&mut socket, thread, "Maak het rapport").await;
+    assert!(verification_asked(&asked));
+
+    socket.ask(thread, "Genereer toch").await;
+    let request = socket.until_approval_request().await;
+    let id = request.last().unwrap()["value"]["approvalId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    socket
+        .answer_approval(&id, false, Some("Nog niet, ik ben nog bezig."))
+        .await;
+    socket.until_finished().await;
+
+    let events = turn(&mut socket, thread, "Geen zeep bij de handenwasbak.").await;
+    assert_eq!(calls(&events, "record_finding"), 1, "a finding");
+    for tool in [
+        "extract_inspection_data",
+        "submit_verification_answers",
+        "generate_final_report",
+    ] {
+        assert_eq!(calls(&events, tool), 0, "{tool}");
+    }
+    assert_eq!(findings(&events), 2);
+}

@@ -382,6 +382,26 @@ pub fn apply(report: &mut HapReport, field: &str, reading: Reading, lang: Lang) 
         .collect();
 }
 
+/// A reply's parts: its lines, the pieces between semicolons, and its sentences ("Allergenen
+/// schriftelijk in orde. Horeca."), a question's number ("2. Horeca") left with its answer.
+fn reply_parts(reply: &str) -> Vec<&str> {
+    let mut parts = Vec::new();
+    for line in reply.split(['\n', ';']) {
+        let mut start = 0;
+        for (at, c) in line.char_indices() {
+            let ends =
+                matches!(c, '.' | '!' | '?') && line[at + 1..].starts_with(char::is_whitespace);
+            let before = line[start..at].trim();
+            if ends && !before.is_empty() && !before.bytes().all(|b| b.is_ascii_digit()) {
+                parts.push(&line[start..at]);
+                start = at + 1;
+            }
+        }
+        parts.push(&line[start..]);
+    }
+    parts
+}
+
 /// Which part of a reply answers which open question. A part that names its subject
 /// ("allergenen mondeling in orde") goes to that question; the others go, in order, to the
 /// questions not yet answered (the quick answers are sent one a line, in the questions'
@@ -389,8 +409,8 @@ pub fn apply(report: &mut HapReport, field: &str, reading: Reading, lang: Lang) 
 pub fn match_reply(open: &[String], reply: &str) -> Vec<(String, String)> {
     let mut matched: Vec<(String, String)> = Vec::new();
     let mut unnamed: Vec<&str> = Vec::new();
-    for part in reply.split(['\n', ';']) {
-        let part = part.trim();
+    for part in reply_parts(reply) {
+        let part = part.trim().trim_end_matches(['.', '!', '?']);
         // "2. Geen ongedierte": the answer to question 2 (the buttons send them so).
         let digits = part.chars().take_while(char::is_ascii_digit).count();
         let numbered = (digits > 0 && part[digits..].starts_with(['.', ')']))
@@ -584,6 +604,22 @@ mod tests {
         let matched = match_reply(&open, "1. Niet beoordeeld\n3. Horeca");
         assert_eq!(matched.len(), 2);
         assert_eq!(matched[1], (open[2].clone(), "Horeca".to_owned()));
+        // Sentences on one line are parts too; a number stays with its answer.
+        let matched = match_reply(
+            &open,
+            "Allergenen staan schriftelijk op de kaart, in orde. Geen ongedierte! 3. Horeca.",
+        );
+        assert_eq!(
+            matched,
+            vec![
+                (
+                    open[0].clone(),
+                    "Allergenen staan schriftelijk op de kaart, in orde".to_owned()
+                ),
+                (open[1].clone(), "Geen ongedierte".to_owned()),
+                (open[2].clone(), "Horeca".to_owned()),
+            ]
+        );
         // A finding is no answer.
         assert!(match_reply(&open, "De toiletten zijn vies").is_empty());
         assert_eq!(

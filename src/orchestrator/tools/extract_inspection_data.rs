@@ -3,6 +3,9 @@
 //! what matters most and is missing or uncertain, each with quick answers the UI shows as
 //! buttons. Asked for the report, the agent calls this first and asks the questions; the
 //! inspector's answers go to `submit_verification_answers`. Named as in the original system.
+//! The questions come once for a company's form: asked before in the thread (and answered or
+//! skipped), a new request for the report gets none, so a report asked for again after a
+//! rejection is not held up by the same questions.
 
 use std::sync::Arc;
 
@@ -14,7 +17,7 @@ use super::{EXTRACT_INSPECTION_DATA, Tool, ToolContext, ToolError, parse_args};
 use crate::orchestrator::inspection::InspectionState;
 use crate::orchestrator::knowledge::Knowledge;
 use crate::orchestrator::report::verify::{skip_answer, verification_questions};
-use crate::protocol::Lang;
+use crate::protocol::{Lang, Message};
 
 pub struct ExtractInspectionData {
     report: GenerateFinalReport,
@@ -52,6 +55,32 @@ pub(super) fn kvk_or_open(ctx: &ToolContext<'_>, kvk: Option<&str>) -> Result<St
     }
 }
 
+/// Whether this thread already put verification questions about the form of `kvk`.
+fn asked_before(messages: &[Message], kvk: &str) -> bool {
+    let mut ids: Vec<&str> = Vec::new();
+    messages.iter().any(|message| match message {
+        Message::Assistant(a) => {
+            ids.extend(
+                a.tool_calls
+                    .iter()
+                    .flatten()
+                    .filter(|c| c.function.name == EXTRACT_INSPECTION_DATA)
+                    .map(|c| c.id.as_str()),
+            );
+            false
+        }
+        Message::Tool(t) if ids.contains(&t.tool_call_id.as_str()) => {
+            serde_json::from_str::<Value>(&t.content).is_ok_and(|result| {
+                result["kvk"] == kvk
+                    && result["questions"]
+                        .as_array()
+                        .is_some_and(|q| !q.is_empty())
+            })
+        }
+        _ => false,
+    })
+}
+
 #[async_trait::async_trait]
 impl Tool for ExtractInspectionData {
     fn name(&self) -> &'static str {
@@ -60,8 +89,9 @@ impl Tool for ExtractInspectionData {
 
     fn description(&self) -> &'static str {
         "Fills the inspection form from the conversation and returns its summary and at most \
-         three verification questions (with quick answers) about what is missing or uncertain. \
-         Call it before generate_final_report and ask the inspector the questions."
+         three verification questions (with quick answers) about what is missing or uncertain, \
+         once per company (none when they were asked before). Call it before \
+         generate_final_report and ask the inspector the questions."
     }
 
     fn parameters(&self) -> Value {
@@ -95,8 +125,10 @@ impl Tool for ExtractInspectionData {
                 ..Default::default()
             },
         )?;
+        let asked = asked_before(ctx.messages, &kvk);
         let questions: Vec<Value> = verification_questions(&draft.report, lang)
             .into_iter()
+            .filter(|_| !asked)
             .map(|q| {
                 json!({
                     "field": q.field,
