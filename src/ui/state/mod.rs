@@ -15,7 +15,7 @@ use std::collections::HashMap;
 use serde_json::Value;
 
 pub use log::{CAPACITY as LOG_CAPACITY, EventLog, LogChange, LogEntry};
-pub use verification::{FormPreview, Verification};
+pub use verification::Verification;
 
 use crate::protocol::agora::{CatchupMode, Resumed};
 use crate::protocol::{

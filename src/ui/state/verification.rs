@@ -1,6 +1,6 @@
 //! What the chat shows around the report: the verification questions still waiting for the
 //! inspector (with their quick answers, for buttons) and the form's summary the report's
-//! approval shows. Both are read from the tool results the state already holds
+//! approval shows (a `Value`, read by `ui::details`). Both are read from the tool results the state already holds
 //! (`extract_inspection_data`, `submit_verification_answers`), so they come back after a
 //! reload with the thread's history.
 
@@ -18,53 +18,6 @@ pub struct Verification {
     pub questions: Vec<(String, Vec<String>)>,
     /// The answer that skips them all ("Genereer toch").
     pub skip: String,
-}
-
-/// The HAP form at a glance, for the report's approval.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct FormPreview {
-    /// (section title, status), the official Dutch terms.
-    pub sections: Vec<(String, String)>,
-    pub violations: u64,
-    pub completion: Option<f64>,
-    /// The earlier inspection's id when a violation repeats one.
-    pub repeat_of: Option<String>,
-    pub hygiene_code: Option<String>,
-    /// What the form still lacks.
-    pub open_questions: Vec<String>,
-}
-
-impl FormPreview {
-    pub fn from_form(form: &Value) -> Option<FormPreview> {
-        let text = |key: &str| form.get(key).and_then(Value::as_str).map(str::to_owned);
-        Some(FormPreview {
-            sections: form
-                .get("sections")?
-                .as_array()?
-                .iter()
-                .filter_map(|s| {
-                    Some((
-                        s.get("title")?.as_str()?.to_owned(),
-                        s.get("status")?.as_str()?.to_owned(),
-                    ))
-                })
-                .collect(),
-            violations: form.get("violations").and_then(Value::as_u64).unwrap_or(0),
-            completion: form.get("completion").and_then(Value::as_f64),
-            repeat_of: text("repeatViolation"),
-            hygiene_code: text("hygieneCode"),
-            open_questions: form
-                .get("openQuestions")
-                .and_then(Value::as_array)
-                .map(|q| {
-                    q.iter()
-                        .filter_map(Value::as_str)
-                        .map(str::to_owned)
-                        .collect()
-                })
-                .unwrap_or_default(),
-        })
-    }
 }
 
 impl ChatState {
@@ -124,10 +77,11 @@ impl ChatState {
         })
     }
 
-    /// The form as the last verification step left it, for the report's approval.
-    pub fn form_preview(&self) -> Option<FormPreview> {
-        let (_, result) = self.last_result(&[EXTRACT, SUBMIT])?;
-        FormPreview::from_form(result.get("form")?)
+    /// The form's summary as the last verification step left it (sections with their status,
+    /// violations, completion, …), for the report's approval (`ui::details`).
+    pub fn form(&self) -> Option<Value> {
+        let (_, mut result) = self.last_result(&[EXTRACT, SUBMIT])?;
+        Some(result.get_mut("form")?.take())
     }
 }
 
@@ -200,14 +154,7 @@ mod tests {
         assert_eq!(shown.questions[1].1, vec!["Horeca".to_owned()]);
         assert_eq!(shown.skip, "Genereer toch");
         // The form's summary is there for the report's approval.
-        let form = state.form_preview().unwrap();
-        assert_eq!(form.violations, 2);
-        assert_eq!(form.completion, Some(31.0));
-        assert_eq!(form.repeat_of.as_deref(), Some("INS-2024-0012"));
-        assert_eq!(
-            form.sections[0],
-            ("Hygiëne algemeen".to_owned(), "Nee".to_owned())
-        );
+        assert_eq!(state.form(), Some(asked()["form"].clone()));
 
         // The inspector answers: the buttons go.
         state.push_user("1. Ja, schriftelijk in orde".to_owned(), false);
@@ -242,7 +189,7 @@ mod tests {
             None,
         );
         assert_eq!(state.verification(), None);
-        assert_eq!(state.form_preview().unwrap().completion, Some(41.4));
+        assert_eq!(state.form().unwrap()["completion"], 41.4);
     }
 
     #[test]
