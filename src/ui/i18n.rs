@@ -164,6 +164,10 @@ keys! {
     RiskMedium => ("middel", "medium"),
     RiskHigh => ("hoog", "high"),
     RiskCritical => ("kritiek", "critical"),
+    ApprovalWhy => (
+        "{} wil '{}' uitvoeren. Dit is een handeling met risico {} en vraagt daarom uw toestemming.",
+        "{} wants to run '{}'. This is an action with {} risk, so it asks for your approval."
+    ),
     Feedback => ("Toelichting (optioneel)", "Feedback (optional)"),
     Approve => ("Goedkeuren", "Approve"),
     Reject => ("Afwijzen", "Reject"),
