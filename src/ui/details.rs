@@ -11,7 +11,7 @@ use super::i18n::{Key, Lang};
 /// Text colours of a line's status.
 const RED: &str = "shrink-0 font-semibold text-red-800 dark:text-red-300";
 const GREEN: &str = "shrink-0 font-semibold text-emerald-800 dark:text-emerald-300";
-const QUIET: &str = "shrink-0 text-xs text-slate-600 dark:text-slate-300";
+const QUIET: &str = "shrink-0 text-slate-600 dark:text-slate-300";
 
 /// One labelled entry: its lines, and a test id for the ones the browser tests look for.
 #[derive(Debug, Clone, PartialEq)]
@@ -128,7 +128,7 @@ pub fn report_entries(params: &Value, form: Option<&Value>, lang: Lang) -> Vec<E
                 aside: if severity.is_empty() {
                     String::new()
                 } else {
-                    format!("({severity})")
+                    format!("({})", severity_in(severity, lang))
                 },
                 tone: QUIET,
             }
@@ -138,6 +138,16 @@ pub fn report_entries(params: &Value, form: Option<&Value>, lang: Lang) -> Vec<E
         entries.push(entry(t(Key::FindingsList), findings));
     }
     entries
+}
+
+/// A finding's severity in the page's language (the report keeps the Dutch word).
+fn severity_in(word: &str, lang: Lang) -> &str {
+    match (lang, word) {
+        (Lang::En, "ernstig") => "serious",
+        (Lang::En, "matig") => "moderate",
+        (Lang::En, "licht") => "minor",
+        _ => word,
+    }
 }
 
 /// Any other tool: each argument as a labelled field, its value as text.
@@ -225,6 +235,7 @@ mod tests {
         let entries = report_entries(&params(), None, Lang::En);
         let labels: Vec<&str> = entries.iter().map(|e| e.label.as_str()).collect();
         assert_eq!(labels, ["Company", "Findings"]);
+        assert_eq!(entries[1].lines[0].aside, "(serious)");
     }
 
     #[test]

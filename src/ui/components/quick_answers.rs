@@ -10,10 +10,10 @@ use crate::ui::state::{ChatState, Verification};
 const CHOICE: &str = "min-h-11 rounded-full border px-3 py-1.5 text-sm font-medium";
 
 /// The verification questions asked before the report, with their quick answers as buttons
-/// under the agent's message. One question: a button sends its answer. Several: the inspector
-/// picks an answer per question and sends them together, each numbered ("2. Horeca") so the
-/// agent knows which question it answers. "Genereer toch" sends at once. Gone as soon as
-/// anything follows (an answer typed, a run).
+/// under the agent's message, by the questions' numbers. One question: a button sends its
+/// answer. Several: the inspector picks an answer per question and sends them together, each
+/// numbered ("2. Horeca") so the agent knows which question it answers. "Genereer toch" sends
+/// at once. Gone as soon as anything follows (an answer typed, a run).
 #[component]
 pub fn QuickAnswers() -> impl IntoView {
     let chat = expect_context::<Chat>();
@@ -83,10 +83,15 @@ fn Questions(verification: Verification) -> impl IntoView {
                     }
                 })
                 .collect_view();
+            // The agent's message right above has the questions, numbered: here their number,
+            // and the whole question for a screen reader.
             view! {
-                <li>
-                    <p class="text-sm font-medium">{format!("{}. {question}", i + 1)}</p>
-                    <div class="mt-1 flex flex-wrap gap-2">{buttons}</div>
+                <li class="flex items-start gap-2">
+                    <span aria-hidden="true" class="mt-2.5 w-5 shrink-0 text-sm font-semibold">
+                        {format!("{}.", i + 1)}
+                    </span>
+                    <span class="sr-only">{question}</span>
+                    <div class="flex flex-wrap gap-2">{buttons}</div>
                 </li>
             }
         })
@@ -121,7 +126,7 @@ fn Questions(verification: Verification) -> impl IntoView {
             aria-label=prefs.text(Key::QuickAnswers)
             class="mx-auto mt-3 w-full max-w-3xl rounded-lg border border-emerald-300 p-3 dark:border-emerald-700"
         >
-            <ol class="space-y-3">{questions}</ol>
+            <ol class="space-y-2">{questions}</ol>
             <div class="mt-3 flex flex-wrap justify-end gap-2">
                 <button
                     type="button"
