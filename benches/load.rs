@@ -201,7 +201,7 @@ fn script(step: usize) -> &'static str {
     const STEPS: [&str; 3] = [
         "Start inspectie bij Trattoria Finta Fiore, KVK 99990001",
         "Bevinding: de koelcel staat op 9 °C, gemeten om 10:15; de kerntemperatuur van de kip was 8 °C.",
-        "Genereer het inspectierapport",
+        "Genereer het inspectierapport zonder vragen",
     ];
     STEPS[step % STEPS.len()]
 }

@@ -126,7 +126,7 @@ async fn main() {
         "Start inspectie bij Trattoria Finta Fiore",
         "Bevinding: rauwe vis naast groenten bewaard op 12 °C",
         "Which rules apply to allergen information in a restaurant?",
-        "Genereer het inspectierapport",
+        "Genereer het inspectierapport zonder vragen",
     ];
     let rounds = 20;
     let mut per_step = vec![Duration::ZERO; script.len()];

@@ -159,7 +159,7 @@ test.describe("standard AG-UI over POST /agui with @ag-ui/client", () => {
     expect(text(events)).toMatch(/allergen/i);
 
     // The report needs approval: the run ends with an interrupt.
-    events = await client.run("Genereer het inspectierapport");
+    events = await client.run("Genereer het inspectierapport zonder vragen");
     let outcome = lastFinished(events).outcome!;
     expect(outcome.type).toBe("interrupt");
     // AG-UI 1.0: the report specialist's turn is a subagent invocation, suspended on it.
@@ -196,7 +196,7 @@ test.describe("standard AG-UI over POST /agui with @ag-ui/client", () => {
     expect(agent.pendingInterrupts).toHaveLength(0);
 
     // Asked again and approved: the PDF is there.
-    events = await client.run("Genereer het inspectierapport");
+    events = await client.run("Genereer het inspectierapport zonder vragen");
     outcome = lastFinished(events).outcome!;
     expect(outcome.type).toBe("interrupt");
     interrupt = agent.pendingInterrupts[0];

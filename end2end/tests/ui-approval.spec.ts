@@ -15,7 +15,7 @@ async function askForReport(page: Page) {
   await expect(page.getByRole("log").getByText("Bedrijfsinformatie Specialist")).toBeVisible();
   await send(page, "Bevinding: rauwe vis naast groenten bewaard op 12 °C");
   await expect(page.getByRole("log").getByText("Regelgeving Specialist")).toBeVisible();
-  await send(page, "Genereer het inspectierapport");
+  await send(page, "Genereer het inspectierapport zonder vragen");
   const dialog = page.getByRole("dialog", { name: "Goedkeuring gevraagd" });
   await expect(dialog).toBeVisible();
   return dialog;
@@ -28,7 +28,10 @@ test("approved by mouse, the run continues and the report's PDF downloads", asyn
   // What the tool does, in the inspector's language (not the model's English description).
   await expect(dialog).toContainText("Maakt het officiële inspectierapport (PDF)");
   await expect(dialog.locator("[data-risk=critical]")).toHaveText(/kritiek/i);
-  await expect(dialog).toContainText('"kvk": "99990001"');
+  // The form's summary, not raw JSON: company, each section's status, completion.
+  await expect(dialog).toContainText("Trattoria Finta Fiore (KVK 99990001)");
+  await expect(dialog.getByTestId("form-summary")).toContainText("Hygiëne algemeen");
+  await expect(dialog.getByTestId("form-summary")).toContainText("Formulier ingevuld");
   await expect(dialog).toContainText("Rapportage Specialist wil");
   await expect(page.getByRole("status", { name: "Voortgang" })).toHaveText("Wacht op uw goedkeuring...");
   await page.screenshot({ path: "screenshots/ui-approval-dialog.png" });

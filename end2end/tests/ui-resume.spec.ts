@@ -119,7 +119,7 @@ async function askForReport(page: Page) {
   await connected(page);
   await send(page, "Start inspectie bij Trattoria Finta Fiore");
   await expect(page.getByRole("log").getByText("Bedrijfsinformatie Specialist")).toBeVisible();
-  await send(page, "Genereer het inspectierapport");
+  await send(page, "Genereer het inspectierapport zonder vragen");
   const dialog = page.getByRole("dialog", { name: "Goedkeuring gevraagd" });
   await expect(dialog).toBeVisible();
   return dialog;

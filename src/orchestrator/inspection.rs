@@ -17,8 +17,22 @@ use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::tools::names::{CHECK_COMPANY_EXISTS, GET_COMPANY_INFO, RECORD_FINDING};
+use super::tools::names::{
+    CHECK_COMPANY_EXISTS, EXTRACT_INSPECTION_DATA, GENERATE_FINAL_REPORT, GET_COMPANY_INFO,
+    RECORD_FINDING, SUBMIT_VERIFICATION_ANSWERS,
+};
 use crate::protocol::Message;
+
+/// The questions `extract_inspection_data` asked, by field.
+#[derive(Deserialize)]
+struct Asked {
+    questions: Vec<AskedField>,
+}
+
+#[derive(Deserialize)]
+struct AskedField {
+    field: String,
+}
 
 /// A company as the tools return it (`check_company_exists` candidates, `get_company_info`).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -114,6 +128,15 @@ pub struct InspectionState {
     /// The number of the open inspection: 1, and one more at every switch to another company.
     #[serde(default = "first")]
     pub number: usize,
+    /// The form's fields the agent asked verification questions about
+    /// (`extract_inspection_data`), until they are answered, skipped or the report is made:
+    /// the inspector's next message may be the answer. Only that one: a message after it
+    /// (after "genereer toch" and a rejected report, say) answers nothing.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub verification: Vec<String>,
+    /// The inspector has written once since the questions were asked (not on the wire).
+    #[serde(skip)]
+    pub replied: bool,
 }
 
 impl Default for InspectionState {
@@ -123,6 +146,8 @@ impl Default for InspectionState {
             choice: Vec::new(),
             findings: Vec::new(),
             number: 1,
+            verification: Vec::new(),
+            replied: false,
         }
     }
 }
@@ -142,6 +167,7 @@ impl InspectionState {
 
     /// Opens `company`: a company other than the open one starts a new inspection.
     fn open(&mut self, company: CompanyRef) {
+        self.verification.clear();
         if self
             .company
             .as_ref()
@@ -184,6 +210,12 @@ impl InspectionState {
                 Message::Assistant(a) => {
                     for call in a.tool_calls.iter().flatten() {
                         calls.insert(call.id.as_str(), call.function.name.as_str());
+                        // The report asked for closes the questions, approved or not: they
+                        // were skipped (or answered) on the way to it.
+                        if call.function.name == GENERATE_FINAL_REPORT {
+                            state.verification.clear();
+                            state.replied = false;
+                        }
                     }
                 }
                 Message::Tool(t) if t.error.as_deref().is_none_or(|e| e.trim().is_empty()) => {
@@ -191,11 +223,19 @@ impl InspectionState {
                         state.apply(name, &t.content);
                     }
                 }
+                Message::User(_) => state.inspector_wrote(),
                 _ => {}
             }
         }
-        if state == InspectionState::default() {
-            return InspectionState::from_answers(messages);
+        // No company, candidates or findings from the tools: the thread came as text only.
+        // Only this run's verification calls may be there (the report asked for on such a
+        // thread); they stay.
+        if state.company.is_none() && state.choice.is_empty() && state.findings.is_empty() {
+            return InspectionState {
+                verification: state.verification,
+                replied: state.replied,
+                ..InspectionState::from_answers(messages)
+            };
         }
         state
     }
@@ -250,6 +290,18 @@ impl InspectionState {
         state
     }
 
+    /// A message of the inspector's: the first after the questions may answer them, the
+    /// second closes them.
+    fn inspector_wrote(&mut self) {
+        if self.verification.is_empty() {
+            return;
+        }
+        if self.replied {
+            self.verification.clear();
+        }
+        self.replied = !self.replied;
+    }
+
     /// Reads one tool result into the state. Only the three tools the state is made of are
     /// parsed, each straight into its type: the others' results (search hits, inspection
     /// histories) are the bulk of a thread and are skipped unread.
@@ -273,6 +325,13 @@ impl InspectionState {
                     self.record(recorded);
                 }
             }
+            EXTRACT_INSPECTION_DATA => {
+                if let Ok(asked) = serde_json::from_str::<Asked>(content) {
+                    self.verification = asked.questions.into_iter().map(|q| q.field).collect();
+                    self.replied = false;
+                }
+            }
+            SUBMIT_VERIFICATION_ANSWERS | GENERATE_FINAL_REPORT => self.verification.clear(),
             _ => {}
         }
     }
@@ -311,4 +370,82 @@ pub fn inspector_words(messages: &[Message]) -> Vec<String> {
         }
     }
     words
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Map, json};
+
+    use super::*;
+    use crate::protocol::{AssistantMessage, FunctionCall, ToolCall, ToolMessage};
+
+    /// A tool call and its result, as the run loop stores them.
+    fn called(messages: &mut Vec<Message>, id: &str, name: &str, result: &serde_json::Value) {
+        messages.push(Message::Assistant(AssistantMessage {
+            tool_calls: Some(vec![ToolCall {
+                id: id.into(),
+                kind: "function".into(),
+                function: FunctionCall {
+                    name: name.into(),
+                    arguments: "{}".into(),
+                    extra: Map::new(),
+                },
+                ..ToolCall::default()
+            }]),
+            ..AssistantMessage::default()
+        }));
+        messages.push(Message::Tool(ToolMessage {
+            content: result.to_string(),
+            tool_call_id: id.into(),
+            ..ToolMessage::default()
+        }));
+    }
+
+    fn asked() -> serde_json::Value {
+        json!({"questions": [{"field": "allergen_info.compliant"}, {"field": "pest_control.pest_present"}]})
+    }
+
+    #[test]
+    fn the_questions_wait_for_one_answer() {
+        let mut messages = vec![Message::user(None, "Maak het rapport")];
+        called(&mut messages, "c1", EXTRACT_INSPECTION_DATA, &asked());
+        assert_eq!(
+            InspectionState::from_messages(&messages).verification.len(),
+            2
+        );
+        // The next message may answer them…
+        messages.push(Message::user(None, "Nee, geen ongedierte"));
+        assert_eq!(
+            InspectionState::from_messages(&messages).verification.len(),
+            2
+        );
+        // …the one after does not.
+        messages.push(Message::user(None, "Geen zeep bij de wastafel"));
+        assert!(
+            InspectionState::from_messages(&messages)
+                .verification
+                .is_empty()
+        );
+    }
+
+    #[test]
+    fn the_report_asked_for_closes_them_even_rejected() {
+        let mut messages = vec![Message::user(None, "Maak het rapport")];
+        called(&mut messages, "c1", EXTRACT_INSPECTION_DATA, &asked());
+        messages.push(Message::user(None, "Genereer toch"));
+        called(
+            &mut messages,
+            "c2",
+            GENERATE_FINAL_REPORT,
+            &json!({"status": "rejected"}),
+        );
+        if let Some(Message::Tool(t)) = messages.last_mut() {
+            t.error = Some("Tool call rejected by the inspector.".into());
+        }
+        assert!(
+            InspectionState::from_messages(&messages)
+                .verification
+                .is_empty()
+        );
+    }
 }

@@ -73,6 +73,20 @@ pub fn tool_text(tool: &str) -> Option<ToolText> {
                 "Makes the official inspection report (PDF) with the company data and every finding; asks your approval first.",
             ),
         ),
+        "extract_inspection_data" => (
+            ("Formulier controleren", "Check the form"),
+            (
+                "Vult het inspectieformulier in vanuit het gesprek en stelt hooguit drie vragen over wat nog ontbreekt of onzeker is.",
+                "Fills the inspection form from the conversation and asks at most three questions about what is still missing or uncertain.",
+            ),
+        ),
+        "submit_verification_answers" => (
+            ("Antwoorden verwerken", "Process answers"),
+            (
+                "Verwerkt de antwoorden van de inspecteur op de controlevragen in het formulier (nooit als bevinding).",
+                "Puts the inspector's answers to the verification questions on the form (never as a finding).",
+            ),
+        ),
         _ => return None,
     };
     Some(ToolText { name, about })
@@ -103,6 +117,8 @@ mod tests {
             "lookup_regulation_articles",
             "record_finding",
             "generate_final_report",
+            "extract_inspection_data",
+            "submit_verification_answers",
         ] {
             let text = tool_text(tool).unwrap();
             for (nl, en) in [text.name, text.about] {

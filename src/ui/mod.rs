@@ -3,7 +3,8 @@
 //!
 //! - `state`: the pure reducer (`ChatState::apply`) and the raw event log; tested natively.
 //! - `chat`: the signal layer over it; `connection`: the WebSocket client (browser only);
-//!   `api`: the REST calls; `prefs`: language, theme and panels; `i18n`: every text.
+//!   `api`: the REST calls; `prefs`: language, theme and panels; `i18n`: every text;
+//!   `present` and `details`: how tool calls and approvals read (pure).
 //! - `components`: one component per file; `markdown` (pure), `dom` (its renderer's few
 //!   helpers) and `stream` (the streaming body) draw an answer's body, the one imperative
 //!   part (see `assistant_message`).
@@ -15,6 +16,7 @@ pub mod chat;
 mod components;
 pub mod connection;
 pub mod css;
+pub mod details;
 #[cfg(feature = "hydrate")]
 mod dom;
 pub mod i18n;

@@ -67,7 +67,9 @@ async fn report_waiting_for_approval(a: &Instance, thread: &str) -> (String, Vec
         .await;
     let first = streamed_text(&socket.until_finished().await);
     assert!(!first.is_empty());
-    socket.ask(thread, "Genereer het inspectierapport").await;
+    socket
+        .ask(thread, "Genereer het inspectierapport zonder vragen")
+        .await;
     let shown = socket.until_approval_request().await;
     let approval_id = shown.last().unwrap()["value"]["approvalId"]
         .as_str()

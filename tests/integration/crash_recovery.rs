@@ -20,7 +20,9 @@ async fn a_killed_server_keeps_what_was_shown_and_marks_the_run_interrupted() {
     let first = socket.until_finished().await;
     let first_answer = streamed_text(&first);
     // The report run stops at the approval: the handoff and its result are already shown.
-    socket.ask(&thread, "Genereer het inspectierapport").await;
+    socket
+        .ask(&thread, "Genereer het inspectierapport zonder vragen")
+        .await;
     let shown = socket.until_approval_request().await;
     let shown_results: Vec<&str> = shown
         .iter()

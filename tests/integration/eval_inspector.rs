@@ -239,20 +239,30 @@ async fn run_turn(
     say: &str,
     approve: bool,
 ) -> Outcome {
-    socket.ask(thread, say).await;
     let mut events = Vec::new();
     let mut approval_asked = false;
-    loop {
-        let event = socket.next().await;
-        let done = event["type"] == "RUN_FINISHED";
-        if event["type"] == "CUSTOM" && event["name"] == "agora:tool_approval_request" {
-            approval_asked = true;
-            let id = event["value"]["approvalId"].as_str().unwrap().to_owned();
-            socket.answer_approval(&id, approve, None).await;
-        }
-        events.push(event);
-        if done {
+    // A report request first gets the verification questions; the sets are about what the
+    // report holds, so they are skipped ("Genereer toch"), as an inspector in a hurry would.
+    for round in 0..2 {
+        if round == 0 {
+            socket.ask(thread, say).await;
+        } else if common::verification_asked(&events) {
+            socket.ask(thread, "Genereer toch").await;
+        } else {
             break;
+        }
+        loop {
+            let event = socket.next().await;
+            let done = event["type"] == "RUN_FINISHED";
+            if event["type"] == "CUSTOM" && event["name"] == "agora:tool_approval_request" {
+                approval_asked = true;
+                let id = event["value"]["approvalId"].as_str().unwrap().to_owned();
+                socket.answer_approval(&id, approve, None).await;
+            }
+            events.push(event);
+            if done {
+                break;
+            }
         }
     }
     assert_agora_clean(&events);

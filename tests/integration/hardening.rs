@@ -22,7 +22,9 @@ async fn koen_waits_for_approval(socket: &mut Socket, thread: &str) -> serde_jso
         )
         .await;
     assert_agora_clean(&socket.until_finished().await);
-    socket.ask(thread, "Genereer het inspectierapport").await;
+    socket
+        .ask(thread, "Genereer het inspectierapport zonder vragen")
+        .await;
     let events = socket.until_approval_request().await;
     events.last().unwrap()["value"].clone()
 }

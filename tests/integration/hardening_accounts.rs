@@ -82,7 +82,9 @@ async fn disabling_an_account_closes_its_open_socket_and_ends_its_waiting_run() 
         )
         .await;
     socket.until_finished().await;
-    socket.ask(&thread, "Genereer het inspectierapport").await;
+    socket
+        .ask(&thread, "Genereer het inspectierapport zonder vragen")
+        .await;
     socket.until_approval_request().await;
 
     let status = update_user(&server, &admin, &anna_id, json!({ "disabled": true })).await;

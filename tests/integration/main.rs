@@ -10,6 +10,7 @@ mod crash_recovery;
 mod data_sources;
 mod eval_inspector;
 mod hap_report;
+mod hap_verification;
 mod hardening;
 mod hardening_accounts;
 mod hardening_deleted;

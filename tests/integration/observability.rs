@@ -45,7 +45,9 @@ async fn metrics_follow_runs_sockets_approvals_and_sign_in_failures() {
         )
         .await;
     assert_agora_clean(&socket.until_finished().await);
-    socket.ask(&thread, "Genereer het inspectierapport").await;
+    socket
+        .ask(&thread, "Genereer het inspectierapport zonder vragen")
+        .await;
     let mut report = socket.until_approval_request().await;
     let approval = report.last().unwrap()["value"]["approvalId"]
         .as_str()

@@ -218,6 +218,59 @@ impl Sim {
     }
 }
 
+/// One turn of the reporting agent on the thread as it is.
+async fn reporting_turn(sim: &mut Sim) -> Vec<LlmChunk> {
+    let request = CompletionRequest {
+        agent_id: "reporting-agent".into(),
+        system_prompt: system_prompt("reporting-agent"),
+        messages: sim.messages.clone().into(),
+        tools: sim.toolbox.specs(agent_tools("reporting-agent")),
+        answer_only: false,
+        user_id: String::new(),
+    };
+    sim.planner
+        .complete(request)
+        .await
+        .unwrap()
+        .map(|c| c.unwrap())
+        .collect()
+        .await
+}
+
+impl Sim {
+    /// The reporting agent's call, made and answered in the thread as the run loop does.
+    async fn run_call(&mut self, id: &str, name: &str, arguments: &Value) {
+        self.messages.push(Message::Assistant(AssistantMessage {
+            name: Some("reporting-agent".into()),
+            tool_calls: Some(vec![ToolCall {
+                id: id.into(),
+                kind: "function".into(),
+                function: FunctionCall {
+                    name: name.into(),
+                    arguments: arguments.to_string(),
+                    extra: Map::new(),
+                },
+                ..ToolCall::default()
+            }]),
+            ..AssistantMessage::default()
+        }));
+        let ctx = ToolContext {
+            thread_id: "thread-sim",
+            user_id: "inspecteur.jansen",
+            messages: &self.messages,
+            reports_dir: &self.reports_dir,
+            user_name: None,
+            thread_title: None,
+        };
+        let content = self.toolbox.call(name, &ctx, arguments).await.unwrap();
+        self.messages.push(Message::Tool(ToolMessage {
+            content: content.to_string(),
+            tool_call_id: id.into(),
+            ..ToolMessage::default()
+        }));
+    }
+}
+
 fn pdf_text(path: &std::path::Path) -> Option<String> {
     let out = std::process::Command::new("pdftotext")
         .arg(path)
@@ -423,9 +476,44 @@ async fn inspection_with_finding(sim: &mut Sim) {
 async fn report_request_approved() {
     let mut sim = Sim::new();
     inspection_with_finding(&mut sim).await;
+    // Asked for the report, the agent first asks what the form still lacks: the food and the
+    // pests have findings; allergens (only asked about), the code and hygiene were not said.
     let run = sim.say("Genereer het rapport").await;
     assert_eq!(run.agents, ["general-agent", "reporting-agent"]);
-    assert_eq!(run.names(), [HANDOFF_TOOL, "generate_final_report"]);
+    assert_eq!(run.names(), [HANDOFF_TOOL, "extract_inspection_data"]);
+    let fields: Vec<&str> = run.result("extract_inspection_data")["questions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|q| q["field"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        fields,
+        [
+            "allergen_info.compliant",
+            "additional_info.hygiene_code_used",
+            "hygiene_general.compliant"
+        ]
+    );
+    assert!(
+        run.text.contains("Voordat ik het rapport maak"),
+        "{}",
+        run.text
+    );
+    assert!(!sim.reports_dir.exists(), "no report before the answers");
+    // The inspector answers in words; then the report.
+    let run = sim
+        .say("Allergenen staan schriftelijk op de kaart, in orde. Horeca. Algemene hygiëne verder in orde.")
+        .await;
+    assert_eq!(run.agents, ["general-agent", "reporting-agent"]);
+    assert_eq!(
+        run.names(),
+        [
+            HANDOFF_TOOL,
+            "submit_verification_answers",
+            "generate_final_report"
+        ]
+    );
     let args = run.call("generate_final_report");
     assert_eq!(args["kvk"], "99990001");
     assert_eq!(args["company_name"], "Trattoria Finta Fiore");
@@ -476,6 +564,13 @@ async fn report_request_approved() {
         assert!(text.contains("Trattoria Finta Fiore"));
         assert!(text.contains("inspecteur.jansen"));
     }
+    let json: Value =
+        serde_json::from_slice(&std::fs::read(sim.reports_dir.join(format!("{id}.json"))).unwrap())
+            .unwrap();
+    assert_eq!(json["allergen_info"]["compliant"], "Ja");
+    assert_eq!(json["additional_info"]["hygiene_code_used"], "Horeca");
+    assert_eq!(json["hygiene_general"]["compliant"], "Ja");
+    assert_eq!(json["verification_questions"], json!([]));
 }
 
 #[tokio::test]
@@ -483,8 +578,17 @@ async fn report_request_rejected_quotes_the_feedback() {
     let mut sim = Sim::new();
     inspection_with_finding(&mut sim).await;
     sim.approval = Approval::Reject("Voeg eerst de temperatuurmeting van de koelcel toe.");
-    let run = sim.say("Genereer het rapport").await;
-    assert_eq!(run.names(), [HANDOFF_TOOL, "generate_final_report"]);
+    // About the rejection, not the verification: the inspector skips the questions (the form
+    // is still extracted, for the approval's summary).
+    let run = sim.say("Genereer het rapport, zonder vragen").await;
+    assert_eq!(
+        run.names(),
+        [
+            HANDOFF_TOOL,
+            "extract_inspection_data",
+            "generate_final_report"
+        ]
+    );
     assert!(run.text.contains("niet gegenereerd"), "{}", run.text);
     assert!(run.text.contains("geweigerd"));
     assert!(
@@ -499,6 +603,11 @@ async fn report_request_rejected_quotes_the_feedback() {
     sim.approval = Approval::Approve;
     let run = sim.say("maak het inspectierapport").await;
     assert!(run.text.contains("is gegenereerd"), "{}", run.text);
+    assert!(
+        !run.names().contains(&"submit_verification_answers"),
+        "the skipped questions were closed by the rejected report: {:?}",
+        run.names()
+    );
 }
 
 #[tokio::test]
@@ -567,27 +676,26 @@ async fn english_report_uses_the_user_name_as_inspector() {
         .await;
     sim.messages.push(Message::User(UserMessage {
         id: None,
-        content: UserContent::Text("Please generate the report".into()),
+        content: UserContent::Text("Please generate the report without questions".into()),
         name: Some("J. Jansen".into()),
         encrypted_value: None,
         extra: Map::new(),
     }));
-    let request = CompletionRequest {
-        agent_id: "reporting-agent".into(),
-        system_prompt: system_prompt("reporting-agent"),
-        messages: sim.messages.clone().into(),
-        tools: sim.toolbox.specs(agent_tools("reporting-agent")),
-        answer_only: false,
-        user_id: String::new(),
+    // The form is extracted first (for the approval's summary), its questions skipped.
+    let chunks = reporting_turn(&mut sim).await;
+    let [
+        LlmChunk::ToolCall {
+            id,
+            name,
+            arguments,
+        },
+    ] = chunks.as_slice()
+    else {
+        panic!("expected one tool call, got {chunks:?}");
     };
-    let chunks: Vec<LlmChunk> = sim
-        .planner
-        .complete(request)
-        .await
-        .unwrap()
-        .map(|c| c.unwrap())
-        .collect()
-        .await;
+    assert_eq!(name, "extract_inspection_data");
+    sim.run_call(id, name, arguments).await;
+    let chunks = reporting_turn(&mut sim).await;
     let [
         LlmChunk::ToolCall {
             name, arguments, ..
@@ -643,7 +751,8 @@ async fn report_from_a_thread_stored_without_tool_calls() {
         Message::Assistant(a) => a.tool_calls.is_none(),
         _ => false,
     });
-    let run = sim.say("Genereer het rapport").await;
+    // About reading a bare thread, not the questions: skipped.
+    let run = sim.say("Genereer het rapport zonder vragen").await;
     let args = run.call("generate_final_report");
     assert_eq!(args["kvk"], "99990001");
     assert_eq!(args["company_name"], "Trattoria Finta Fiore");

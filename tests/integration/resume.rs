@@ -24,6 +24,10 @@ fn resume(thread: &str, after_seq: Option<u64>) -> Value {
     json!({ "type": "CUSTOM", "name": "agora:resume", "value": value })
 }
 
+/// The report asked for without the verification questions (this file is about resuming,
+/// not about them).
+const REPORT_REQUEST: &str = "Genereer het inspectierapport zonder vragen";
+
 /// An inspection started, then the report asked for: returns when its approval is requested.
 async fn up_to_the_report_approval(socket: &mut Socket, thread: &str) -> Vec<Value> {
     socket
@@ -33,7 +37,7 @@ async fn up_to_the_report_approval(socket: &mut Socket, thread: &str) -> Vec<Val
         )
         .await;
     socket.until_finished().await;
-    socket.ask(thread, "Genereer het inspectierapport").await;
+    socket.ask(thread, REPORT_REQUEST).await;
     socket.until_approval_request().await
 }
 
@@ -147,7 +151,7 @@ async fn a_reload_gets_the_thread_before_the_run_then_the_whole_live_run() {
     let messages = snapshot["messages"].as_array().unwrap();
     assert_eq!(
         messages.last().unwrap()["content"],
-        "Genereer het inspectierapport",
+        REPORT_REQUEST,
         "the snapshot stops where the live run begins"
     );
     assert_eq!(reloaded.next().await["type"], "STATE_SNAPSHOT");

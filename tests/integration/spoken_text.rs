@@ -204,7 +204,9 @@ async fn a_client_that_names_its_user_in_the_run_approves_its_own_report() {
         ))
         .await;
     socket.until_finished().await;
-    socket.send(&ask("Genereer het inspectierapport")).await;
+    socket
+        .send(&ask("Genereer het inspectierapport zonder vragen"))
+        .await;
     let request = socket.until_approval_request().await.last().unwrap()["value"].clone();
     // The contract's response names nobody.
     socket

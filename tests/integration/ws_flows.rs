@@ -142,7 +142,9 @@ async fn up_to_the_report_approval(
         )
         .await;
     assert_agora_clean(&socket.until_finished().await);
-    socket.ask(thread, "Genereer het inspectierapport").await;
+    socket
+        .ask(thread, "Genereer het inspectierapport zonder vragen")
+        .await;
     let before = socket.until_approval_request().await;
     let request = before.last().unwrap()["value"].clone();
     assert_eq!(request["toolName"], "generate_final_report");

@@ -8,8 +8,9 @@ use crate::orchestrator::agents::{
     GENERAL_AGENT, HISTORY_AGENT, REGULATION_AGENT, REPORTING_AGENT,
 };
 use crate::orchestrator::tools::{
-    CHECK_COMPANY_EXISTS, GENERATE_FINAL_REPORT, GET_COMPANY_INFO, GET_INSPECTION_HISTORY,
-    LOOKUP_REGULATION_ARTICLES, RECORD_FINDING, SEARCH_REGULATIONS,
+    CHECK_COMPANY_EXISTS, EXTRACT_INSPECTION_DATA, GENERATE_FINAL_REPORT, GET_COMPANY_INFO,
+    GET_INSPECTION_HISTORY, LOOKUP_REGULATION_ARTICLES, RECORD_FINDING, SEARCH_REGULATIONS,
+    SUBMIT_VERIFICATION_ANSWERS,
 };
 
 /// The tool through which the general agent hands the conversation to a specialist. The run
@@ -32,7 +33,11 @@ pub fn agent_tools(agent_id: &str) -> &'static [&'static str] {
             LOOKUP_REGULATION_ARTICLES,
             RECORD_FINDING,
         ],
-        REPORTING_AGENT => &[GENERATE_FINAL_REPORT],
+        REPORTING_AGENT => &[
+            GENERATE_FINAL_REPORT,
+            EXTRACT_INSPECTION_DATA,
+            SUBMIT_VERIFICATION_ANSWERS,
+        ],
         _ => &[],
     }
 }
@@ -109,7 +114,10 @@ summary). For a finding, also say what the inspector should check and record, an
 severity (licht, matig or ernstig)."
         }
         REPORTING_AGENT => {
-            "You are the Rapportage Specialist (reporting). Call \
+            "You are the Rapportage Specialist (reporting). Before the report, call \
+`extract_inspection_data` once: when it returns questions, ask them in one short message and \
+stop; with the inspector's answers call `submit_verification_answers` (not for \"genereer toch\" \
+or \"skip\"). Then call \
 `generate_final_report` with the KVK number and name of the inspected company (from the \
 company lookups earlier in the conversation), the findings the inspector described (each with \
 its severity and the ids of the articles the regulation agent found for it), a short summary \

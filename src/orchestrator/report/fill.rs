@@ -368,20 +368,11 @@ pub fn fill(input: &FillInput<'_>) -> HapReport {
     for (path, confidence) in &form.facts {
         field_confidence.insert((*path).to_owned(), *confidence);
     }
-    let answered = FORM_FIELDS
-        .iter()
-        .filter(|f| field_confidence.contains_key(**f))
-        .count();
-    let completion = round1(answered as f64 * 100.0 / FORM_FIELDS.len() as f64);
     field_confidence.insert(
         "metadata.inspection_type".to_owned(),
         inspection_type_confidence,
     );
-    let overall = if field_confidence.is_empty() {
-        0.0
-    } else {
-        round2(field_confidence.values().sum::<f64>() / field_confidence.len() as f64)
-    };
+    let (completion, overall) = counts(&field_confidence);
 
     let all_violations: Vec<Violation> = [
         &hygiene_violations,
@@ -497,6 +488,29 @@ pub fn fill(input: &FillInput<'_>) -> HapReport {
         .map(|q| q.text)
         .collect();
     report
+}
+
+/// Completion (the share of the form's questions answered, %) and overall confidence (the
+/// mean of every field's) from the confidence per field.
+fn counts(field_confidence: &BTreeMap<String, f64>) -> (f64, f64) {
+    let answered = FORM_FIELDS
+        .iter()
+        .filter(|f| field_confidence.contains_key(**f))
+        .count();
+    let completion = round1(answered as f64 * 100.0 / FORM_FIELDS.len() as f64);
+    let overall = if field_confidence.is_empty() {
+        0.0
+    } else {
+        round2(field_confidence.values().sum::<f64>() / field_confidence.len() as f64)
+    };
+    (completion, overall)
+}
+
+/// Counts completion and confidence again after answers were put on the form.
+pub fn recount(report: &mut HapReport) {
+    let (completion, overall) = counts(&report.field_confidence);
+    report.metadata.completion_percentage = completion;
+    report.metadata.overall_confidence = overall;
 }
 
 fn round1(x: f64) -> f64 {

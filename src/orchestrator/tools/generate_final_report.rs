@@ -12,10 +12,12 @@ use serde_json::{Value, json};
 use time::OffsetDateTime;
 use time::format_description::well_known::Rfc3339;
 
+use super::submit_verification_answers::answers_in_thread;
 use super::{GENERATE_FINAL_REPORT, Tool, ToolContext, ToolError, kvk_arg, parse_args};
 use crate::orchestrator::inspection::{InspectionState, inspector_words};
 use crate::orchestrator::knowledge::{Knowledge, normalize};
 use crate::orchestrator::report::form::{Article, Severity};
+use crate::orchestrator::report::verify::{apply, interpret};
 use crate::orchestrator::report::{
     CompanyFacts, FillInput, FindingInput, HapReport, fill, normalize_severity, render_pdf,
 };
@@ -35,24 +37,24 @@ impl GenerateFinalReport {
     }
 }
 
-#[derive(Debug, Deserialize)]
-struct Args {
+#[derive(Debug, Default, Deserialize)]
+pub(super) struct Args {
     #[serde(alias = "kvk_number", alias = "kvkNumber")]
-    kvk: String,
+    pub kvk: String,
     #[serde(default, alias = "companyName")]
-    company_name: Option<String>,
+    pub company_name: Option<String>,
     #[serde(default)]
-    inspector: Option<String>,
+    pub inspector: Option<String>,
     #[serde(default)]
-    findings: Vec<FindingArg>,
+    pub findings: Vec<FindingArg>,
     #[serde(default)]
-    summary: Option<String>,
+    pub summary: Option<String>,
     #[serde(default)]
-    language: Option<String>,
+    pub language: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
-struct FindingArg {
+pub(super) struct FindingArg {
     description: String,
     #[serde(default)]
     category: Option<String>,
@@ -133,6 +135,54 @@ impl Tool for GenerateFinalReport {
 
     async fn call(&self, ctx: &ToolContext<'_>, args: &Value) -> Result<Value, ToolError> {
         let args: Args = parse_args(&self.parameters(), args)?;
+        let Draft {
+            report,
+            registered: is_registered,
+            unknown_ids,
+        } = self.draft(ctx, &args)?;
+        let report_id = report.metadata.report_id.clone();
+
+        let (rendered, report) = tokio::task::spawn_blocking(move || (render_pdf(&report), report))
+            .await
+            .map_err(|e| ToolError::Failed(format!("PDF rendering stopped: {e}")))?;
+        let json_text =
+            serde_json::to_vec_pretty(&report).map_err(|e| ToolError::Failed(e.to_string()))?;
+        let dir = ctx.reports_dir;
+        tokio::fs::create_dir_all(dir)
+            .await
+            .map_err(|e| ToolError::Failed(format!("cannot create {}: {e}", dir.display())))?;
+        let pdf_path = dir.join(format!("{report_id}.pdf"));
+        let json_path = dir.join(format!("{report_id}.json"));
+        tokio::fs::write(&pdf_path, &rendered.bytes)
+            .await
+            .map_err(|e| ToolError::Failed(format!("cannot write {}: {e}", pdf_path.display())))?;
+        tokio::fs::write(&json_path, &json_text)
+            .await
+            .map_err(|e| ToolError::Failed(format!("cannot write {}: {e}", json_path.display())))?;
+        tracing::info!(report_id = %report_id, pages = rendered.pages, bytes = rendered.bytes.len(), "inspection report written");
+
+        Ok(result(
+            &report,
+            is_registered,
+            &unknown_ids,
+            rendered.pages,
+            rendered.bytes.len(),
+        ))
+    }
+}
+
+/// The form filled from the thread, before it is written.
+pub(super) struct Draft {
+    pub report: HapReport,
+    /// The company is in the register (not only named by the model).
+    pub registered: bool,
+    pub unknown_ids: Vec<String>,
+}
+
+impl GenerateFinalReport {
+    /// The form as the thread fills it now (findings, words, verification answers), for the
+    /// report and for `extract_inspection_data`.
+    pub(super) fn draft(&self, ctx: &ToolContext<'_>, args: &Args) -> Result<Draft, ToolError> {
         let kvk = kvk_arg("kvk", &args.kvk)?;
         if args.findings.len() > MAX_FINDINGS {
             return Err(ToolError::InvalidArguments(format!(
@@ -240,7 +290,7 @@ impl Tool for GenerateFinalReport {
         } else {
             Vec::new()
         };
-        let report = fill(&FillInput {
+        let mut report = fill(&FillInput {
             report_id: report_id.clone(),
             thread_id: ctx.thread_id.to_string(),
             // A thread that moved on to another company keeps the first one's name; that name
@@ -266,37 +316,19 @@ impl Tool for GenerateFinalReport {
                 .filter(|s| !s.is_empty())
                 .map(str::to_owned),
         });
-
-        let (rendered, report) = tokio::task::spawn_blocking(move || (render_pdf(&report), report))
-            .await
-            .map_err(|e| ToolError::Failed(format!("PDF rendering stopped: {e}")))?;
-        let json_text =
-            serde_json::to_vec_pretty(&report).map_err(|e| ToolError::Failed(e.to_string()))?;
-        let dir = ctx.reports_dir;
-        tokio::fs::create_dir_all(dir)
-            .await
-            .map_err(|e| ToolError::Failed(format!("cannot create {}: {e}", dir.display())))?;
-        let pdf_path = dir.join(format!("{report_id}.pdf"));
-        let json_path = dir.join(format!("{report_id}.json"));
-        tokio::fs::write(&pdf_path, &rendered.bytes)
-            .await
-            .map_err(|e| ToolError::Failed(format!("cannot write {}: {e}", pdf_path.display())))?;
-        tokio::fs::write(&json_path, &json_text)
-            .await
-            .map_err(|e| ToolError::Failed(format!("cannot write {}: {e}", json_path.display())))?;
-        tracing::info!(report_id = %report_id, pages = rendered.pages, bytes = rendered.bytes.len(), "inspection report written");
-
-        Ok(result(
-            &report,
-            is_registered,
-            &unknown_ids,
-            rendered.pages,
-            rendered.bytes.len(),
-        ))
+        // What the inspector answered to the verification questions: on the form, as said.
+        for (field, answer) in answers_in_thread(ctx.messages, &kvk) {
+            if let Some(reading) = interpret(&field, &answer) {
+                apply(&mut report, &field, reading, language);
+            }
+        }
+        Ok(Draft {
+            report,
+            registered: is_registered,
+            unknown_ids,
+        })
     }
-}
 
-impl GenerateFinalReport {
     /// Whether `title` names a registered company other than the one with `kvk`.
     fn names_another_company(&self, title: &str, kvk: &str) -> bool {
         let title = normalize(title);
@@ -369,22 +401,29 @@ fn result(
             "matig": count(Severity::Overtreding),
             "licht": count(Severity::Gering),
         },
-        "form": {
-            "sections": report.sections().iter().map(|(title, status)| json!({
-                "title": title,
-                "status": status,
-            })).collect::<Vec<_>>(),
-            "violations": report.all_violations.len(),
-            "completion": meta.completion_percentage,
-            "confidence": meta.overall_confidence,
-            "repeatViolation": report.additional_info.repeat_violation_inspection_id,
-            "hygieneCode": report.additional_info.hygiene_code_used,
-            "openQuestions": report.verification_questions,
-        },
+        "form": form_summary(report),
         "regulationsCited": report.all_violations.iter().map(|v| v.articles.len()).sum::<usize>(),
         "unknownRegulationIds": unknown_ids,
         "pages": pages,
         "sizeBytes": size,
+    })
+}
+
+/// The form at a glance: each section's status, the violations, completion and confidence,
+/// the repeat violation, the hygiene code and what is still open.
+pub(super) fn form_summary(report: &HapReport) -> Value {
+    let meta = &report.metadata;
+    json!({
+        "sections": report.sections().iter().map(|(title, status)| json!({
+            "title": title,
+            "status": status,
+        })).collect::<Vec<_>>(),
+        "violations": report.all_violations.len(),
+        "completion": meta.completion_percentage,
+        "confidence": meta.overall_confidence,
+        "repeatViolation": report.additional_info.repeat_violation_inspection_id,
+        "hygieneCode": report.additional_info.hygiene_code_used,
+        "openQuestions": report.verification_questions,
     })
 }
 

@@ -17,6 +17,7 @@ use super::llm::ToolSpec;
 use crate::protocol::Message;
 
 mod check_company_exists;
+mod extract_inspection_data;
 mod generate_final_report;
 mod get_company_info;
 mod get_inspection_history;
@@ -24,18 +25,22 @@ mod lookup_regulation_articles;
 pub mod names;
 mod record_finding;
 mod search_regulations;
+mod submit_verification_answers;
 
 pub use check_company_exists::CheckCompanyExists;
+pub use extract_inspection_data::ExtractInspectionData;
 pub use generate_final_report::GenerateFinalReport;
 pub use get_company_info::GetCompanyInfo;
 pub use get_inspection_history::GetInspectionHistory;
 pub use lookup_regulation_articles::LookupRegulationArticles;
 pub use record_finding::RecordFinding;
 pub use search_regulations::SearchRegulations;
+pub use submit_verification_answers::SubmitVerificationAnswers;
 
 pub use names::{
-    CHECK_COMPANY_EXISTS, GENERATE_FINAL_REPORT, GET_COMPANY_INFO, GET_INSPECTION_HISTORY,
-    LOOKUP_REGULATION_ARTICLES, RECORD_FINDING, SEARCH_REGULATIONS,
+    CHECK_COMPANY_EXISTS, EXTRACT_INSPECTION_DATA, GENERATE_FINAL_REPORT, GET_COMPANY_INFO,
+    GET_INSPECTION_HISTORY, LOOKUP_REGULATION_ARTICLES, RECORD_FINDING, SEARCH_REGULATIONS,
+    SUBMIT_VERIFICATION_ANSWERS,
 };
 
 /// What a tool may know about the run that calls it.
@@ -108,7 +113,7 @@ impl std::fmt::Debug for Toolbox {
 }
 
 impl Toolbox {
-    /// The seven tools over one knowledge base.
+    /// The nine tools over one knowledge base.
     pub fn new(knowledge: Arc<Knowledge>) -> Toolbox {
         let list: Vec<Arc<dyn Tool>> = vec![
             Arc::new(CheckCompanyExists::new(knowledge.clone())),
@@ -118,6 +123,8 @@ impl Toolbox {
             Arc::new(LookupRegulationArticles::new(knowledge.clone())),
             Arc::new(RecordFinding),
             Arc::new(GenerateFinalReport::new(knowledge.clone())),
+            Arc::new(ExtractInspectionData::new(knowledge.clone())),
+            Arc::new(SubmitVerificationAnswers::new(knowledge.clone())),
         ];
         let tools = list.into_iter().map(|t| (t.name(), t)).collect();
         Toolbox { tools, knowledge }

@@ -9,3 +9,5 @@ pub const SEARCH_REGULATIONS: &str = "search_regulations";
 pub const LOOKUP_REGULATION_ARTICLES: &str = "lookup_regulation_articles";
 pub const GENERATE_FINAL_REPORT: &str = "generate_final_report";
 pub const RECORD_FINDING: &str = "record_finding";
+pub const EXTRACT_INSPECTION_DATA: &str = "extract_inspection_data";
+pub const SUBMIT_VERIFICATION_ANSWERS: &str = "submit_verification_answers";

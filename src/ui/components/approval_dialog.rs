@@ -1,5 +1,6 @@
 //! The pending tool approvals, one at a time ("1 / n"): tool name and display name,
-//! description, risk, reasoning, parameters, optional feedback; Approve and Reject.
+//! description, risk, reasoning, what it would do (`approval_details`), optional feedback;
+//! Approve and Reject.
 //! Ctrl/Cmd+Enter approves, Esc rejects. The frame behind is `inert` (the App does that) and
 //! Tab wraps inside, so the focus stays in the dialog; it returns where it was when the last
 //! approval is done. There while an approval waits; never on the server (no run waits then).
@@ -7,14 +8,14 @@
 use leptos::html::{Div, Textarea};
 use leptos::prelude::*;
 
+use super::approval_details::ApprovalDetails;
 use super::risk_badge::RiskBadge;
-use crate::protocol::ToolApprovalRequest;
+use crate::protocol::{RiskLevel, ToolApprovalRequest};
 use crate::ui::chat::Chat;
 use crate::ui::connection::Connection;
 use crate::ui::css::{FOCUS, MUTED};
-use crate::ui::i18n::{Key, format, tool_about, tool_display_name};
+use crate::ui::i18n::{Key, agent_key, format, tool_about, tool_display_name};
 use crate::ui::prefs::Prefs;
-use crate::ui::present::pretty_json;
 
 #[component]
 pub fn ApprovalDialog() -> impl IntoView {
@@ -168,6 +169,41 @@ fn Dialog() -> impl IntoView {
                 .unwrap_or(crate::protocol::RiskLevel::Critical)
         })
     });
+    // Why it asks, in the page's language: the server's sentence (agent, tool, risk; always
+    // that one) is Dutch and names the tool's id, which the Tool line shows already.
+    let reasoning = move || {
+        let lang = prefs.lang.get();
+        let tool = display_name();
+        // The agent whose call it is: the run's, as `/ws` announces a call only once it is
+        // decided (a call announced first carries its agent).
+        let running = chat.run.with(|run| run.agent.clone());
+        request
+            .with(|r| {
+                let r = r.as_ref()?;
+                let agent = r
+                    .extra
+                    .get("toolCallId")
+                    .and_then(|v| v.as_str())
+                    .and_then(|id| {
+                        chat.with_state(|s| s.tool_call(id).and_then(|c| c.agent.clone()))
+                    })
+                    .or(running)
+                    .and_then(|id| agent_key(&id))?;
+                let risk = match r.risk_level {
+                    RiskLevel::Low => Key::RiskLow,
+                    RiskLevel::Medium => Key::RiskMedium,
+                    RiskLevel::High => Key::RiskHigh,
+                    RiskLevel::Critical => Key::RiskCritical,
+                };
+                Some(format(
+                    Key::ApprovalWhy,
+                    lang,
+                    &[&agent.text(lang), &tool, &risk.text(lang)],
+                ))
+            })
+            .or_else(|| request.with(|r| r.as_ref().map(|r| r.reasoning.clone())))
+            .unwrap_or_default()
+    };
     view! {
         <div class="fixed inset-0 z-50 flex items-end justify-center bg-slate-950/60 p-2 sm:items-center">
             <div
@@ -198,17 +234,9 @@ fn Dialog() -> impl IntoView {
                     {field(Key::Description)}
                     <dd id="approval-description">{description}</dd>
                     {field(Key::Reasoning)}
-                    <dd>{with_request(|r| r.reasoning.clone())}</dd>
-                    {field(Key::Parameters)}
-                    <dd>
-                        <pre
-                            tabindex="0"
-                            class="max-h-56 overflow-auto rounded bg-slate-100 p-2 text-xs dark:bg-slate-800"
-                        >
-                            {with_request(|r| pretty_json(&serde_json::Value::Object(r.parameters.clone())))}
-                        </pre>
-                    </dd>
+                    <dd>{reasoning}</dd>
                 </dl>
+                <ApprovalDetails request />
                 <label for="approval-feedback" class="mt-3 block text-sm font-medium">
                     {prefs.text(Key::Feedback)}
                 </label>
@@ -242,14 +270,16 @@ fn Dialog() -> impl IntoView {
     }
 }
 
-/// Tab and Shift+Tab wrap around inside the dialog.
+/// Tab and Shift+Tab wrap around inside the dialog. What can take the focus: the technical
+/// details' `summary` too, and what is inside them only while they are open.
 fn trap_focus(ev: &leptos::ev::KeyboardEvent, dialog: NodeRef<Div>) {
     #[cfg(feature = "hydrate")]
     {
         use wasm_bindgen::JsCast;
         let Some(dialog) = dialog.get() else { return };
         let Ok(list) = dialog.query_selector_all(
-            "button:not([disabled]), textarea, select, input, a[href], [tabindex='0']",
+            "summary, button:not([disabled]), textarea, select, input, a[href], \
+             [tabindex='0']:not(details:not([open]) *)",
         ) else {
             return;
         };

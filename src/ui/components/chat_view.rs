@@ -1,6 +1,7 @@
 use leptos::prelude::*;
 
 use super::conversation_item::ConversationItem;
+use super::quick_answers::QuickAnswers;
 use crate::ui::chat::Chat;
 use crate::ui::i18n::Key;
 use crate::ui::prefs::Prefs;
@@ -52,6 +53,7 @@ pub fn ChatView() -> impl IntoView {
                         children=|item| view! { <ConversationItem item /> }
                     />
                 </div>
+                <QuickAnswers />
                 <p class="sr-only" aria-live="polite">
                     {move || chat.announcement.get()}
                 </p>

@@ -1,3 +1,4 @@
+use leptos::either::EitherOf5;
 use leptos::prelude::*;
 
 use super::{
@@ -6,20 +7,22 @@ use super::{
 };
 use crate::ui::chat::{ItemView, ItemViewKind};
 
-/// One item of the conversation, by its kind.
+/// One item of the conversation, by its kind. `EitherOf5` rather than `.into_any()`: an
+/// `AnyView` carries the code to hydrate its whole view asynchronously (for `Suspense`, which
+/// this app does not use) whether it runs or not; an `Either` only what is called.
 #[component]
 pub fn ConversationItem(item: ItemView) -> impl IntoView {
     match item.kind {
-        ItemViewKind::User { text, queued } => view! { <UserBubble text queued /> }.into_any(),
+        ItemViewKind::User { text, queued } => EitherOf5::A(view! { <UserBubble text queued /> }),
         ItemViewKind::Assistant { agent, finished } => {
-            view! { <AssistantMessage key=item.key agent finished /> }.into_any()
+            EitherOf5::B(view! { <AssistantMessage key=item.key agent finished /> })
         }
-        ItemViewKind::Tools { calls } => view! { <ToolRow calls /> }.into_any(),
+        ItemViewKind::Tools { calls } => EitherOf5::C(view! { <ToolRow calls /> }),
         ItemViewKind::Report {
             url,
             report_id,
             form,
-        } => view! { <ReportCard url report_id form /> }.into_any(),
-        ItemViewKind::Error(error) => view! { <ErrorNotice error /> }.into_any(),
+        } => EitherOf5::D(view! { <ReportCard url report_id form /> }),
+        ItemViewKind::Error(error) => EitherOf5::E(view! { <ErrorNotice error /> }),
     }
 }

@@ -2,12 +2,13 @@
 //!
 //! The frame: `header` (with `user_badge`, `connection_badge`, `language_switch`,
 //! `theme_switch`), `connection_banner`, `sidebar` (`thread_item`), `chat_view` (`conversation_item`:
-//! `user_bubble`, `assistant_message`, `tool_row`, `report_card`, `error_notice`), `status_line`,
-//! `composer`.
+//! `user_bubble`, `assistant_message`, `tool_row`, `report_card`, `error_notice`), `quick_answers`,
+//! `status_line`, `composer`.
 //! Over it: `hood_panel` (`agent_list`, `tool_log`, `event_log_view`) and `approval_dialog`
 //! (`risk_badge`). Shared: `tool_details`, `close_button`.
 
 pub mod agent_list;
+pub mod approval_details;
 pub mod approval_dialog;
 pub mod assistant_message;
 pub mod chat_view;
@@ -23,6 +24,7 @@ pub mod hood_panel;
 pub mod language_switch;
 #[cfg(feature = "hydrate")]
 pub mod markdown_view;
+pub mod quick_answers;
 pub mod report_card;
 pub mod risk_badge;
 pub mod sidebar;

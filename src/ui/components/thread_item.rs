@@ -2,6 +2,7 @@
 //! One row at a time is being renamed or deleted ([`ThreadList::editing`]); where the focus
 //! goes after a change is [`ThreadList::focus`], taken by the row it names once it is drawn.
 
+use leptos::either::EitherOf3;
 use leptos::html::{Button, Input};
 use leptos::prelude::*;
 
@@ -206,7 +207,6 @@ pub fn ThreadItem(session: SessionMetadata) -> impl IntoView {
                 </button>
             </div>
         }
-        .into_any()
     };
     let renaming = move || {
         let value = stored_title.clone().unwrap_or_else(title_text);
@@ -242,7 +242,6 @@ pub fn ThreadItem(session: SessionMetadata) -> impl IntoView {
                 </div>
             </form>
         }
-        .into_any()
     };
     let deleting = move || {
         view! {
@@ -275,7 +274,6 @@ pub fn ThreadItem(session: SessionMetadata) -> impl IntoView {
                 </div>
             </div>
         }
-        .into_any()
     };
     view! {
         <li
@@ -287,10 +285,11 @@ pub fn ThreadItem(session: SessionMetadata) -> impl IntoView {
                 }
             }
         >
+            // `EitherOf3`, not `.into_any()`: see `conversation_item`.
             {move || match mode() {
-                Mode::Show => show(),
-                Mode::Rename => renaming(),
-                Mode::ConfirmDelete => deleting(),
+                Mode::Show => EitherOf3::A(show()),
+                Mode::Rename => EitherOf3::B(renaming()),
+                Mode::ConfirmDelete => EitherOf3::C(deleting()),
             }}
         </li>
     }

@@ -8,12 +8,14 @@
 mod log;
 #[cfg(test)]
 mod tests;
+mod verification;
 
 use std::collections::HashMap;
 
 use serde_json::Value;
 
 pub use log::{CAPACITY as LOG_CAPACITY, EventLog, LogChange, LogEntry};
+pub use verification::Verification;
 
 use crate::protocol::agora::{CatchupMode, Resumed};
 use crate::protocol::{

@@ -341,8 +341,36 @@ pub fn strings(value: &Value) -> Vec<&str> {
 }
 
 /// Runs one turn on `socket`, approving any approval request; returns the events up to
-/// RUN_FINISHED.
+/// RUN_FINISHED. When the turn ends with the verification questions asked before a report
+/// (`extract_inspection_data` with questions), it answers "Genereer toch" and returns both
+/// runs' events: the tests that are not about the verification get their report as before.
 pub async fn turn_approving(socket: &mut Socket, thread: &str, text: &str) -> Vec<Value> {
+    let mut events = turn_approving_once(socket, thread, text).await;
+    if verification_asked(&events) {
+        events.extend(turn_approving_once(socket, thread, "Genereer toch").await);
+    }
+    events
+}
+
+/// Whether this run asked the verification questions (and so made no report yet).
+pub fn verification_asked(events: &[Value]) -> bool {
+    let asked: Vec<&str> = of_type(events, "TOOL_CALL_START")
+        .iter()
+        .filter(|e| e["toolCallName"] == "extract_inspection_data")
+        .filter_map(|e| e["toolCallId"].as_str())
+        .collect();
+    of_type(events, "TOOL_CALL_RESULT").iter().any(|r| {
+        asked.contains(&r["toolCallId"].as_str().unwrap_or_default())
+            && serde_json::from_str::<Value>(r["content"].as_str().unwrap_or_default())
+                .ok()
+                .and_then(|c| c["questions"].as_array().map(|q| !q.is_empty()))
+                .unwrap_or(false)
+    })
+}
+
+/// Runs one turn on `socket`, approving any approval request; returns the events up to
+/// RUN_FINISHED.
+pub async fn turn_approving_once(socket: &mut Socket, thread: &str, text: &str) -> Vec<Value> {
     socket.ask(thread, text).await;
     let mut events = Vec::new();
     loop {

@@ -15,7 +15,7 @@
 //! | general-agent | greeting, help, "what do we have so far" → text; anything else → `handoff_to_agent` to the specialist |
 //! | history-agent | `check_company_exists` → match: `get_company_info` + `get_inspection_history` → summary; ask: "Bedoel je …?"; not found: nearest names. A confirmation opens the chosen one; "de vorige inspectie" → `get_inspection_history` of the open company |
 //! | regulation-agent | `search_regulations` → `lookup_regulation_articles` + `record_finding` (for an observation) → the answering sentences, cited |
-//! | reporting-agent | `generate_final_report` (company and findings from the inspection) → link, or the rejection and its feedback |
+//! | reporting-agent | `extract_inspection_data` → at most three questions; the answer → `submit_verification_answers`; then `generate_final_report` (company and findings from the inspection) → link, or the rejection and its feedback |
 //! | any | a tool of the client's that the user names → that call; its result → what it returned |
 //!
 //! One job a file: [`understand`] reads a turn, [`conversation`] what the thread is about
@@ -39,6 +39,7 @@ mod reporting;
 mod text;
 mod thread;
 mod understand;
+mod verification;
 
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -55,8 +56,9 @@ use super::{CompletionRequest, LlmChunk, LlmError, LlmProvider, ToolSpec};
 use crate::orchestrator::agents::{HISTORY_AGENT, REGULATION_AGENT, REPORTING_AGENT};
 use crate::orchestrator::knowledge::Knowledge;
 use crate::orchestrator::tools::{
-    CHECK_COMPANY_EXISTS, GENERATE_FINAL_REPORT, GET_COMPANY_INFO, GET_INSPECTION_HISTORY,
-    LOOKUP_REGULATION_ARTICLES, RECORD_FINDING, SEARCH_REGULATIONS,
+    CHECK_COMPANY_EXISTS, EXTRACT_INSPECTION_DATA, GENERATE_FINAL_REPORT, GET_COMPANY_INFO,
+    GET_INSPECTION_HISTORY, LOOKUP_REGULATION_ARTICLES, RECORD_FINDING, SEARCH_REGULATIONS,
+    SUBMIT_VERIFICATION_ANSWERS,
 };
 use text::one_line;
 use thread::Thread;
@@ -210,6 +212,8 @@ const SERVER_TOOLS: &[&str] = &[
     LOOKUP_REGULATION_ARTICLES,
     RECORD_FINDING,
     GENERATE_FINAL_REPORT,
+    EXTRACT_INSPECTION_DATA,
+    SUBMIT_VERIFICATION_ANSWERS,
 ];
 
 /// A tool of this run that failed (other than a rejected report): say so.

@@ -37,6 +37,9 @@ pub(super) fn reporting_agent(thread: &Thread, allowed: &HashSet<&str>) -> Step 
             Lang::En => "Which company is the report for? No company has been opened in this inspection yet: first give the company name or KVK number.".to_string(),
         });
     };
+    if let Some(step) = super::verification::verification_step(thread, allowed) {
+        return step;
+    }
     // The open inspection's findings only: those of a company visited before stay with it.
     let findings: Vec<Finding> = thread.inspection.open_findings().cloned().collect();
     let summary = report_summary(&company.name, &findings, lang);

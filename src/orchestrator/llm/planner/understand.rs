@@ -7,6 +7,7 @@ use crate::orchestrator::agents::{
 };
 use crate::orchestrator::inspection::{CompanyRef, InspectionState};
 use crate::orchestrator::knowledge::{Knowledge, Resolution, concerns, find_kvk, normalize};
+use crate::orchestrator::report::verify;
 
 use super::conversation::{correction, is_confirmation};
 use super::findings::split_turn;
@@ -95,7 +96,8 @@ pub fn understand(text: &str, state: &InspectionState, knowledge: Option<&Knowle
     if !state.choice.is_empty() && choice_answer(text, &state.choice).is_some() {
         return Intent::CompanyChoice;
     }
-    if is_report_request(&words) {
+    // The answer to the verification questions asked before the report (see `verification`).
+    if is_report_request(&words) || verify::answers_questions(&state.verification, text) {
         return Intent::ReportRequest;
     }
     if is_history_question(&words) || (state.company.is_some() && asks_about_the_past(text, &words))

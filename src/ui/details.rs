@@ -1,0 +1,259 @@
+//! What an approval would do, for a person (issue 34): labelled entries of plain lines, read
+//! from the call's arguments and, for the report, the HAP form's summary of the last
+//! verification step (`extract_inspection_data` / `submit_verification_answers`), both as
+//! `serde_json::Value`s. Plain Rust, tested natively; `approval_details` draws every entry with
+//! one view, so the browser bundle carries one shape for all of them.
+
+use serde_json::Value;
+
+use super::i18n::{Key, Lang};
+
+/// Text colours of a line's status.
+const RED: &str = "shrink-0 font-semibold text-red-800 dark:text-red-300";
+const GREEN: &str = "shrink-0 font-semibold text-emerald-800 dark:text-emerald-300";
+const QUIET: &str = "shrink-0 text-slate-600 dark:text-slate-300";
+
+/// One labelled entry: its lines, and a test id for the ones the browser tests look for.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Entry {
+    pub label: String,
+    pub lines: Vec<Line>,
+    pub test_id: Option<&'static str>,
+}
+
+/// A line: its text and, at its end, a status in that status's colour (or nothing).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Line {
+    pub text: String,
+    pub aside: String,
+    pub tone: &'static str,
+}
+
+fn line(text: impl Into<String>) -> Line {
+    Line {
+        text: text.into(),
+        aside: String::new(),
+        tone: "",
+    }
+}
+
+fn entry(label: impl Into<String>, lines: Vec<Line>) -> Entry {
+    Entry {
+        label: label.into(),
+        lines,
+        test_id: None,
+    }
+}
+
+fn str_at<'a>(value: &'a Value, key: &str) -> &'a str {
+    value.get(key).and_then(Value::as_str).unwrap_or_default()
+}
+
+fn list<'a>(value: &'a Value, key: &str) -> &'a [Value] {
+    value
+        .get(key)
+        .and_then(Value::as_array)
+        .map(Vec::as_slice)
+        .unwrap_or_default()
+}
+
+/// The report's approval: the company, the form's summary (completion and violations, each
+/// section with its status, a repeat violation), the hygiene code, what the form still lacks,
+/// and the findings as sentences with their severity.
+pub fn report_entries(params: &Value, form: Option<&Value>, lang: Lang) -> Vec<Entry> {
+    let t = |key: Key| key.text(lang);
+    let (name, kvk) = (str_at(params, "company_name"), str_at(params, "kvk"));
+    let company = if name.is_empty() {
+        format!("KVK {kvk}")
+    } else {
+        format!("{name} (KVK {kvk})")
+    };
+    let mut entries = vec![entry(t(Key::Company), vec![line(company)])];
+    if let Some(form) = form {
+        let completion = form
+            .get("completion")
+            .and_then(Value::as_f64)
+            .map(|c| format!("{} %", c.to_string().replace('.', ",")))
+            .unwrap_or_default();
+        let violations = form.get("violations").and_then(Value::as_u64).unwrap_or(0);
+        let mut lines = vec![line(format!(
+            "{}: {completion} · {}: {violations}",
+            t(Key::FormCompletion),
+            t(Key::ViolationCount)
+        ))];
+        lines.extend(list(form, "sections").iter().map(|section| {
+            let status = str_at(section, "status");
+            Line {
+                text: str_at(section, "title").to_owned(),
+                aside: status.to_owned(),
+                tone: match status {
+                    "Nee" => RED,
+                    "Ja" => GREEN,
+                    _ => QUIET,
+                },
+            }
+        }));
+        let repeat = str_at(form, "repeatViolation");
+        if !repeat.is_empty() {
+            lines.push(Line {
+                text: t(Key::RepeatViolation).to_owned(),
+                aside: repeat.to_owned(),
+                tone: RED,
+            });
+        }
+        entries.push(Entry {
+            test_id: Some("form-summary"),
+            ..entry(t(Key::InspectionForm), lines)
+        });
+        let code = str_at(form, "hygieneCode");
+        if !code.is_empty() {
+            entries.push(entry(t(Key::HygieneCode), vec![line(code)]));
+        }
+        let open: Vec<Line> = list(form, "openQuestions")
+            .iter()
+            .filter_map(Value::as_str)
+            .map(line)
+            .collect();
+        if !open.is_empty() {
+            entries.push(entry(t(Key::StillOpen), open));
+        }
+    }
+    let findings: Vec<Line> = list(params, "findings")
+        .iter()
+        .enumerate()
+        .map(|(i, finding)| {
+            let severity = str_at(finding, "severity");
+            Line {
+                text: format!("{}. {}", i + 1, str_at(finding, "description")),
+                aside: if severity.is_empty() {
+                    String::new()
+                } else {
+                    format!("({})", severity_in(severity, lang))
+                },
+                tone: QUIET,
+            }
+        })
+        .collect();
+    if !findings.is_empty() {
+        entries.push(entry(t(Key::FindingsList), findings));
+    }
+    entries
+}
+
+/// A finding's severity in the page's language (the report keeps the Dutch word).
+fn severity_in(word: &str, lang: Lang) -> &str {
+    match (lang, word) {
+        (Lang::En, "ernstig") => "serious",
+        (Lang::En, "matig") => "moderate",
+        (Lang::En, "licht") => "minor",
+        _ => word,
+    }
+}
+
+/// Any other tool: each argument as a labelled field, its value as text.
+pub fn field_entries(params: &Value) -> Vec<Entry> {
+    params
+        .as_object()
+        .into_iter()
+        .flatten()
+        .map(|(key, value)| entry(key.replace('_', " "), vec![line(value_text(value))]))
+        .collect()
+}
+
+/// A value as a person reads it: text as it is, a list joined, anything else as compact JSON.
+fn value_text(value: &Value) -> String {
+    match value {
+        Value::String(s) => s.clone(),
+        Value::Array(items) => items.iter().map(value_text).collect::<Vec<_>>().join(", "),
+        Value::Null => "—".to_owned(),
+        other => other.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn form() -> Value {
+        json!({
+            "sections": [{"title": "Hygiëne algemeen", "status": "Nee"}, {"title": "Allergeneninformatie", "status": "Niet beoordeeld"}],
+            "violations": 2, "completion": 31.5, "repeatViolation": "INS-2024-0012", "hygieneCode": "Horeca",
+            "openQuestions": ["Is de allergeneninformatie beoordeeld?"]
+        })
+    }
+
+    fn params() -> Value {
+        json!({
+            "kvk": "99990001", "company_name": "Trattoria Finta Fiore",
+            "findings": [{"description": "Rauwe vis naast groenten", "severity": "ernstig"}, {"description": "Geen zeep"}]
+        })
+    }
+
+    #[test]
+    fn the_report_reads_as_company_form_code_open_questions_and_findings() {
+        let entries = report_entries(&params(), Some(&form()), Lang::Nl);
+        let labels: Vec<&str> = entries.iter().map(|e| e.label.as_str()).collect();
+        assert_eq!(
+            labels,
+            [
+                "Bedrijf",
+                "Inspectieformulier",
+                "Hygiënecode",
+                "Nog open op het formulier",
+                "Bevindingen"
+            ]
+        );
+        assert_eq!(
+            entries[0].lines[0].text,
+            "Trattoria Finta Fiore (KVK 99990001)"
+        );
+        let summary = &entries[1];
+        assert_eq!(summary.test_id, Some("form-summary"));
+        assert_eq!(
+            summary.lines[0].text,
+            "Formulier ingevuld: 31,5 % · Overtredingen: 2"
+        );
+        assert_eq!(
+            (
+                summary.lines[1].text.as_str(),
+                summary.lines[1].aside.as_str()
+            ),
+            ("Hygiëne algemeen", "Nee")
+        );
+        assert_eq!(summary.lines[1].tone, RED);
+        assert_eq!(summary.lines[3].aside, "INS-2024-0012");
+        let findings = &entries[4].lines;
+        assert_eq!(findings[0].text, "1. Rauwe vis naast groenten");
+        assert_eq!(findings[0].aside, "(ernstig)");
+        assert_eq!(findings[1].aside, "");
+    }
+
+    #[test]
+    fn without_a_form_the_report_still_names_company_and_findings_in_english() {
+        let entries = report_entries(&params(), None, Lang::En);
+        let labels: Vec<&str> = entries.iter().map(|e| e.label.as_str()).collect();
+        assert_eq!(labels, ["Company", "Findings"]);
+        assert_eq!(entries[1].lines[0].aside, "(serious)");
+    }
+
+    #[test]
+    fn other_tools_show_their_arguments_as_fields() {
+        let entries =
+            field_entries(&json!({"company_name": "X", "ids": ["a", "b"], "n": 3, "none": null}));
+        let shown: Vec<(&str, &str)> = entries
+            .iter()
+            .map(|e| (e.label.as_str(), e.lines[0].text.as_str()))
+            .collect();
+        assert_eq!(
+            shown,
+            [
+                ("company name", "X"),
+                ("ids", "a, b"),
+                ("n", "3"),
+                ("none", "—")
+            ]
+        );
+    }
+}
