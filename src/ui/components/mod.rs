@@ -2,8 +2,8 @@
 //!
 //! The frame: `header` (with `user_badge`, `connection_badge`, `language_switch`,
 //! `theme_switch`), `connection_banner`, `sidebar` (`thread_item`), `chat_view` (`conversation_item`:
-//! `user_bubble`, `assistant_message`, `tool_row`, `report_card`, `error_notice`), `quick_answers`,
-//! `status_line`, `composer`.
+//! `user_bubble`, `assistant_message`, `tool_row`, `report_card` (`report_mail`), `error_notice`),
+//! `quick_answers`, `status_line`, `composer`.
 //! Over it: `hood_panel` (`agent_list`, `tool_log`, `event_log_view`) and `approval_dialog`
 //! (`risk_badge`). Shared: `tool_details`, `close_button`.
 
@@ -26,6 +26,7 @@ pub mod language_switch;
 pub mod markdown_view;
 pub mod quick_answers;
 pub mod report_card;
+pub mod report_mail;
 pub mod risk_badge;
 pub mod sidebar;
 pub mod status_line;

@@ -17,6 +17,9 @@ pub fn ReportCard(
     let id_line = report_id.clone().map(|id| {
         view! { <p class="truncate text-sm text-slate-700 dark:text-slate-300">{id}</p> }
     });
+    let mail = report_id
+        .clone()
+        .map(|id| view! { <crate::ui::components::report_mail::ReportMail report_id=id /> });
     let id_spoken = report_id.map(|id| view! { <span class="sr-only">{format!(" {id}")}</span> });
     let json_link = form.as_ref().and_then(|f| f.json_url.clone()).map(|json| {
         view! {
@@ -85,6 +88,7 @@ pub fn ReportCard(
             </a>
             {json_link}
             {summary}
+            {mail}
         </div>
     }
 }
