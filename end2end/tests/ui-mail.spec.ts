@@ -49,7 +49,7 @@ async function stopSink(child: ChildProcess) {
   await exited;
 }
 
-function mails(dir: string): Array<{ rcpt_tos: string[]; subject: string; attachments: Array<{ filename: string; content_type: string }> }> {
+function mails(dir: string): Array<{ rcpt_tos: string[]; subject: string; body: string; attachments: Array<{ filename: string; content_type: string }> }> {
   return readdirSync(dir)
     .filter((name) => /^\d+\.json$/.test(name))
     .sort((a, b) => parseInt(a) - parseInt(b))
@@ -64,15 +64,23 @@ async function signIn(page: Page, server: RunningServer) {
   await connected(page);
 }
 
+/** Sends once the previous answer is done (nothing running, nothing held), so that each
+ * message is answered in its own run and the waits below see this run's output. */
+async function sendAfterAnswer(page: Page, text: string) {
+  await expect(page.getByText("Wordt verstuurd na dit antwoord:")).toBeHidden();
+  await expect(page.getByRole("button", { name: "Stop", exact: true })).toBeHidden();
+  await send(page, text);
+}
+
 /** An inspection with one finding, its report approved; the card is the last one shown. */
-async function approvedReport(page: Page, company: string, finding: string) {
-  await send(page, `Start inspectie bij ${company}`);
-  await expect(page.getByRole("log").getByText("Bedrijfsinformatie Specialist").last()).toBeVisible();
-  await send(page, finding);
-  await expect(page.getByRole("log").getByText("Regelgeving Specialist").last()).toBeVisible();
-  await send(page, "Genereer het inspectierapport zonder vragen");
+async function approvedReport(page: Page, company: string, kvk: string, finding: string) {
+  await sendAfterAnswer(page, `Start inspectie bij ${company}`);
+  await expect(page.getByRole("log").getByText(kvk).first()).toBeVisible();
+  await sendAfterAnswer(page, finding);
+  await sendAfterAnswer(page, "Genereer het inspectierapport zonder vragen");
   const dialog = page.getByRole("dialog", { name: "Goedkeuring gevraagd" });
   await expect(dialog).toBeVisible();
+  await expect(dialog).toContainText(`${company} (KVK ${kvk})`);
   await dialog.getByRole("button", { name: "Goedkeuren" }).click();
   await expect(dialog).toBeHidden();
   await expect(page.getByRole("link", { name: /Download PDF/ }).last()).toBeVisible();
@@ -89,19 +97,21 @@ test("an approved report is mailed with its PDF and JSON; with the mail server d
   ]);
   try {
     await signIn(page, server);
-    await approvedReport(page, "Trattoria Finta Fiore", "Bevinding: rauwe vis naast groenten bewaard op 12 °C");
+    await approvedReport(page, "Trattoria Finta Fiore", "99990001", "Bevinding: rauwe vis naast groenten bewaard op 12 °C");
     const line = page.getByRole("status").filter({ hasText: /Verzonden aan|Mail mislukt|Wordt verzonden/ });
     await expect(line.last()).toHaveText(new RegExp(`^Verzonden aan ${email} \\(\\d{2}-\\d{2}-\\d{4} \\d{2}:\\d{2} UTC\\)$`));
     await page.screenshot({ path: "screenshots/ui-mail-sent.png" });
     const sent = mails(dir);
     expect(sent).toHaveLength(1);
     expect(sent[0].rcpt_tos).toEqual([email]);
+    expect(sent[0].subject).toContain("Trattoria Finta Fiore");
+    expect(sent[0].body).toContain("Overtredingen: 1");
     expect(sent[0].attachments.map((a) => a.content_type).sort()).toEqual(["application/json", "application/pdf"]);
 
     // The mail server goes away: the next report is stored and the card says the mail failed.
     await stopSink(sink);
     sink = null;
-    await approvedReport(page, "Slagerij Verzinsel", "Bevinding: gehakt in de toonbank op 9 °C");
+    await approvedReport(page, "Slagerij Verzinsel", "99990004", "Bevinding: gehakt in de toonbank op 9 °C");
     const failed = page.getByRole("status").filter({ hasText: /Mail mislukt/ });
     await expect(failed).toContainText("Mail mislukt: de mailserver is niet bereikbaar");
     const again = failed.getByRole("button", { name: "Opnieuw versturen" });
@@ -109,11 +119,19 @@ test("an approved report is mailed with its PDF and JSON; with the mail server d
     await page.screenshot({ path: "screenshots/ui-mail-failed.png" });
 
     // Back up, sent again from the card: the same report arrives, and the line says so.
-    sink = await startSink(port, dir);
+    // (A new sink numbers its messages from 1 again: it writes into a directory of its own.)
+    const againDir = mkdtempSync(join(tmpdir(), "agora-smtp-"));
+    sink = await startSink(port, againDir);
     await again.click();
     await expect(page.getByRole("status").filter({ hasText: /Verzonden aan/ })).toHaveCount(2);
     await expect(again).toHaveCount(0);
-    expect(mails(dir)).toHaveLength(2);
+    const resent = mails(againDir);
+    expect(resent).toHaveLength(1);
+    expect(resent[0].subject).toContain("Slagerij Verzinsel");
+    // Only its own finding: the first company's stayed with the first report.
+    expect(resent[0].body).toContain("Overtredingen: 1");
+    expect(resent[0].attachments).toHaveLength(2);
+    rmSync(againDir, { recursive: true, force: true });
   } finally {
     if (sink) await stopSink(sink);
     await server.dispose();
