@@ -130,6 +130,43 @@ for (const lang of ["nl", "en"] as const) {
   });
 }
 
+test("two messages typed during an answer are both held, and go one after the other, each once", async ({ page }) => {
+  const runs: string[] = [];
+  const fake = await fakeAgora(page, (text, threadId) => {
+    runs.push(text);
+    const runId = `run-${runs.length}`;
+    return runs.length === 1
+      ? [...runStart(threadId, runId), { type: "TEXT_MESSAGE_START", messageId: "m1", role: "assistant", name: "general-agent" }, { type: "TEXT_MESSAGE_CONTENT", messageId: "m1", delta: "Even kijken" }]
+      : [...runStart(threadId, runId), ...textRun(threadId, [`Antwoord op: ${text}`]), ...runEnd(threadId, runId)];
+  });
+  await page.goto("/");
+  await hydrated(page);
+  const box = page.getByLabel("Bericht");
+  await box.fill("Start inspectie bij Slagerij Verzinsel");
+  await box.press("Enter");
+  await expect(page.getByRole("log")).toContainText("Even kijken");
+  for (const text of ["Bevinding: gehakt in de toonbank op 9 °C", "Genereer het inspectierapport"]) {
+    await box.fill(text);
+    await box.press("Enter");
+    await expect(box).toHaveValue("");
+  }
+  const held = page.getByRole("status").filter({ hasText: "Wordt verstuurd na dit antwoord:" });
+  await expect(held).toContainText("gehakt in de toonbank");
+  await expect(held).toContainText("Genereer het inspectierapport");
+  expect(runs).toEqual(["Start inspectie bij Slagerij Verzinsel"]);
+
+  fake.send([{ type: "TEXT_MESSAGE_END", messageId: "m1" }, ...runEnd("x", "run-1")]);
+  await expect(page.getByRole("log")).toContainText("Antwoord op: Genereer het inspectierapport");
+  await expect(held).toBeHidden();
+  expect(runs).toEqual([
+    "Start inspectie bij Slagerij Verzinsel",
+    "Bevinding: gehakt in de toonbank op 9 °C",
+    "Genereer het inspectierapport",
+  ]);
+  await expect(user(page, "gehakt in de toonbank")).toHaveCount(1);
+  await expect(user(page, "Genereer het inspectierapport")).toHaveCount(1);
+});
+
 test.describe("connection states", () => {
   // Going offline on purpose: Chromium logs the socket's failure itself.
   // (An array option is given as [value, options]: a bare array would be read as that pair.)
