@@ -67,6 +67,57 @@ test("rejected with Esc, with feedback: the call shows as rejected, with the fee
   await page.screenshot({ path: "screenshots/ui-approval-rejected.png" });
 });
 
+// Issue 34: what goes into the report can be corrected before it is approved. One finding's
+// words and severity are changed, another left out (and put back, and left out again); the
+// button says the approval is one with edits; the report has exactly that.
+for (const width of [1440, 390]) {
+  test(`findings corrected and left out in the dialog reach the report (${width} px)`, async ({ page }) => {
+    await page.setViewportSize({ width, height: 900 });
+    await page.goto("/");
+    await connected(page);
+    await send(page, "Start inspectie bij Trattoria Finta Fiore");
+    await expect(page.getByRole("log").getByText("Bedrijfsinformatie Specialist")).toBeVisible();
+    await send(page, "Bevinding: rauwe vis naast groenten bewaard op 12 °C");
+    await expect(page.getByRole("log").getByText("Bevinding 1 vastgelegd")).toBeVisible();
+    await send(page, "Bevinding: geen zeep bij de handenwasbak in de keuken");
+    await expect(page.getByRole("log").getByText("Bevinding 2 vastgelegd")).toBeVisible();
+    await send(page, "Genereer het inspectierapport zonder vragen");
+    const dialog = page.getByRole("dialog", { name: "Goedkeuring gevraagd" });
+    await expect(dialog).toBeVisible();
+    const findings = dialog.getByTestId("findings");
+    await expect(findings.getByRole("listitem")).toHaveCount(2);
+    await expect(dialog.getByRole("button", { name: "Goedkeuren", exact: true })).toBeVisible();
+
+    await findings.getByRole("button", { name: "Bevinding 1 wijzigen" }).click();
+    const words = findings.getByLabel("Tekst van bevinding 1");
+    await expect(words).toBeVisible();
+    await words.fill("Rauwe vis boven de groenten in de koelcel, 12 °C");
+    await findings.getByLabel("Ernst van bevinding 1").selectOption("matig");
+    await findings.getByRole("button", { name: "Wijziging van bevinding 1 klaar" }).click();
+    await expect(findings).toContainText("1. Rauwe vis boven de groenten in de koelcel, 12 °C (matig)");
+    await findings.getByRole("button", { name: "Bevinding 2 weglaten" }).click();
+    await findings.getByRole("button", { name: "Bevinding 2 terugzetten" }).click();
+    await findings.getByRole("button", { name: "Bevinding 2 weglaten" }).click();
+    await expect(findings.getByRole("listitem").nth(1).locator(".line-through")).toBeVisible();
+    const approve = dialog.getByRole("button", { name: "Goedkeuren met wijzigingen" });
+    await expect(approve).toBeVisible();
+    // Nothing is cut at the right edge, on a phone too.
+    const box = await dialog.boundingBox();
+    expect(box!.x + box!.width).toBeLessThanOrEqual(width);
+    await page.screenshot({ path: `screenshots/ui-approval-edits-${width}.png` });
+
+    await approve.click();
+    await expect(dialog).toBeHidden();
+    const json = page.getByRole("link", { name: "JSON", exact: true });
+    await expect(json).toBeVisible();
+    const report = await (await page.request.get((await json.getAttribute("href"))!)).json();
+    const text = JSON.stringify(report);
+    expect(report.all_violations).toHaveLength(1);
+    expect(text).toContain("Rauwe vis boven de groenten in de koelcel");
+    expect(text).not.toContain("zeep");
+  });
+}
+
 test("approved with Ctrl+Enter; Tab and Shift+Tab stay inside the dialog", async ({ page }) => {
   const dialog = await askForReport(page);
   const inside = () => page.evaluate(() => !!document.activeElement?.closest("[role=dialog]"));

@@ -4,7 +4,7 @@
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::Mutex;
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 use tokio::sync::oneshot;
 
 use crate::protocol::{ErrorCode, RiskLevel};
@@ -79,6 +79,27 @@ pub struct Decision {
     pub feedback: Option<String>,
     /// The user who answered, or `system` when it expired.
     pub decided_by: String,
+    /// Approved with edits: the arguments the call runs with instead of the agent's.
+    pub edited_args: Option<Map<String, Value>>,
+}
+
+/// A user's answer to an approval request, as `/ws` brings it.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Answer {
+    pub approved: bool,
+    pub feedback: Option<String>,
+    /// Only with an approval: a rejected call runs with no arguments at all.
+    pub edited_args: Option<Map<String, Value>>,
+}
+
+impl Answer {
+    pub fn new(approved: bool, feedback: Option<String>) -> Self {
+        Self {
+            approved,
+            feedback,
+            edited_args: None,
+        }
+    }
 }
 
 /// Why a response was refused; each becomes an `agora:error`.
@@ -191,8 +212,7 @@ impl Approvals {
         approval_id: &str,
         connection_id: u64,
         user_id: &str,
-        approved: bool,
-        feedback: Option<String>,
+        answer: Answer,
     ) -> Result<(), Refusal> {
         let mut inner = self.lock();
         let Some(pending) = inner.pending.get(approval_id) else {
@@ -209,9 +229,10 @@ impl Approvals {
         inner.settled.insert(approval_id);
         super::metrics::approval_settled(Some(pending.since.elapsed()));
         let decision = Decision {
-            approved,
-            feedback,
+            approved: answer.approved,
+            feedback: answer.feedback,
             decided_by: pending.user_id.clone(),
+            edited_args: answer.edited_args.filter(|_| answer.approved),
         };
         // The run may have been cancelled meanwhile; then nobody waits and that is fine.
         let _ = pending.reply.send(decision);
@@ -299,20 +320,20 @@ mod tests {
         let approvals = Approvals::default();
         let mut receiver = approvals.register("appr-1", 7, "alice");
         assert_eq!(
-            approvals.resolve("nope", 7, "alice", true, None),
+            approvals.resolve("nope", 7, "alice", Answer::new(true, None)),
             Err(Refusal::Unknown)
         );
         assert_eq!(
-            approvals.resolve("appr-1", 8, "bob", true, None),
+            approvals.resolve("appr-1", 8, "bob", Answer::new(true, None)),
             Err(Refusal::Foreign)
         );
         // Alice came back on another socket.
         assert_eq!(
-            approvals.resolve("appr-1", 9, "alice", false, Some("nee".into())),
+            approvals.resolve("appr-1", 9, "alice", Answer::new(false, Some("nee".into()))),
             Ok(())
         );
         assert_eq!(
-            approvals.resolve("appr-1", 7, "alice", true, None),
+            approvals.resolve("appr-1", 7, "alice", Answer::new(true, None)),
             Err(Refusal::Duplicate)
         );
         let decision = receiver.try_recv().expect("decision delivered");
@@ -320,7 +341,10 @@ mod tests {
         assert_eq!(decision.decided_by, "alice");
         // On the starting socket, whoever the client names, it is the owner's answer.
         let mut receiver = approvals.register("appr-2", 7, "alice");
-        assert_eq!(approvals.resolve("appr-2", 7, "dev", true, None), Ok(()));
+        assert_eq!(
+            approvals.resolve("appr-2", 7, "dev", Answer::new(true, None)),
+            Ok(())
+        );
         assert_eq!(receiver.try_recv().unwrap().decided_by, "alice");
         assert_eq!(decision.feedback.as_deref(), Some("nee"));
     }

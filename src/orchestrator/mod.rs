@@ -393,23 +393,20 @@ impl Orchestrator {
         approval_id: &str,
         connection_id: u64,
         user_id: &str,
-        approved: bool,
-        feedback: Option<String>,
+        answer: approval::Answer,
     ) -> Result<(), approval::Refusal> {
-        match self.approvals.resolve(
-            approval_id,
-            connection_id,
-            user_id,
-            approved,
-            feedback.clone(),
-        ) {
+        match self
+            .approvals
+            .resolve(approval_id, connection_id, user_id, answer.clone())
+        {
             Err(approval::Refusal::Unknown) if self.peers.shared() => {
                 self.peers
                     .forward_decision(cluster::ForwardedDecision {
                         approval_id: approval_id.to_owned(),
                         user_id: user_id.to_owned(),
-                        approved,
-                        feedback,
+                        approved: answer.approved,
+                        feedback: answer.feedback,
+                        edited_args: answer.edited_args,
                     })
                     .await
             }

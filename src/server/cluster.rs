@@ -17,7 +17,7 @@ use sqlx::postgres::PgListener;
 use tokio::sync::mpsc;
 
 use crate::orchestrator::Orchestrator;
-use crate::orchestrator::approval::Refusal;
+use crate::orchestrator::approval::{Answer, Refusal};
 use crate::orchestrator::cluster::{ForwardedDecision, Peers, SharedEvent};
 use crate::orchestrator::journal::with_seq;
 use crate::orchestrator::store::StoreError;
@@ -238,8 +238,11 @@ fn deliver(orchestrator: &Orchestrator, payload: &str) {
         &decision.approval_id,
         u64::MAX,
         &decision.user_id,
-        decision.approved,
-        decision.feedback,
+        Answer {
+            approved: decision.approved,
+            feedback: decision.feedback,
+            edited_args: decision.edited_args,
+        },
     );
 }
 

@@ -1142,6 +1142,12 @@ async fn edited_arguments_are_what_runs() {
             .contains("Samenvatting door de inspecteur aangepast."),
         "{report}"
     );
+    // The audit log has the approval with its edits, as on `/ws`.
+    let approvals = server.state.db.approvals(&client.thread).await.unwrap();
+    assert_eq!(
+        approvals[0].decision.as_ref().unwrap().edited_args.as_ref(),
+        Some(&arguments)
+    );
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -232,6 +232,7 @@ impl Adapter for Agora {
                     approved: false,
                     feedback: Some("Het verzoek om toestemming is verlopen.".to_owned()),
                     decided_by: "system".to_owned(),
+                    edited_args: None,
                 }
             }
         };
@@ -245,6 +246,7 @@ impl Adapter for Agora {
                     feedback: decision.feedback.clone(),
                     decided_by: decision.decided_by.clone(),
                     decided_at: now_millis() as i64,
+                    edited_args: decision.edited_args.clone().map(Value::Object),
                 },
             )
             .await?;

@@ -3,6 +3,7 @@
 use serde_json::json;
 
 use super::{Caller, Outcome, Refusal};
+use crate::orchestrator::approval::Answer;
 use crate::protocol::agora::ToolApprovalResponse;
 use crate::server::state::AppState;
 
@@ -19,8 +20,11 @@ pub(super) async fn apply(
             &response.approval_id,
             caller.connection,
             &user,
-            response.approved,
-            response.feedback,
+            Answer {
+                approved: response.approved,
+                feedback: response.feedback,
+                edited_args: response.edited_args,
+            },
         )
         .await
         .map(|()| Outcome::Queued)
