@@ -103,7 +103,7 @@ impl Answer {
 }
 
 /// Why a response was refused; each becomes an `agora:error`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum Refusal {
     #[error("unknown approvalId")]
     Unknown,
@@ -111,15 +111,20 @@ pub enum Refusal {
     Duplicate,
     #[error("this approval belongs to another user's run")]
     Foreign,
+    /// Approved with edited arguments the tool refuses, as it would the agent's; the request
+    /// stays open, to be answered again. The tool's own words (Dutch / English).
+    #[error("the edited arguments do not fit: {0}")]
+    InvalidEdits(String),
 }
 
 impl Refusal {
     /// The client is sent this code and its sentence.
-    pub fn code(self) -> ErrorCode {
+    pub fn code(&self) -> ErrorCode {
         match self {
             Refusal::Unknown => ErrorCode::UnknownApproval,
             Refusal::Duplicate => ErrorCode::DuplicateApproval,
             Refusal::Foreign => ErrorCode::ForeignApproval,
+            Refusal::InvalidEdits(_) => ErrorCode::InvalidEditedArgs,
         }
     }
 }
@@ -132,6 +137,8 @@ struct Pending {
     /// The run's owner answers it, from any of their connections: a run outlives the socket
     /// that started it, and its approval waits for the client that comes back.
     user_id: String,
+    /// The tool the call would run, whose rules edited arguments must meet.
+    tool_name: String,
     reply: oneshot::Sender<Decision>,
     /// When it was asked, for the wait `/metrics` shows.
     since: std::time::Instant,
@@ -187,11 +194,13 @@ impl Approvals {
         approval_id: &str,
         connection_id: u64,
         user_id: &str,
+        tool_name: &str,
     ) -> oneshot::Receiver<Decision> {
         let (reply, receiver) = oneshot::channel();
         let pending = Pending {
             connection_id,
             user_id: user_id.to_owned(),
+            tool_name: tool_name.to_owned(),
             reply,
             since: std::time::Instant::now(),
         };
@@ -206,13 +215,28 @@ impl Approvals {
         receiver
     }
 
-    /// Delivers a user's answer to the waiting run.
+    /// Delivers a user's answer to the waiting run, edited arguments unchecked.
     pub fn resolve(
         &self,
         approval_id: &str,
         connection_id: u64,
         user_id: &str,
         answer: Answer,
+    ) -> Result<(), Refusal> {
+        self.resolve_checked(approval_id, connection_id, user_id, answer, |_, _| Ok(()))
+    }
+
+    /// Delivers a user's answer to the waiting run. Edited arguments of an approval must pass
+    /// `check(tool name, arguments)` first (asked only of the request's owner, so nobody
+    /// learns about another's call); if they do not, the request stays open. Edits that come
+    /// with a rejection are dropped unchecked: nothing runs.
+    pub fn resolve_checked(
+        &self,
+        approval_id: &str,
+        connection_id: u64,
+        user_id: &str,
+        answer: Answer,
+        check: impl FnOnce(&str, &Value) -> Result<(), String>,
     ) -> Result<(), Refusal> {
         let mut inner = self.lock();
         let Some(pending) = inner.pending.get(approval_id) else {
@@ -225,6 +249,11 @@ impl Approvals {
         if pending.connection_id != connection_id && pending.user_id != user_id {
             return Err(Refusal::Foreign);
         }
+        let edited_args = answer.edited_args.filter(|_| answer.approved);
+        if let Some(edited) = &edited_args {
+            check(&pending.tool_name, &Value::Object(edited.clone()))
+                .map_err(Refusal::InvalidEdits)?;
+        }
         let pending = inner.pending.remove(approval_id).expect("checked above");
         inner.settled.insert(approval_id);
         super::metrics::approval_settled(Some(pending.since.elapsed()));
@@ -232,7 +261,7 @@ impl Approvals {
             approved: answer.approved,
             feedback: answer.feedback,
             decided_by: pending.user_id.clone(),
-            edited_args: answer.edited_args.filter(|_| answer.approved),
+            edited_args,
         };
         // The run may have been cancelled meanwhile; then nobody waits and that is fine.
         let _ = pending.reply.send(decision);
@@ -318,7 +347,7 @@ mod tests {
     #[test]
     fn the_owner_from_any_connection_or_the_starting_one_answers_once() {
         let approvals = Approvals::default();
-        let mut receiver = approvals.register("appr-1", 7, "alice");
+        let mut receiver = approvals.register("appr-1", 7, "alice", "generate_final_report");
         assert_eq!(
             approvals.resolve("nope", 7, "alice", Answer::new(true, None)),
             Err(Refusal::Unknown)
@@ -340,7 +369,7 @@ mod tests {
         assert!(!decision.approved);
         assert_eq!(decision.decided_by, "alice");
         // On the starting socket, whoever the client names, it is the owner's answer.
-        let mut receiver = approvals.register("appr-2", 7, "alice");
+        let mut receiver = approvals.register("appr-2", 7, "alice", "generate_final_report");
         assert_eq!(
             approvals.resolve("appr-2", 7, "dev", Answer::new(true, None)),
             Ok(())

@@ -395,10 +395,7 @@ impl Orchestrator {
         user_id: &str,
         answer: approval::Answer,
     ) -> Result<(), approval::Refusal> {
-        match self
-            .approvals
-            .resolve(approval_id, connection_id, user_id, answer.clone())
-        {
+        match self.resolve_here(approval_id, connection_id, user_id, answer.clone()) {
             Err(approval::Refusal::Unknown) if self.peers.shared() => {
                 self.peers
                     .forward_decision(cluster::ForwardedDecision {
@@ -412,6 +409,21 @@ impl Orchestrator {
             }
             other => other,
         }
+    }
+
+    /// A user's answer to an approval whose run waits on this instance; edited arguments are
+    /// checked by the tool's own rules, as the agent's are.
+    pub fn resolve_here(
+        &self,
+        approval_id: &str,
+        connection_id: u64,
+        user_id: &str,
+        answer: approval::Answer,
+    ) -> Result<(), approval::Refusal> {
+        self.approvals
+            .resolve_checked(approval_id, connection_id, user_id, answer, |tool, args| {
+                self.toolbox().check(tool, args).map_err(|e| e.to_string())
+            })
     }
 
     /// A run id the client chose must be new: reusing one (another user's running run's, say)

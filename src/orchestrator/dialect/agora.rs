@@ -188,10 +188,12 @@ impl Adapter for Agora {
     ) -> Result<Approval, StoreError> {
         let approval_id = format!("appr_{}", Uuid::new_v4().simple());
         let orchestrator = &run.orchestrator;
-        let receiver =
-            orchestrator
-                .approvals
-                .register(&approval_id, run.connection_id, &run.user_id);
+        let receiver = orchestrator.approvals.register(
+            &approval_id,
+            run.connection_id,
+            &run.user_id,
+            &call.function.name,
+        );
         self.pending_approval = Some(approval_id.clone());
         let reasoning = approval::reason(agent, display_name, &call.function.name, risk);
         let parameters = arguments.as_object().cloned().unwrap_or_default();

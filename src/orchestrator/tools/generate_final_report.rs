@@ -152,8 +152,12 @@ impl Tool for GenerateFinalReport {
         })
     }
 
+    fn check(&self, args: &Value) -> Result<(), ToolError> {
+        self.checked_args(args).map(drop)
+    }
+
     async fn call(&self, ctx: &ToolContext<'_>, args: &Value) -> Result<Value, ToolError> {
-        let args: Args = parse_args(&self.parameters(), args)?;
+        let args = self.checked_args(args)?;
         let Draft {
             report,
             registered: is_registered,
@@ -199,6 +203,24 @@ pub(super) struct Draft {
 }
 
 impl GenerateFinalReport {
+    /// The arguments as the schema and the report's own rules allow them: a KVK number of 8
+    /// digits, each finding with words. The same for the model's call and for the
+    /// inspector's edits (`Tool::check`).
+    fn checked_args(&self, args: &Value) -> Result<Args, ToolError> {
+        let args: Args = parse_args(&self.parameters(), args)?;
+        kvk_arg("kvk", &args.kvk)?;
+        if let Some(i) = args
+            .findings
+            .iter()
+            .position(|f| f.description.trim().is_empty())
+        {
+            return Err(ToolError::InvalidArguments(format!(
+                "veld `findings[{i}].description` is leeg / field `findings[{i}].description` is empty"
+            )));
+        }
+        Ok(args)
+    }
+
     /// The form as the thread fills it now (findings, words, verification answers), for the
     /// report and for `extract_inspection_data`.
     pub(super) fn draft(&self, ctx: &ToolContext<'_>, args: &Args) -> Result<Draft, ToolError> {
