@@ -117,6 +117,8 @@ fn Findings(edits: RwSignal<Vec<FindingEdit>>) -> impl IntoView {
                         <input
                             hidden=!edit.editing
                             aria-label=label(Key::FindingWords)
+                            // The report tool's limit: longer words would be refused.
+                            maxlength="2000"
                             value=edit.description.clone()
                             class="min-w-0 flex-1 rounded border border-slate-300 bg-white px-2 py-1 dark:border-slate-600 dark:bg-slate-950"
                             on:input=move |ev| {
