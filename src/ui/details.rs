@@ -123,7 +123,7 @@ pub fn report_entries(params: &Value, form: Option<&Value>, lang: Lang) -> Vec<E
 
 /// A finding of the report's call as the approval dialog shows it: the inspector may correct
 /// its words and severity, or leave it out, before approving (issue 34).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct FindingEdit {
     pub description: String,
     /// licht, matig or ernstig; empty when the call gave none.
@@ -153,10 +153,12 @@ pub fn finding_edits(params: &Value) -> Vec<FindingEdit> {
 /// its conclusion from them).
 pub fn edited_args(params: &Value, edits: &[FindingEdit]) -> Option<Map<String, Value>> {
     let original = list(params, "findings");
+    // Words wiped out are no correction (the finding keeps its own), as below.
     let changed = edits.iter().zip(original).any(|(e, f)| {
+        let words = e.description.trim();
         e.removed
-            || e.description.trim() != str_at(f, "description")
-            || e.severity != str_at(f, "severity")
+            || (!words.is_empty() && words != str_at(f, "description"))
+            || (!e.severity.is_empty() && e.severity != str_at(f, "severity"))
     });
     if !changed {
         return None;
@@ -315,6 +317,32 @@ mod tests {
         assert_eq!(args["leave_out"], json!([2]));
         assert!(args.get("summary").is_none(), "it counted the old findings");
         assert_eq!(args["kvk"], "99990001");
+    }
+
+    #[test]
+    fn a_finding_of_the_model_left_out_is_simply_not_sent_and_a_severity_alone_is_a_change() {
+        let params = json!({
+            "kvk": "99990001",
+            "findings": [
+                {"number": 1, "description": "Geen zeep", "severity": "matig"},
+                {"description": "Van het model", "severity": "licht"}
+            ]
+        });
+        let mut edits = finding_edits(&params);
+        edits[1].removed = true;
+        let args = Value::Object(edited_args(&params, &edits).expect("changed"));
+        assert_eq!(args["findings"], json!([params["findings"][0]]));
+        assert!(args.get("leave_out").is_none(), "it has no number to name");
+
+        let mut edits = finding_edits(&params);
+        edits[0].severity = "ernstig".to_owned();
+        let args = Value::Object(edited_args(&params, &edits).expect("changed"));
+        assert_eq!(args["findings"][0]["severity"], "ernstig");
+        assert_eq!(args["findings"][0]["description"], "Geen zeep");
+        // Words wiped out are no correction: the finding keeps its own.
+        let mut edits = finding_edits(&params);
+        edits[0].description = "   ".to_owned();
+        assert_eq!(edited_args(&params, &edits), None);
     }
 
     #[test]

@@ -67,117 +67,143 @@ pub fn ApprovalDetails(
 }
 
 /// The report's findings: each a sentence with its severity, to correct (its words and
-/// severity) or leave out, and to put back. One row shape whatever its state (what does not
-/// apply is `hidden`). Typing changes the words without drawing the row again, so the box
-/// keeps its focus.
+/// severity) or leave out, and to put back. A keyed row per finding whose attributes follow
+/// its edit, so a change never draws a row again: the box being typed in keeps its focus and
+/// the approve button says at once that the approval is one with edits.
 #[component]
 fn Findings(edits: RwSignal<Vec<FindingEdit>>) -> impl IntoView {
     let prefs = expect_context::<Prefs>();
-    let rows = move || {
-        let lang = prefs.lang.get();
-        edits
-            .get()
-            .into_iter()
-            .enumerate()
-            .map(|(i, edit)| {
-                let n = i + 1;
-                let label = |key: Key| format(key, lang, &[&n]);
-                let set = move |f: &dyn Fn(&mut FindingEdit)| edits.update(|all| f(&mut all[i]));
-                let (main_key, main_icon) = match (edit.removed, edit.editing) {
-                    (true, _) => (Key::RestoreFinding, "↺"),
-                    (false, true) => (Key::FindingDone, "✓"),
-                    (false, false) => (Key::EditFinding, "✎"),
-                };
-                let option = |value: &'static str| {
-                    view! {
-                        <option value=value selected=edit.severity == value>
-                            {severity_in(value, lang)}
-                        </option>
-                    }
-                };
-                view! {
-                    <li class="flex flex-wrap items-center gap-x-2">
-                        <span
-                            hidden=edit.editing
-                            class=if edit.removed {
-                                "min-w-0 flex-1 break-words text-slate-500 line-through"
-                            } else {
-                                "min-w-0 flex-1 break-words"
-                            }
-                        >
-                            {format!("{n}. {}", edit.description)}
-                            <span class="ml-1 text-slate-600 dark:text-slate-300">
-                                {if edit.severity.is_empty() {
-                                    String::new()
-                                } else {
-                                    format!("({})", severity_in(&edit.severity, lang))
-                                }}
-                            </span>
-                        </span>
-                        <input
-                            hidden=!edit.editing
-                            aria-label=label(Key::FindingWords)
-                            // The report tool's limit: longer words would be refused.
-                            maxlength="2000"
-                            value=edit.description.clone()
-                            class="min-w-0 flex-1 rounded border border-slate-300 bg-white px-2 py-1 dark:border-slate-600 dark:bg-slate-950"
-                            on:input=move |ev| {
-                                let text = event_target_value(&ev);
-                                edits.update_untracked(|all| all[i].description = text);
-                            }
-                        />
-                        <select
-                            hidden=!edit.editing
-                            aria-label=label(Key::FindingSeverity)
-                            class="rounded border border-slate-300 bg-white px-1 py-1 dark:border-slate-600 dark:bg-slate-950"
-                            on:change=move |ev| {
-                                let value = event_target_value(&ev);
-                                set(&|e| e.severity = value.clone());
-                            }
-                        >
-                            {option("licht")}
-                            {option("matig")}
-                            {option("ernstig")}
-                        </select>
-                        <button
-                            type="button"
-                            aria-label=label(main_key)
-                            title=label(main_key)
-                            class=ICON
-                            on:click=move |_| {
-                                set(&|e| {
-                                    if e.removed {
-                                        e.removed = false;
-                                    } else {
-                                        e.editing = !e.editing;
-                                    }
-                                })
-                            }
-                        >
-                            {main_icon}
-                        </button>
-                        <button
-                            type="button"
-                            hidden=edit.removed || edit.editing
-                            aria-label=label(Key::LeaveOutFinding)
-                            title=label(Key::LeaveOutFinding)
-                            class=ICON
-                            on:click=move |_| set(&|e| e.removed = true)
-                        >
-                            "✕"
-                        </button>
-                    </li>
-                }
-            })
-            .collect_view()
-    };
     view! {
         <dt hidden=move || edits.with(Vec::is_empty) class=LABEL>
             {prefs.text(Key::FindingsList)}
         </dt>
         <dd data-testid="findings">
-            <ol class="space-y-1 text-sm">{rows}</ol>
+            <ol class="space-y-1 text-sm">
+                <For each=move || 0..edits.with(Vec::len) key=|i| *i let:i>
+                    <FindingRow edits i />
+                </For>
+            </ol>
         </dd>
+    }
+}
+
+/// Finding `i + 1`: its sentence, or the boxes to correct it; one shape whatever its state
+/// (what does not apply is `hidden`). Esc or Enter in it ends the correction (Esc is not the
+/// dialog's rejection here: it would throw the report away with the edits).
+#[component]
+fn FindingRow(edits: RwSignal<Vec<FindingEdit>>, i: usize) -> impl IntoView {
+    let prefs = expect_context::<Prefs>();
+    let row = Memo::new(move |_| edits.with(|all| all.get(i).cloned()).unwrap_or_default());
+    let set = move |change: &dyn Fn(&mut FindingEdit)| {
+        edits.update(|all| {
+            if let Some(edit) = all.get_mut(i) {
+                change(edit);
+            }
+        })
+    };
+    let n = i + 1;
+    let label = move |key: Key| format(key, prefs.lang.get(), &[&n]);
+    let editing = move || row.with(|e| e.editing);
+    let removed = move || row.with(|e| e.removed);
+    let main_key = move || match (removed(), editing()) {
+        (true, _) => Key::RestoreFinding,
+        (false, true) => Key::FindingDone,
+        (false, false) => Key::EditFinding,
+    };
+    let sentence = move || row.with(|e| format!("{n}. {}", e.description));
+    let severity = move || {
+        row.with(|e| {
+            if e.severity.is_empty() {
+                String::new()
+            } else {
+                format!("({})", severity_in(&e.severity, prefs.lang.get()))
+            }
+        })
+    };
+    let on_keydown = move |ev: leptos::ev::KeyboardEvent| {
+        let plain_enter = ev.key() == "Enter" && !ev.ctrl_key() && !ev.meta_key();
+        if editing() && (ev.key() == "Escape" || plain_enter) {
+            ev.prevent_default();
+            ev.stop_propagation();
+            set(&|e| e.editing = false);
+        }
+    };
+    let option = move |value: &'static str| {
+        view! { <option value=value>{move || severity_in(value, prefs.lang.get())}</option> }
+    };
+    view! {
+        <li class="flex flex-wrap items-center gap-x-2" on:keydown=on_keydown>
+            <span
+                hidden=editing
+                class=move || {
+                    if removed() {
+                        "min-w-0 flex-1 break-words text-slate-500 line-through"
+                    } else {
+                        "min-w-0 flex-1 break-words"
+                    }
+                }
+            >
+                {sentence}
+                <span class="ml-1 text-slate-600 dark:text-slate-300">{severity}</span>
+            </span>
+            <input
+                hidden=move || !editing()
+                aria-label=move || label(Key::FindingWords)
+                // The report tool's limit: longer words would be refused.
+                maxlength="2000"
+                prop:value=move || row.with(|e| e.description.clone())
+                class="min-w-0 flex-1 rounded border border-slate-300 bg-white px-2 py-1 dark:border-slate-600 dark:bg-slate-950"
+                on:input=move |ev| {
+                    let text = event_target_value(&ev);
+                    set(&|e| e.description.clone_from(&text));
+                }
+            />
+            <select
+                hidden=move || !editing()
+                aria-label=move || label(Key::FindingSeverity)
+                prop:value=move || row.with(|e| e.severity.clone())
+                class="rounded border border-slate-300 bg-white px-1 py-1 dark:border-slate-600 dark:bg-slate-950"
+                on:change=move |ev| {
+                    let value = event_target_value(&ev);
+                    set(&|e| e.severity.clone_from(&value));
+                }
+            >
+                {option("licht")}
+                {option("matig")}
+                {option("ernstig")}
+            </select>
+            <button
+                type="button"
+                aria-label=move || label(main_key())
+                title=move || label(main_key())
+                class=ICON
+                on:click=move |_| {
+                    set(&|e| {
+                        if e.removed {
+                            e.removed = false;
+                        } else {
+                            e.editing = !e.editing;
+                        }
+                    })
+                }
+            >
+                {move || match main_key() {
+                    Key::RestoreFinding => "↺",
+                    Key::FindingDone => "✓",
+                    _ => "✎",
+                }}
+            </button>
+            <button
+                type="button"
+                hidden=move || removed() || editing()
+                aria-label=move || label(Key::LeaveOutFinding)
+                title=move || label(Key::LeaveOutFinding)
+                class=ICON
+                on:click=move |_| set(&|e| e.removed = true)
+            >
+                "✕"
+            </button>
+        </li>
     }
 }
 
