@@ -291,6 +291,51 @@ mod tests {
     use serde_json::json;
 
     #[test]
+    fn edits_refused_by_the_check_leave_the_request_open_and_a_rejection_drops_them() {
+        let approvals = Approvals::default();
+        let mut receiver = approvals.register("appr-1", 7, "alice", "generate_final_report");
+        let edits = |kvk: &str| Map::from_iter([("kvk".to_owned(), json!(kvk))]);
+        let check = |tool: &str, args: &Value| {
+            assert_eq!(tool, "generate_final_report");
+            if args["kvk"] == "99990001" {
+                Ok(())
+            } else {
+                Err("veld `kvk`".to_owned())
+            }
+        };
+        let answer = |approved, kvk: &str| Answer {
+            approved,
+            feedback: None,
+            edited_args: Some(edits(kvk)),
+        };
+        // Someone else learns nothing about the arguments: theirs is refused as foreign.
+        assert_eq!(
+            approvals.resolve_checked("appr-1", 8, "bob", answer(true, "1"), check),
+            Err(Refusal::Foreign)
+        );
+        assert_eq!(
+            approvals.resolve_checked("appr-1", 7, "alice", answer(true, "1"), check),
+            Err(Refusal::InvalidEdits("veld `kvk`".to_owned()))
+        );
+        assert!(receiver.try_recv().is_err(), "still waiting");
+        assert_eq!(
+            approvals.resolve_checked("appr-1", 7, "alice", answer(true, "99990001"), check),
+            Ok(())
+        );
+        let decision = receiver.try_recv().unwrap();
+        assert_eq!(decision.edited_args, Some(edits("99990001")));
+
+        let mut receiver = approvals.register("appr-2", 7, "alice", "generate_final_report");
+        assert_eq!(
+            approvals.resolve_checked("appr-2", 7, "alice", answer(false, "1"), check),
+            Ok(())
+        );
+        let decision = receiver.try_recv().unwrap();
+        assert!(!decision.approved);
+        assert_eq!(decision.edited_args, None);
+    }
+
+    #[test]
     fn settled_ids_are_remembered_up_to_a_bound() {
         let approvals = Approvals::default();
         for n in 0..SETTLED_REMEMBERED + 5 {
