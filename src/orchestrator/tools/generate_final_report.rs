@@ -16,6 +16,7 @@ use super::submit_verification_answers::answers_in_thread;
 use super::{GENERATE_FINAL_REPORT, Tool, ToolContext, ToolError, kvk_arg, parse_args};
 use crate::orchestrator::inspection::{InspectionState, inspector_words};
 use crate::orchestrator::knowledge::{Knowledge, normalize};
+use crate::orchestrator::llm::ToolSpec;
 use crate::orchestrator::report::form::{Article, Severity};
 use crate::orchestrator::report::verify::{apply, interpret};
 use crate::orchestrator::report::{
@@ -154,6 +155,26 @@ impl Tool for GenerateFinalReport {
 
     fn check(&self, args: &Value) -> Result<(), ToolError> {
         self.checked_args(args).map(drop)
+    }
+
+    /// As a model sees it: without what only the inspector's edits use (a finding's `number`,
+    /// `leave_out`), which a model cannot know and which would take room from its answer in
+    /// a small context (the 4k one of the real-model tests ran out of length with them).
+    fn spec(&self) -> ToolSpec {
+        let mut parameters = self.parameters();
+        if let Some(properties) = parameters["properties"].as_object_mut() {
+            properties.remove("leave_out");
+        }
+        if let Some(finding) =
+            parameters["properties"]["findings"]["items"]["properties"].as_object_mut()
+        {
+            finding.remove("number");
+        }
+        ToolSpec {
+            name: self.name().to_string(),
+            description: self.description().to_string(),
+            parameters,
+        }
     }
 
     async fn call(&self, ctx: &ToolContext<'_>, args: &Value) -> Result<Value, ToolError> {
