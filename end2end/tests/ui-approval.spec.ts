@@ -90,7 +90,7 @@ const editWords = {
     leaveOut: (n: number) => `Bevinding ${n} weglaten`,
     restore: (n: number) => `Bevinding ${n} terugzetten`,
     corrected: "Rauwe vis boven de groenten in de koelcel, 12 °C",
-    moderate: "(matig)",
+    serious: "(ernstig)",
   },
   en: {
     start: "I'm at Trattoria Finta Fiore for a regular inspection.",
@@ -109,7 +109,7 @@ const editWords = {
     leaveOut: (n: number) => `Leave out finding ${n}`,
     restore: (n: number) => `Put finding ${n} back`,
     corrected: "Raw fish above the vegetables in the cold store, 12 °C",
-    moderate: "(moderate)",
+    serious: "(serious)",
   },
 };
 
@@ -161,14 +161,14 @@ test.describe("approval with edits", () => {
         // Said at once, while the box still has the focus.
         await expect(dialog.getByRole("button", { name: w.approveEdited })).toBeVisible();
         await expect(words).toBeFocused();
-        await findings.getByLabel(w.severity(1)).selectOption("matig");
+        await findings.getByLabel(w.severity(1)).selectOption("ernstig");
         await page.screenshot({ path: `screenshots/ui-approval-editing-${lang}-${width}.png` });
         // Esc ends the correction; the dialog stays (Esc elsewhere rejects).
         await words.focus();
         await page.keyboard.press("Escape");
         await expect(dialog).toBeVisible();
         await expect(words).toBeHidden();
-        await expect(findings).toContainText(`1. ${w.corrected} ${w.moderate}`);
+        await expect(findings).toContainText(`1. ${w.corrected} ${w.serious}`);
         await findings.getByRole("button", { name: w.leaveOut(2) }).click();
         await findings.getByRole("button", { name: w.restore(2) }).click();
         await findings.getByRole("button", { name: w.leaveOut(2) }).click();

@@ -144,7 +144,8 @@ fn FindingRow(edits: RwSignal<Vec<FindingEdit>>, i: usize) -> impl IntoView {
                 }
             >
                 {sentence}
-                <span class="ml-1 text-slate-600 dark:text-slate-300">{severity}</span>
+                " "
+                <span class="text-slate-600 dark:text-slate-300">{severity}</span>
             </span>
             <input
                 hidden=move || !editing()

@@ -312,8 +312,13 @@ fn trap_focus(ev: &leptos::ev::KeyboardEvent, dialog: NodeRef<Div>) {
         ) else {
             return;
         };
-        let len = list.length();
-        let (Some(first), Some(last)) = (list.item(0), list.item(len.saturating_sub(1))) else {
+        // Only what is drawn takes the focus: a finding's boxes are `hidden` until it is
+        // corrected, and wrapping to one of them would let the focus leave the dialog.
+        let drawn: Vec<web_sys::HtmlElement> = (0..list.length())
+            .filter_map(|i| list.item(i)?.dyn_into::<web_sys::HtmlElement>().ok())
+            .filter(|el| el.offset_parent().is_some())
+            .collect();
+        let (Some(first), Some(last)) = (drawn.first(), drawn.last()) else {
             return;
         };
         let active = document().active_element();
@@ -322,11 +327,11 @@ fn trap_focus(ev: &leptos::ev::KeyboardEvent, dialog: NodeRef<Div>) {
             .as_ref()
             .is_some_and(|a| dialog.contains(Some(a.unchecked_ref())));
         let target = if ev.shift_key() {
-            (is(&first) || !inside).then_some(last)
+            (is(first) || !inside).then_some(last)
         } else {
-            (is(&last) || !inside).then_some(first)
+            (is(last) || !inside).then_some(first)
         };
-        if let Some(target) = target.and_then(|n| n.dyn_into::<web_sys::HtmlElement>().ok()) {
+        if let Some(target) = target {
             ev.prevent_default();
             let _ = target.focus();
         }
