@@ -158,8 +158,7 @@ impl Tool for GenerateFinalReport {
     }
 
     /// As a model sees it: without what only the inspector's edits use (a finding's `number`,
-    /// `leave_out`), which a model cannot know and which would take room from its answer in
-    /// a small context (the 4k one of the real-model tests ran out of length with them).
+    /// `leave_out`): a model cannot know them, and in a small context they only take room.
     fn spec(&self) -> ToolSpec {
         let mut parameters = self.parameters();
         if let Some(properties) = parameters["properties"].as_object_mut() {
