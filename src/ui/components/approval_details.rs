@@ -147,6 +147,8 @@ fn FindingRow(edits: RwSignal<Vec<FindingEdit>>, i: usize) -> impl IntoView {
                 " "
                 <span class="text-slate-600 dark:text-slate-300">{severity}</span>
             </span>
+            // Its number stays in sight while its words are corrected.
+            <span hidden=move || !editing()>{format!("{n}.")}</span>
             <input
                 hidden=move || !editing()
                 aria-label=move || label(Key::FindingWords)
