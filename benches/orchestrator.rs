@@ -9,6 +9,7 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use agora_hai::orchestrator::approval::Answer;
 use agora_hai::orchestrator::knowledge::Knowledge;
 use agora_hai::orchestrator::llm::planner::EmbeddedPlanner;
 use agora_hai::orchestrator::llm::planner::Lang;
@@ -67,7 +68,7 @@ async fn run(orchestrator: &Arc<Orchestrator>, thread: &str, text: &str) -> usiz
                 let id = custom.value["approvalId"].as_str().unwrap();
                 orchestrator
                     .approvals
-                    .resolve(id, 1, "bench", true, None)
+                    .resolve(id, 1, "bench", Answer::new(true, None))
                     .unwrap();
             }
             _ => {}

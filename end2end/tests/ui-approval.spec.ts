@@ -67,6 +67,136 @@ test("rejected with Esc, with feedback: the call shows as rejected, with the fee
   await page.screenshot({ path: "screenshots/ui-approval-rejected.png" });
 });
 
+// Issue 34: what goes into the report can be corrected before it is approved. One finding's
+// words and severity are changed, another left out (and put back, and left out again); Esc in
+// a finding's box ends the correction and does not reject the report; the button says the
+// approval is one with edits; the report has exactly that. Dutch and English, at desktop,
+// tablet and phone width (nothing cut at the right edge).
+const editWords = {
+  nl: {
+    start: "Start inspectie bij Trattoria Finta Fiore",
+    findings: [
+      ["Bevinding: rauwe vis naast groenten bewaard op 12 °C", "Bevinding 1 vastgelegd"],
+      ["Bevinding: geen zeep bij de handenwasbak in de keuken", "Bevinding 2 vastgelegd"],
+    ],
+    report: "Genereer het inspectierapport zonder vragen",
+    dialog: "Goedkeuring gevraagd",
+    approve: "Goedkeuren",
+    approveEdited: "Goedkeuren met wijzigingen",
+    edit: (n: number) => `Bevinding ${n} wijzigen`,
+    words: (n: number) => `Tekst van bevinding ${n}`,
+    severity: (n: number) => `Ernst van bevinding ${n}`,
+    done: (n: number) => `Wijziging van bevinding ${n} klaar`,
+    leaveOut: (n: number) => `Bevinding ${n} weglaten`,
+    restore: (n: number) => `Bevinding ${n} terugzetten`,
+    corrected: "Rauwe vis boven de groenten in de koelcel, 12 °C",
+    serious: "(ernstig)",
+  },
+  en: {
+    start: "I'm at Trattoria Finta Fiore for a regular inspection.",
+    findings: [
+      ["Finding: raw fish stored next to vegetables at 12 °C", "Finding 1 recorded"],
+      ["Finding: no soap at the hand wash basin in the kitchen", "Finding 2 recorded"],
+    ],
+    report: "Generate the report without questions",
+    dialog: "Approval requested",
+    approve: "Approve",
+    approveEdited: "Approve with edits",
+    edit: (n: number) => `Edit finding ${n}`,
+    words: (n: number) => `Text of finding ${n}`,
+    severity: (n: number) => `Severity of finding ${n}`,
+    done: (n: number) => `Done editing finding ${n}`,
+    leaveOut: (n: number) => `Leave out finding ${n}`,
+    restore: (n: number) => `Put finding ${n} back`,
+    corrected: "Raw fish above the vegetables in the cold store, 12 °C",
+    serious: "(serious)",
+  },
+};
+
+test.describe("approval with edits", () => {
+  // The English runs store the language for the development user every spec shares: put
+  // Dutch back, whatever happened in the test.
+  test.afterEach(async ({ page }) => {
+    const origin = new URL(page.url()).origin;
+    const response = await page.request.put("/users/me/preferences", {
+      data: { language: "nl-NL" },
+      headers: { Origin: origin },
+    });
+    expect(response.ok()).toBe(true);
+  });
+
+  for (const lang of ["nl", "en"] as const) {
+    for (const width of [1440, 820, 390]) {
+      test(`findings corrected and left out in the dialog reach the report (${lang}, ${width} px)`, async ({ page }) => {
+        const w = editWords[lang];
+        await page.setViewportSize({ width, height: 900 });
+        await page.goto("/");
+        await connected(page);
+        if (lang === "en") {
+          await page.getByRole("button", { name: "EN", exact: true }).click();
+          await expect(page.getByRole("status", { name: "Connection status" })).toHaveText("connected");
+        }
+        const box = page.getByLabel(lang === "nl" ? "Bericht" : "Message");
+        const say = async (text: string) => {
+          await box.fill(text);
+          await box.press("Enter");
+        };
+        await say(w.start);
+        await expect(page.getByRole("log").getByText("Finta Fiore").first()).toBeVisible();
+        for (const [finding, recorded] of w.findings) {
+          await say(finding);
+          await expect(page.getByRole("log").getByText(recorded)).toBeVisible();
+        }
+        await say(w.report);
+        const dialog = page.getByRole("dialog", { name: w.dialog });
+        await expect(dialog).toBeVisible();
+        const findings = dialog.getByTestId("findings");
+        await expect(findings.getByRole("listitem")).toHaveCount(2);
+        await expect(dialog.getByRole("button", { name: w.approve, exact: true })).toBeVisible();
+
+        await findings.getByRole("button", { name: w.edit(1) }).click();
+        const words = findings.getByLabel(w.words(1));
+        await expect(words).toBeVisible();
+        await words.fill(w.corrected);
+        // Said at once, while the box still has the focus.
+        await expect(dialog.getByRole("button", { name: w.approveEdited })).toBeVisible();
+        await expect(words).toBeFocused();
+        await findings.getByLabel(w.severity(1)).selectOption("ernstig");
+        await page.screenshot({ path: `screenshots/ui-approval-editing-${lang}-${width}.png` });
+        // Esc ends the correction; the dialog stays (Esc elsewhere rejects).
+        await words.focus();
+        await page.keyboard.press("Escape");
+        await expect(dialog).toBeVisible();
+        await expect(words).toBeHidden();
+        await expect(findings).toContainText(`1. ${w.corrected} ${w.serious}`);
+        await findings.getByRole("button", { name: w.leaveOut(2) }).click();
+        await findings.getByRole("button", { name: w.restore(2) }).click();
+        await findings.getByRole("button", { name: w.leaveOut(2) }).click();
+        await expect(findings.getByRole("listitem").nth(1).locator(".line-through")).toBeVisible();
+        const approve = dialog.getByRole("button", { name: w.approveEdited });
+        await expect(approve).toBeVisible();
+        // Nothing is cut at the right edge, nor scrolls sideways, on a phone too.
+        const box2 = await dialog.boundingBox();
+        expect(box2!.x + box2!.width).toBeLessThanOrEqual(width);
+        expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
+        await page.screenshot({ path: `screenshots/ui-approval-edits-${lang}-${width}.png` });
+
+        await approve.click();
+        await expect(dialog).toBeHidden();
+        const json = page.getByRole("link", { name: "JSON", exact: true });
+        await expect(json).toBeVisible();
+        const report = await (await page.request.get((await json.getAttribute("href"))!)).json();
+        const text = JSON.stringify(report);
+        expect(report.all_violations).toHaveLength(1);
+        expect(text).toContain(w.corrected);
+        expect(text).not.toMatch(/zeep|soap/);
+        // The conclusion counts the findings as approved, not as the agent proposed them.
+        expect(report.additional_info.inspector_notes).toMatch(/1 bevinding vastgelegd|1 finding was recorded/);
+      });
+    }
+  }
+});
+
 test("approved with Ctrl+Enter; Tab and Shift+Tab stay inside the dialog", async ({ page }) => {
   const dialog = await askForReport(page);
   const inside = () => page.evaluate(() => !!document.activeElement?.closest("[role=dialog]"));

@@ -4,7 +4,7 @@
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::Mutex;
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 use tokio::sync::oneshot;
 
 use crate::protocol::{ErrorCode, RiskLevel};
@@ -79,10 +79,31 @@ pub struct Decision {
     pub feedback: Option<String>,
     /// The user who answered, or `system` when it expired.
     pub decided_by: String,
+    /// Approved with edits: the arguments the call runs with instead of the agent's.
+    pub edited_args: Option<Map<String, Value>>,
+}
+
+/// A user's answer to an approval request, as `/ws` brings it.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Answer {
+    pub approved: bool,
+    pub feedback: Option<String>,
+    /// Only with an approval: a rejected call runs with no arguments at all.
+    pub edited_args: Option<Map<String, Value>>,
+}
+
+impl Answer {
+    pub fn new(approved: bool, feedback: Option<String>) -> Self {
+        Self {
+            approved,
+            feedback,
+            edited_args: None,
+        }
+    }
 }
 
 /// Why a response was refused; each becomes an `agora:error`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum Refusal {
     #[error("unknown approvalId")]
     Unknown,
@@ -90,15 +111,20 @@ pub enum Refusal {
     Duplicate,
     #[error("this approval belongs to another user's run")]
     Foreign,
+    /// Approved with edited arguments the tool refuses, as it would the agent's; the request
+    /// stays open, to be answered again. The tool's own words (Dutch / English).
+    #[error("the edited arguments do not fit: {0}")]
+    InvalidEdits(String),
 }
 
 impl Refusal {
     /// The client is sent this code and its sentence.
-    pub fn code(self) -> ErrorCode {
+    pub fn code(&self) -> ErrorCode {
         match self {
             Refusal::Unknown => ErrorCode::UnknownApproval,
             Refusal::Duplicate => ErrorCode::DuplicateApproval,
             Refusal::Foreign => ErrorCode::ForeignApproval,
+            Refusal::InvalidEdits(_) => ErrorCode::InvalidEditedArgs,
         }
     }
 }
@@ -111,6 +137,8 @@ struct Pending {
     /// The run's owner answers it, from any of their connections: a run outlives the socket
     /// that started it, and its approval waits for the client that comes back.
     user_id: String,
+    /// The tool the call would run, whose rules edited arguments must meet.
+    tool_name: String,
     reply: oneshot::Sender<Decision>,
     /// When it was asked, for the wait `/metrics` shows.
     since: std::time::Instant,
@@ -166,11 +194,13 @@ impl Approvals {
         approval_id: &str,
         connection_id: u64,
         user_id: &str,
+        tool_name: &str,
     ) -> oneshot::Receiver<Decision> {
         let (reply, receiver) = oneshot::channel();
         let pending = Pending {
             connection_id,
             user_id: user_id.to_owned(),
+            tool_name: tool_name.to_owned(),
             reply,
             since: std::time::Instant::now(),
         };
@@ -185,14 +215,28 @@ impl Approvals {
         receiver
     }
 
-    /// Delivers a user's answer to the waiting run.
+    /// Delivers a user's answer to the waiting run, edited arguments unchecked.
     pub fn resolve(
         &self,
         approval_id: &str,
         connection_id: u64,
         user_id: &str,
-        approved: bool,
-        feedback: Option<String>,
+        answer: Answer,
+    ) -> Result<(), Refusal> {
+        self.resolve_checked(approval_id, connection_id, user_id, answer, |_, _| Ok(()))
+    }
+
+    /// Delivers a user's answer to the waiting run. Edited arguments of an approval must pass
+    /// `check(tool name, arguments)` first (asked only of the request's owner, so nobody
+    /// learns about another's call); if they do not, the request stays open. Edits that come
+    /// with a rejection are dropped unchecked: nothing runs.
+    pub fn resolve_checked(
+        &self,
+        approval_id: &str,
+        connection_id: u64,
+        user_id: &str,
+        answer: Answer,
+        check: impl FnOnce(&str, &Value) -> Result<(), String>,
     ) -> Result<(), Refusal> {
         let mut inner = self.lock();
         let Some(pending) = inner.pending.get(approval_id) else {
@@ -205,13 +249,19 @@ impl Approvals {
         if pending.connection_id != connection_id && pending.user_id != user_id {
             return Err(Refusal::Foreign);
         }
+        let edited_args = answer.edited_args.filter(|_| answer.approved);
+        if let Some(edited) = &edited_args {
+            check(&pending.tool_name, &Value::Object(edited.clone()))
+                .map_err(Refusal::InvalidEdits)?;
+        }
         let pending = inner.pending.remove(approval_id).expect("checked above");
         inner.settled.insert(approval_id);
         super::metrics::approval_settled(Some(pending.since.elapsed()));
         let decision = Decision {
-            approved,
-            feedback,
+            approved: answer.approved,
+            feedback: answer.feedback,
             decided_by: pending.user_id.clone(),
+            edited_args,
         };
         // The run may have been cancelled meanwhile; then nobody waits and that is fine.
         let _ = pending.reply.send(decision);
@@ -239,6 +289,51 @@ impl Approvals {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn edits_refused_by_the_check_leave_the_request_open_and_a_rejection_drops_them() {
+        let approvals = Approvals::default();
+        let mut receiver = approvals.register("appr-1", 7, "alice", "generate_final_report");
+        let edits = |kvk: &str| Map::from_iter([("kvk".to_owned(), json!(kvk))]);
+        let check = |tool: &str, args: &Value| {
+            assert_eq!(tool, "generate_final_report");
+            if args["kvk"] == "99990001" {
+                Ok(())
+            } else {
+                Err("veld `kvk`".to_owned())
+            }
+        };
+        let answer = |approved, kvk: &str| Answer {
+            approved,
+            feedback: None,
+            edited_args: Some(edits(kvk)),
+        };
+        // Someone else learns nothing about the arguments: theirs is refused as foreign.
+        assert_eq!(
+            approvals.resolve_checked("appr-1", 8, "bob", answer(true, "1"), check),
+            Err(Refusal::Foreign)
+        );
+        assert_eq!(
+            approvals.resolve_checked("appr-1", 7, "alice", answer(true, "1"), check),
+            Err(Refusal::InvalidEdits("veld `kvk`".to_owned()))
+        );
+        assert!(receiver.try_recv().is_err(), "still waiting");
+        assert_eq!(
+            approvals.resolve_checked("appr-1", 7, "alice", answer(true, "99990001"), check),
+            Ok(())
+        );
+        let decision = receiver.try_recv().unwrap();
+        assert_eq!(decision.edited_args, Some(edits("99990001")));
+
+        let mut receiver = approvals.register("appr-2", 7, "alice", "generate_final_report");
+        assert_eq!(
+            approvals.resolve_checked("appr-2", 7, "alice", answer(false, "1"), check),
+            Ok(())
+        );
+        let decision = receiver.try_recv().unwrap();
+        assert!(!decision.approved);
+        assert_eq!(decision.edited_args, None);
+    }
 
     #[test]
     fn settled_ids_are_remembered_up_to_a_bound() {
@@ -297,30 +392,33 @@ mod tests {
     #[test]
     fn the_owner_from_any_connection_or_the_starting_one_answers_once() {
         let approvals = Approvals::default();
-        let mut receiver = approvals.register("appr-1", 7, "alice");
+        let mut receiver = approvals.register("appr-1", 7, "alice", "generate_final_report");
         assert_eq!(
-            approvals.resolve("nope", 7, "alice", true, None),
+            approvals.resolve("nope", 7, "alice", Answer::new(true, None)),
             Err(Refusal::Unknown)
         );
         assert_eq!(
-            approvals.resolve("appr-1", 8, "bob", true, None),
+            approvals.resolve("appr-1", 8, "bob", Answer::new(true, None)),
             Err(Refusal::Foreign)
         );
         // Alice came back on another socket.
         assert_eq!(
-            approvals.resolve("appr-1", 9, "alice", false, Some("nee".into())),
+            approvals.resolve("appr-1", 9, "alice", Answer::new(false, Some("nee".into()))),
             Ok(())
         );
         assert_eq!(
-            approvals.resolve("appr-1", 7, "alice", true, None),
+            approvals.resolve("appr-1", 7, "alice", Answer::new(true, None)),
             Err(Refusal::Duplicate)
         );
         let decision = receiver.try_recv().expect("decision delivered");
         assert!(!decision.approved);
         assert_eq!(decision.decided_by, "alice");
         // On the starting socket, whoever the client names, it is the owner's answer.
-        let mut receiver = approvals.register("appr-2", 7, "alice");
-        assert_eq!(approvals.resolve("appr-2", 7, "dev", true, None), Ok(()));
+        let mut receiver = approvals.register("appr-2", 7, "alice", "generate_final_report");
+        assert_eq!(
+            approvals.resolve("appr-2", 7, "dev", Answer::new(true, None)),
+            Ok(())
+        );
         assert_eq!(receiver.try_recv().unwrap().decided_by, "alice");
         assert_eq!(decision.feedback.as_deref(), Some("nee"));
     }

@@ -29,6 +29,8 @@ pub struct ForwardedDecision {
     pub user_id: String,
     pub approved: bool,
     pub feedback: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub edited_args: Option<serde_json::Map<String, serde_json::Value>>,
 }
 
 #[async_trait::async_trait]

@@ -393,28 +393,37 @@ impl Orchestrator {
         approval_id: &str,
         connection_id: u64,
         user_id: &str,
-        approved: bool,
-        feedback: Option<String>,
+        answer: approval::Answer,
     ) -> Result<(), approval::Refusal> {
-        match self.approvals.resolve(
-            approval_id,
-            connection_id,
-            user_id,
-            approved,
-            feedback.clone(),
-        ) {
+        match self.resolve_here(approval_id, connection_id, user_id, answer.clone()) {
             Err(approval::Refusal::Unknown) if self.peers.shared() => {
                 self.peers
                     .forward_decision(cluster::ForwardedDecision {
                         approval_id: approval_id.to_owned(),
                         user_id: user_id.to_owned(),
-                        approved,
-                        feedback,
+                        approved: answer.approved,
+                        feedback: answer.feedback,
+                        edited_args: answer.edited_args,
                     })
                     .await
             }
             other => other,
         }
+    }
+
+    /// A user's answer to an approval whose run waits on this instance; edited arguments are
+    /// checked by the tool's own rules, as the agent's are.
+    pub fn resolve_here(
+        &self,
+        approval_id: &str,
+        connection_id: u64,
+        user_id: &str,
+        answer: approval::Answer,
+    ) -> Result<(), approval::Refusal> {
+        self.approvals
+            .resolve_checked(approval_id, connection_id, user_id, answer, |tool, args| {
+                self.toolbox().check(tool, args).map_err(|e| e.to_string())
+            })
     }
 
     /// A run id the client chose must be new: reusing one (another user's running run's, say)

@@ -86,6 +86,10 @@ pub struct ApprovalDecision {
     /// The user who answered, or `system` when the approval expired.
     pub decided_by: String,
     pub decided_at: i64,
+    /// Approved with edits: the arguments the call ran with instead of the agent's
+    /// (`ApprovalRecord::parameters`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub edited_args: Option<Value>,
 }
 
 impl ApprovalDecision {
@@ -96,6 +100,7 @@ impl ApprovalDecision {
             feedback: Some(feedback.into()),
             decided_by: "system".to_owned(),
             decided_at,
+            edited_args: None,
         }
     }
 }

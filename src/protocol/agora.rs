@@ -163,6 +163,10 @@ pub struct ToolApprovalResponse {
     /// The user's words, passed to the agent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub feedback: Option<String>,
+    /// Approved with edits: the arguments the call runs with instead of the agent's (as
+    /// AG-UI's `editedArgs` on `/agui`). Checked against the tool's schema like any call's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub edited_args: Option<Map<String, Value>>,
     #[serde(flatten, default, skip_serializing_if = "Map::is_empty")]
     pub extra: Map<String, Value>,
 }

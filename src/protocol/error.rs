@@ -155,6 +155,10 @@ error_codes! {
     ForeignApproval = "foreign_approval" => (
         "Deze goedkeuringsvraag hoort bij de run van een andere gebruiker.",
         "This approval request belongs to another user's run."),
+    /// Approved with edited arguments the tool refuses; the request stays open.
+    InvalidEditedArgs = "invalid_edited_args" => (
+        "De gewijzigde gegevens kloppen niet; de goedkeuringsvraag staat nog open.",
+        "The edited details do not fit; the approval request is still open."),
 
     // How a run ended early.
     Cancelled = "cancelled" => (

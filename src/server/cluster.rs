@@ -17,7 +17,7 @@ use sqlx::postgres::PgListener;
 use tokio::sync::mpsc;
 
 use crate::orchestrator::Orchestrator;
-use crate::orchestrator::approval::Refusal;
+use crate::orchestrator::approval::{Answer, Refusal};
 use crate::orchestrator::cluster::{ForwardedDecision, Peers, SharedEvent};
 use crate::orchestrator::journal::with_seq;
 use crate::orchestrator::store::StoreError;
@@ -234,13 +234,21 @@ fn deliver(orchestrator: &Orchestrator, payload: &str) {
         return;
     };
     // No connection of this instance sent it: the owner's answer counts, anyone else's not.
-    let _ = orchestrator.approvals.resolve(
+    let answered = orchestrator.resolve_here(
         &decision.approval_id,
         u64::MAX,
         &decision.user_id,
-        decision.approved,
-        decision.feedback,
+        Answer {
+            approved: decision.approved,
+            feedback: decision.feedback,
+            edited_args: decision.edited_args,
+        },
     );
+    // The answering instance cannot tell its client: the request stays open (it expires, or
+    // the inspector answers again from the page that shows it).
+    if let Err(refusal @ Refusal::InvalidEdits(_)) = answered {
+        tracing::warn!(approval_id = %decision.approval_id, %refusal, "forwarded edits refused");
+    }
 }
 
 /// Renews this instance's leases and interrupts the runs of instances that stopped renewing

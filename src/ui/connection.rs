@@ -128,9 +128,20 @@ impl Connection {
 
     /// The inspector's decision on a tool call. Without a connection the dialog stays: the
     /// run waits at the server, and the decision can be given once the page is back.
-    pub fn answer_approval(&self, approval_id: &str, approved: bool, feedback: Option<String>) {
-        let frame =
-            crate::protocol::wire::approval_response(approval_id, approved, feedback.as_deref());
+    /// Answers an approval request; `edited_args` when it is approved with edits.
+    pub fn answer_approval(
+        &self,
+        approval_id: &str,
+        approved: bool,
+        feedback: Option<String>,
+        edited_args: Option<serde_json::Map<String, serde_json::Value>>,
+    ) {
+        let frame = crate::protocol::wire::approval_response(
+            approval_id,
+            approved,
+            feedback.as_deref(),
+            edited_args,
+        );
         #[cfg(feature = "hydrate")]
         if !self.send(&frame) {
             return;

@@ -4,7 +4,7 @@
 //! `serde_json::Value`s. Plain Rust, tested natively; `approval_details` draws every entry with
 //! one view, so the browser bundle carries one shape for all of them.
 
-use serde_json::Value;
+use serde_json::{Map, Value, json};
 
 use super::i18n::{Key, Lang};
 
@@ -58,8 +58,8 @@ fn list<'a>(value: &'a Value, key: &str) -> &'a [Value] {
 }
 
 /// The report's approval: the company, the form's summary (completion and violations, each
-/// section with its status, a repeat violation), the hygiene code, what the form still lacks,
-/// and the findings as sentences with their severity.
+/// section with its status, a repeat violation), the hygiene code and what the form still
+/// lacks. The findings follow, each to correct or leave out ([`FindingEdit`]).
 pub fn report_entries(params: &Value, form: Option<&Value>, lang: Lang) -> Vec<Entry> {
     let t = |key: Key| key.text(lang);
     let (name, kvk) = (str_at(params, "company_name"), str_at(params, "kvk"));
@@ -118,30 +118,78 @@ pub fn report_entries(params: &Value, form: Option<&Value>, lang: Lang) -> Vec<E
             entries.push(entry(t(Key::StillOpen), open));
         }
     }
-    let findings: Vec<Line> = list(params, "findings")
-        .iter()
-        .enumerate()
-        .map(|(i, finding)| {
-            let severity = str_at(finding, "severity");
-            Line {
-                text: format!("{}. {}", i + 1, str_at(finding, "description")),
-                aside: if severity.is_empty() {
-                    String::new()
-                } else {
-                    format!("({})", severity_in(severity, lang))
-                },
-                tone: QUIET,
-            }
-        })
-        .collect();
-    if !findings.is_empty() {
-        entries.push(entry(t(Key::FindingsList), findings));
-    }
     entries
 }
 
+/// A finding of the report's call as the approval dialog shows it: the inspector may correct
+/// its words and severity, or leave it out, before approving (issue 34).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct FindingEdit {
+    pub description: String,
+    /// licht, matig or ernstig; empty when the call gave none.
+    pub severity: String,
+    pub removed: bool,
+    /// Its words are being changed.
+    pub editing: bool,
+}
+
+/// The findings of the report's call, unchanged.
+pub fn finding_edits(params: &Value) -> Vec<FindingEdit> {
+    list(params, "findings")
+        .iter()
+        .map(|f| FindingEdit {
+            description: str_at(f, "description").to_owned(),
+            severity: str_at(f, "severity").to_owned(),
+            removed: false,
+            editing: false,
+        })
+        .collect()
+}
+
+/// The arguments to approve with when the inspector changed the findings, `None` when they
+/// are as the agent asked: each kept finding with its new words and severity (a recorded one
+/// keeps its `number`, so the report corrects that one), the numbers of those left out in
+/// `leave_out`, and no `summary`, which counted the findings as they were (the report writes
+/// its conclusion from them).
+pub fn edited_args(params: &Value, edits: &[FindingEdit]) -> Option<Map<String, Value>> {
+    let original = list(params, "findings");
+    // Words wiped out are no correction (the finding keeps its own), as below.
+    let changed = edits.iter().zip(original).any(|(e, f)| {
+        let words = e.description.trim();
+        e.removed
+            || (!words.is_empty() && words != str_at(f, "description"))
+            || (!e.severity.is_empty() && e.severity != str_at(f, "severity"))
+    });
+    if !changed {
+        return None;
+    }
+    let mut args = params.as_object()?.clone();
+    let mut kept = Vec::new();
+    let mut left_out = Vec::new();
+    for (edit, finding) in edits.iter().zip(original) {
+        if edit.removed {
+            left_out.extend(finding.get("number").cloned());
+            continue;
+        }
+        let mut finding = finding.clone();
+        if !edit.description.trim().is_empty() {
+            finding["description"] = json!(edit.description.trim());
+        }
+        if !edit.severity.is_empty() {
+            finding["severity"] = json!(edit.severity);
+        }
+        kept.push(finding);
+    }
+    args.insert("findings".to_owned(), Value::Array(kept));
+    if !left_out.is_empty() {
+        args.insert("leave_out".to_owned(), Value::Array(left_out));
+    }
+    args.remove("summary");
+    Some(args)
+}
+
 /// A finding's severity in the page's language (the report keeps the Dutch word).
-fn severity_in(word: &str, lang: Lang) -> &str {
+pub fn severity_in(word: &str, lang: Lang) -> &str {
     match (lang, word) {
         (Lang::En, "ernstig") => "serious",
         (Lang::En, "matig") => "moderate",
@@ -201,8 +249,7 @@ mod tests {
                 "Bedrijf",
                 "Inspectieformulier",
                 "Hygiënecode",
-                "Nog open op het formulier",
-                "Bevindingen"
+                "Nog open op het formulier"
             ]
         );
         assert_eq!(
@@ -224,18 +271,78 @@ mod tests {
         );
         assert_eq!(summary.lines[1].tone, RED);
         assert_eq!(summary.lines[3].aside, "INS-2024-0012");
-        let findings = &entries[4].lines;
-        assert_eq!(findings[0].text, "1. Rauwe vis naast groenten");
-        assert_eq!(findings[0].aside, "(ernstig)");
-        assert_eq!(findings[1].aside, "");
     }
 
     #[test]
-    fn without_a_form_the_report_still_names_company_and_findings_in_english() {
+    fn without_a_form_the_report_still_names_its_company() {
         let entries = report_entries(&params(), None, Lang::En);
         let labels: Vec<&str> = entries.iter().map(|e| e.label.as_str()).collect();
-        assert_eq!(labels, ["Company", "Findings"]);
-        assert_eq!(entries[1].lines[0].aside, "(serious)");
+        assert_eq!(labels, ["Company"]);
+        assert_eq!(severity_in("ernstig", Lang::En), "serious");
+        assert_eq!(severity_in("ernstig", Lang::Nl), "ernstig");
+    }
+
+    #[test]
+    fn unchanged_findings_approve_as_asked() {
+        let params = params();
+        assert_eq!(edited_args(&params, &finding_edits(&params)), None);
+        // Only spaces around the words: unchanged too.
+        let mut edits = finding_edits(&params);
+        edits[0].description = " Rauwe vis naast groenten ".to_owned();
+        assert_eq!(edited_args(&params, &edits), None);
+    }
+
+    #[test]
+    fn a_correction_and_a_finding_left_out_are_the_edited_arguments() {
+        let params = json!({
+            "kvk": "99990001", "summary": "2 bevindingen", "language": "nl",
+            "findings": [
+                {"number": 1, "description": "Rauwe vis naast groenten", "severity": "ernstig", "regulation_ids": ["a"]},
+                {"number": 2, "description": "Geen zeep", "severity": "matig"},
+                {"description": "Van het model", "severity": "licht"}
+            ]
+        });
+        let mut edits = finding_edits(&params);
+        edits[0].description = "Rauwe vis boven de groenten".to_owned();
+        edits[0].severity = "matig".to_owned();
+        edits[1].removed = true;
+        let args = Value::Object(edited_args(&params, &edits).expect("changed"));
+        assert_eq!(
+            args["findings"],
+            json!([
+                {"number": 1, "description": "Rauwe vis boven de groenten", "severity": "matig", "regulation_ids": ["a"]},
+                {"description": "Van het model", "severity": "licht"}
+            ])
+        );
+        assert_eq!(args["leave_out"], json!([2]));
+        assert!(args.get("summary").is_none(), "it counted the old findings");
+        assert_eq!(args["kvk"], "99990001");
+    }
+
+    #[test]
+    fn a_finding_of_the_model_left_out_is_simply_not_sent_and_a_severity_alone_is_a_change() {
+        let params = json!({
+            "kvk": "99990001",
+            "findings": [
+                {"number": 1, "description": "Geen zeep", "severity": "matig"},
+                {"description": "Van het model", "severity": "licht"}
+            ]
+        });
+        let mut edits = finding_edits(&params);
+        edits[1].removed = true;
+        let args = Value::Object(edited_args(&params, &edits).expect("changed"));
+        assert_eq!(args["findings"], json!([params["findings"][0]]));
+        assert!(args.get("leave_out").is_none(), "it has no number to name");
+
+        let mut edits = finding_edits(&params);
+        edits[0].severity = "ernstig".to_owned();
+        let args = Value::Object(edited_args(&params, &edits).expect("changed"));
+        assert_eq!(args["findings"][0]["severity"], "ernstig");
+        assert_eq!(args["findings"][0]["description"], "Geen zeep");
+        // Words wiped out are no correction: the finding keeps its own.
+        let mut edits = finding_edits(&params);
+        edits[0].description = "   ".to_owned();
+        assert_eq!(edited_args(&params, &edits), None);
     }
 
     #[test]

@@ -181,6 +181,13 @@ keys! {
     ),
     Feedback => ("Toelichting (optioneel)", "Feedback (optional)"),
     Approve => ("Goedkeuren", "Approve"),
+    ApproveWithEdits => ("Goedkeuren met wijzigingen", "Approve with edits"),
+    EditFinding => ("Bevinding {} wijzigen", "Edit finding {}"),
+    FindingDone => ("Wijziging van bevinding {} klaar", "Done editing finding {}"),
+    LeaveOutFinding => ("Bevinding {} weglaten", "Leave out finding {}"),
+    RestoreFinding => ("Bevinding {} terugzetten", "Put finding {} back"),
+    FindingWords => ("Tekst van bevinding {}", "Text of finding {}"),
+    FindingSeverity => ("Ernst van bevinding {}", "Severity of finding {}"),
     Reject => ("Afwijzen", "Reject"),
     ApprovalKeys => ("Ctrl/Cmd+Enter keurt goed, Esc wijst af.", "Ctrl/Cmd+Enter approves, Esc rejects."),
 }

@@ -1110,6 +1110,87 @@ async fn an_interrupt_survives_a_restart() {
     );
 }
 
+/// Edited arguments in a resume meet the tool's own rules, as the agent's do: a KVK number
+/// that is not one or a finding without words is a RUN_ERROR (`invalid_resume`, naming the
+/// field), the interrupt stays open, and a resume with correct edits then runs them. Edits
+/// with a rejection are ignored: nothing runs, and the audit log records none.
+#[tokio::test]
+async fn edited_arguments_that_break_the_tools_rules_are_refused_and_the_interrupt_stays_open() {
+    let server = TestServer::start().await;
+    let mut client = Client::new(&server.base());
+    let (_, interrupt) = up_to_the_report_interrupt(&mut client).await;
+    let asked = interrupt["metadata"]["arguments"].clone();
+    let with = |field: &str, value: Value| {
+        let mut edited = asked.clone();
+        edited[field] = value;
+        edited
+    };
+    let answer = |approved: bool, edited: &Value| {
+        json!([{
+            "interruptId": interrupt["id"],
+            "status": "resolved",
+            "payload": { "approved": approved, "editedArgs": edited },
+        }])
+    };
+    for (edited, field) in [
+        (with("kvk", json!("1234")), "kvk"),
+        (
+            with("findings", json!([{ "description": "" }])),
+            "findings[0].description",
+        ),
+    ] {
+        let events = run(&client.base, &client.input(Some(answer(true, &edited)))).await;
+        assert_eq!(events.len(), 1, "{events:#?}");
+        assert_eq!(events[0]["type"], "RUN_ERROR");
+        assert_eq!(events[0]["code"], "invalid_resume");
+        let message = events[0]["message"].as_str().unwrap();
+        assert!(message.contains(&format!("`{field}`")), "{message}");
+    }
+    assert_eq!(reports_written(&server), 0);
+
+    let edited = with(
+        "findings",
+        json!([{ "description": "Rauwe vis boven de groenten, 12 °C", "severity": "ernstig" }]),
+    );
+    let resumed = client.send(Some(answer(true, &edited))).await;
+    let results = of_type(&resumed, "TOOL_CALL_RESULT");
+    assert_eq!(results.len(), 1);
+    assert!(
+        results[0]["content"]
+            .as_str()
+            .unwrap()
+            .contains("downloadUrl")
+    );
+    let approvals = server.state.db.approvals(&client.thread).await.unwrap();
+    assert_eq!(
+        approvals[0].decision.as_ref().unwrap().edited_args.as_ref(),
+        Some(&edited)
+    );
+}
+
+#[tokio::test]
+async fn edits_sent_with_a_rejection_are_ignored() {
+    let server = TestServer::start().await;
+    let mut client = Client::new(&server.base());
+    let (_, interrupt) = up_to_the_report_interrupt(&mut client).await;
+    let mut edited = interrupt["metadata"]["arguments"].clone();
+    edited["kvk"] = json!("1234");
+    let answer = json!([{
+        "interruptId": interrupt["id"],
+        "status": "resolved",
+        "payload": { "approved": false, "editedArgs": edited },
+    }]);
+    let resumed = client.send(Some(answer)).await;
+    assert!(of_type(&resumed, "RUN_ERROR").is_empty(), "{resumed:#?}");
+    let results = of_type(&resumed, "TOOL_CALL_RESULT");
+    assert!(results[0]["content"].as_str().unwrap().contains("rejected"));
+    assert_eq!(reports_written(&server), 0);
+    let approvals = server.state.db.approvals(&client.thread).await.unwrap();
+    let decision = approvals[0].decision.as_ref().unwrap();
+    assert!(!decision.approved);
+    assert_eq!(decision.edited_args, None);
+}
+
 #[tokio::test]
 async fn edited_arguments_are_what_runs() {
     let server = TestServer::start().await;
@@ -1141,6 +1222,12 @@ async fn edited_arguments_are_what_runs() {
             .to_string()
             .contains("Samenvatting door de inspecteur aangepast."),
         "{report}"
+    );
+    // The audit log has the approval with its edits, as on `/ws`.
+    let approvals = server.state.db.approvals(&client.thread).await.unwrap();
+    assert_eq!(
+        approvals[0].decision.as_ref().unwrap().edited_args.as_ref(),
+        Some(&arguments)
     );
 }
 
@@ -1242,8 +1329,8 @@ async fn an_unanswered_client_tool_call_does_not_block_the_thread() {
 }
 
 /// The report tool's declared limits hold for an approver's edited arguments too (issue 31: a
-/// 418-page report): a finding over its 2,000 characters is refused by the tool, and no
-/// report is written.
+/// 418-page report): a finding over its 2,000 characters is refused before anything runs
+/// (issue 34: a RUN_ERROR, the interrupt stays open), and no report is written.
 #[tokio::test]
 async fn edited_arguments_over_the_declared_limits_make_no_report() {
     let server = TestServer::start().await;
@@ -1254,15 +1341,16 @@ async fn edited_arguments_over_the_declared_limits_make_no_report() {
         "kvk": "99990001",
         "findings": [{ "description": "De koelcel was te warm. ".repeat(100) }],
     });
-    let events = client.send(Some(resume)).await;
-    let results = of_type(&events, "TOOL_CALL_RESULT");
+    let events = run(&client.base, &client.input(Some(resume))).await;
+    assert_eq!(events.len(), 1, "{events:#?}");
+    assert_eq!(events[0]["code"], "invalid_resume");
     assert!(
-        results
-            .iter()
-            .any(|r| r["content"].as_str().unwrap_or_default().contains("2000")),
+        events[0]["message"].as_str().unwrap().contains("2000"),
         "{events:?}"
     );
     assert_eq!(reports_written(&server), 0);
+    let open = server.state.db.interrupts(&client.thread).await.unwrap();
+    assert!(open.iter().all(|i| i.resolution.is_none()), "{open:?}");
 }
 
 /// Issue 31: an answer that brings a run id already used (here the interrupted run's own) is

@@ -307,9 +307,21 @@ async fn approvals_are_an_audit_log(backend: Backend) {
         feedback: Some("Eerst de foto's toevoegen".to_owned()),
         decided_by: "koen".to_owned(),
         decided_at: 1_700_000_005_000,
+        edited_args: None,
     };
     store
         .record_approval_decision("a1", &decision)
+        .await
+        .unwrap();
+    // An approval with edits keeps them beside the agent's arguments.
+    let with_edits = ApprovalDecision {
+        approved: true,
+        feedback: None,
+        edited_args: Some(serde_json::json!({"kvk": "99990001", "leave_out": [2]})),
+        ..decision.clone()
+    };
+    store
+        .record_approval_decision("a2", &with_edits)
         .await
         .unwrap();
     // A decision is never rewritten.
@@ -327,7 +339,7 @@ async fn approvals_are_an_audit_log(backend: Backend) {
     ));
     let log = store.approvals("t1").await.unwrap();
     assert_eq!(log[0].decision.as_ref(), Some(&decision));
-    assert_eq!(log[1].decision, None);
+    assert_eq!(log[1].decision.as_ref(), Some(&with_edits));
 }
 
 async fn deleting_a_thread_takes_its_messages_runs_and_approvals(backend: Backend) {

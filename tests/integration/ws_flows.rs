@@ -203,6 +203,213 @@ async fn an_approved_report_is_a_downloadable_pdf_with_the_findings() {
     assert_eq!(decision.feedback.as_deref(), Some("Akkoord"));
 }
 
+/// Issue 34: the inspector corrects one finding and leaves another out before approving. The
+/// report has the corrected words and severity and not the other finding; the audit log keeps
+/// the agent's arguments and, beside them, the edited ones the call ran with.
+#[tokio::test]
+async fn an_approval_with_edits_corrects_and_leaves_out_findings_and_is_audited() {
+    let server = TestServer::start().await;
+    let mut socket = server.socket().await;
+    let thread = thread();
+    socket
+        .ask(
+            &thread,
+            "Start inspectie bij Trattoria Finta Fiore, KVK 99990001",
+        )
+        .await;
+    socket.until_finished().await;
+    for finding in [
+        "Bevinding: rauwe vis naast groenten bewaard op 12 °C",
+        "Bevinding: geen zeep bij de handenwasbak in de keuken",
+    ] {
+        socket.ask(&thread, finding).await;
+        socket.until_finished().await;
+    }
+    socket
+        .ask(&thread, "Genereer het inspectierapport zonder vragen")
+        .await;
+    let mut events = socket.until_approval_request().await;
+    let request = events.last().unwrap()["value"].clone();
+    let asked = request["parameters"].clone();
+    assert_eq!(asked["findings"][0]["number"], 1);
+    assert_eq!(asked["findings"][1]["number"], 2);
+    let edited = json!({
+        "kvk": asked["kvk"],
+        "company_name": asked["company_name"],
+        "language": "nl",
+        "findings": [{
+            "number": 1,
+            "description": "Rauwe vis boven de groenten in de koelcel, 12 °C",
+            "severity": "matig"
+        }],
+        "leave_out": [2]
+    });
+    socket
+        .send(&json!({
+            "type": "CUSTOM",
+            "name": "agora:tool_approval_response",
+            "value": { "approvalId": request["approvalId"], "approved": true, "editedArgs": edited }
+        }))
+        .await;
+    events.extend(socket.until_finished().await);
+    assert_agora_clean(&events);
+    // What ran is what the inspector approved.
+    let call = of_type(&events, "TOOL_CALL_START")
+        .into_iter()
+        .find(|e| e["toolCallName"] == "generate_final_report")
+        .unwrap()["toolCallId"]
+        .clone();
+    let args = of_type(&events, "TOOL_CALL_ARGS")
+        .into_iter()
+        .find(|e| e["toolCallId"] == call)
+        .unwrap();
+    assert_eq!(
+        serde_json::from_str::<Value>(args["delta"].as_str().unwrap()).unwrap(),
+        edited
+    );
+    let result = of_type(&events, "TOOL_CALL_RESULT")
+        .into_iter()
+        .find(|e| e["toolCallId"] == call)
+        .unwrap();
+    let result: Value = serde_json::from_str(result["content"].as_str().unwrap()).unwrap();
+    let report: Value = reqwest::get(server.url(result["jsonUrl"].as_str().unwrap()))
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let violations = report["all_violations"].as_array().unwrap();
+    assert_eq!(violations.len(), 1, "{violations:#?}");
+    let text = report.to_string();
+    assert!(
+        text.contains("Rauwe vis boven de groenten in de koelcel"),
+        "{text}"
+    );
+    assert!(!text.contains("zeep"), "left out: {text}");
+    // The summary counted two findings: the report wrote its own conclusion for one.
+    let notes = report["additional_info"]["inspector_notes"]
+        .as_str()
+        .unwrap();
+    assert!(notes.contains("1 bevinding vastgelegd"), "{notes}");
+
+    let approvals = server.state.db.approvals(&thread).await.unwrap();
+    assert_eq!(approvals[0].parameters, asked, "the agent's arguments stay");
+    let decision = approvals[0].decision.as_ref().unwrap();
+    assert!(decision.approved);
+    assert_eq!(decision.edited_args.as_ref(), Some(&edited));
+}
+
+/// An `agora:tool_approval_response` with edited arguments, as the page sends it.
+fn answer_with_edits(approval_id: &Value, approved: bool, edited: &Value) -> Value {
+    json!({
+        "type": "CUSTOM",
+        "name": "agora:tool_approval_response",
+        "value": { "approvalId": approval_id, "approved": approved, "editedArgs": edited }
+    })
+}
+
+/// Edited arguments meet the report tool's own rules, as the agent's do: a KVK number that
+/// is not one, a finding without words, or words past the schema's limit are refused with
+/// `invalid_edited_args` naming the field; the request stays open on a socket that stays
+/// usable, another user's edits are refused as theirs, and the owner's correct edits then run.
+#[tokio::test]
+async fn edited_arguments_that_break_the_tools_rules_are_refused_and_the_approval_stays_open() {
+    let server = TestServer::start().await;
+    let mut socket = server.socket().await;
+    let thread = thread();
+    let (mut events, request) = up_to_the_report_approval(&mut socket, &thread).await;
+    let approval_id = &request["approvalId"];
+    let asked = request["parameters"].clone();
+    let with = |field: &str, value: Value| {
+        let mut edited = asked.clone();
+        edited[field] = value;
+        edited
+    };
+    let long = "x".repeat(2001);
+    for (edited, field) in [
+        (with("kvk", json!("1234")), "kvk"),
+        (
+            with("findings", json!([{ "number": 1, "description": "  " }])),
+            "findings[0].description",
+        ),
+        (
+            with("findings", json!([{ "number": 1, "description": long }])),
+            "findings[0].description",
+        ),
+        (with("findings", json!("geen lijst")), "findings"),
+        (with("leave_out", json!(["een"])), "leave_out[0]"),
+    ] {
+        socket
+            .send(&answer_with_edits(approval_id, true, &edited))
+            .await;
+        let error = socket.next().await;
+        assert_eq!(error["name"], "agora:error", "{error}");
+        assert_eq!(
+            error["value"]["errorCode"], "invalid_edited_args",
+            "{error}"
+        );
+        assert_eq!(error["value"]["details"]["approvalId"], *approval_id);
+        let message = error["value"].to_string();
+        assert!(message.contains(&format!("`{field}`")), "{message}");
+    }
+    // Someone else's edits are not checked, nor taken: the request is not theirs.
+    let mut intruder = server.socket().await;
+    let mut foreign = answer_with_edits(approval_id, true, &with("kvk", json!("1234")));
+    foreign["value"]["userId"] = json!("mallory");
+    intruder.send(&foreign).await;
+    assert_eq!(intruder.error_code().await, "foreign_approval");
+
+    // Still open: the owner's correct edits run.
+    let edited = with(
+        "findings",
+        json!([{ "number": 1, "description": "Rauwe vis boven de groenten, 12 °C", "severity": "ernstig" }]),
+    );
+    socket
+        .send(&answer_with_edits(approval_id, true, &edited))
+        .await;
+    events.extend(socket.until_finished().await);
+    assert_agora_clean(&events);
+    assert!(tool_results(&events).contains("downloadUrl"));
+    let approvals = server.state.db.approvals(&thread).await.unwrap();
+    assert_eq!(approvals.len(), 1);
+    let decision = approvals[0].decision.as_ref().unwrap();
+    assert_eq!(decision.edited_args.as_ref(), Some(&edited));
+}
+
+/// Edits that come with a rejection are ignored (nothing runs, so there is nothing to run
+/// them with): the rejection stands, even with edits the tool would refuse, and the audit
+/// log records no edited arguments.
+#[tokio::test]
+async fn edits_sent_with_a_rejection_are_ignored() {
+    let server = TestServer::start().await;
+    let mut socket = server.socket().await;
+    let thread = thread();
+    let (mut events, request) = up_to_the_report_approval(&mut socket, &thread).await;
+    let mut edited = request["parameters"].clone();
+    edited["kvk"] = json!("1234");
+    socket
+        .send(&answer_with_edits(&request["approvalId"], false, &edited))
+        .await;
+    events.extend(socket.until_finished().await);
+    assert_agora_clean(&events);
+    assert!(tool_results(&events).contains("rejected"));
+    assert!(
+        of_type(&events, "CUSTOM")
+            .iter()
+            .all(|e| e["name"] != "agora:error")
+    );
+    let approvals = server.state.db.approvals(&thread).await.unwrap();
+    let decision = approvals[0].decision.as_ref().unwrap();
+    assert!(!decision.approved);
+    assert_eq!(decision.edited_args, None);
+    assert_eq!(approvals[0].parameters, request["parameters"]);
+    assert!(
+        !std::fs::read_dir(server.dir.0.join("reports"))
+            .map(|d| d.count() > 0)
+            .unwrap_or(false)
+    );
+}
+
 #[tokio::test]
 async fn a_rejected_report_is_not_generated_and_the_agent_says_so() {
     let server = TestServer::start().await;

@@ -193,10 +193,12 @@ impl Adapter for Agora {
         } = ask;
         let approval_id = format!("appr_{}", Uuid::new_v4().simple());
         let orchestrator = &run.orchestrator;
-        let receiver =
-            orchestrator
-                .approvals
-                .register(&approval_id, run.connection_id, &run.user_id);
+        let receiver = orchestrator.approvals.register(
+            &approval_id,
+            run.connection_id,
+            &run.user_id,
+            &call.function.name,
+        );
         self.pending_approval = Some(approval_id.clone());
         let reasoning = approval::reason(agent, display_name, &call.function.name, risk);
         let parameters = arguments.as_object().cloned().unwrap_or_default();
@@ -237,6 +239,7 @@ impl Adapter for Agora {
                     approved: false,
                     feedback: Some("Het verzoek om toestemming is verlopen.".to_owned()),
                     decided_by: "system".to_owned(),
+                    edited_args: None,
                 }
             }
         };
@@ -250,6 +253,7 @@ impl Adapter for Agora {
                     feedback: decision.feedback.clone(),
                     decided_by: decision.decided_by.clone(),
                     decided_at: now_millis() as i64,
+                    edited_args: decision.edited_args.clone().map(Value::Object),
                 },
             )
             .await?;

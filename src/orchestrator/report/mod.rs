@@ -5,8 +5,10 @@
 //! - [`said`]: what the inspector said in words about the form (in order, hygiene code).
 //! - [`fill`]: filling the form from the findings, the words, the company and its history.
 //! - [`verify`]: the verification questions for what the form still lacks.
+//! - [`conclusion`]: the closing sentence, from the findings' severities.
 //! - [`pdf`]: the PDF of the form; [`layout`] its pages.
 
+mod conclusion;
 pub mod fill;
 pub mod form;
 mod layout;
@@ -14,6 +16,7 @@ pub mod pdf;
 pub mod said;
 pub mod verify;
 
+pub use conclusion::conclusion;
 pub use fill::{CompanyFacts, FillInput, FindingInput, fill};
 pub use form::HapReport;
 pub use pdf::{RenderedPdf, render_pdf};

@@ -38,6 +38,7 @@ impl Run {
         };
 
         let risk = approval::risk_level(&name, &arguments);
+        let mut arguments = arguments;
         let decision = if approval::needs_approval(risk) {
             let approval = self
                 .adapter
@@ -55,7 +56,15 @@ impl Run {
                 )
                 .await?;
             match approval {
-                Approval::Decided(decision) => Some(decision),
+                // Approved with edits: the call runs (and is shown) with the edited arguments;
+                // the tool checks them against its schema as any caller's.
+                Approval::Decided(decision) => {
+                    if let Some(edited) = decision.edited_args.clone().filter(|_| decision.approved)
+                    {
+                        arguments = Value::Object(edited);
+                    }
+                    Some(decision)
+                }
                 Approval::Deferred => {
                     self.announce_call(&call, &arguments, display_name, description);
                     return Ok(());
@@ -170,6 +179,7 @@ impl Run {
                 approved: false,
                 feedback,
                 decided_by,
+                ..
             }) => {
                 let content = json!({
                     "status": "rejected",

@@ -16,10 +16,12 @@ use super::submit_verification_answers::answers_in_thread;
 use super::{GENERATE_FINAL_REPORT, Tool, ToolContext, ToolError, kvk_arg, parse_args};
 use crate::orchestrator::inspection::{InspectionState, inspector_words};
 use crate::orchestrator::knowledge::{Knowledge, normalize};
+use crate::orchestrator::llm::ToolSpec;
 use crate::orchestrator::report::form::{Article, Severity};
 use crate::orchestrator::report::verify::{apply, interpret};
 use crate::orchestrator::report::{
-    CompanyFacts, FillInput, FindingInput, HapReport, fill, normalize_severity, render_pdf,
+    CompanyFacts, FillInput, FindingInput, HapReport, conclusion, fill, normalize_severity,
+    render_pdf,
 };
 use crate::protocol::Lang;
 
@@ -47,6 +49,9 @@ pub(super) struct Args {
     pub inspector: Option<String>,
     #[serde(default)]
     pub findings: Vec<FindingArg>,
+    /// Numbers of recorded findings the inspector left out (an approval with edits).
+    #[serde(default, alias = "leaveOut")]
+    pub leave_out: Vec<usize>,
     #[serde(default)]
     pub summary: Option<String>,
     #[serde(default)]
@@ -55,6 +60,10 @@ pub(super) struct Args {
 
 #[derive(Debug, Deserialize)]
 pub(super) struct FindingArg {
+    /// The recorded finding this entry stands for; its words and severity win (corrected when
+    /// the inspector approved with edits).
+    #[serde(default)]
+    number: Option<usize>,
     description: String,
     #[serde(default)]
     category: Option<String>,
@@ -103,6 +112,11 @@ impl Tool for GenerateFinalReport {
                     "items": {
                         "type": "object",
                         "properties": {
+                            "number": {
+                                "type": "integer",
+                                "minimum": 1,
+                                "description": "The number of the recorded finding this entry stands for; its description and severity replace the recorded ones"
+                            },
                             "description": { "type": "string", "maxLength": 2000 },
                             "severity": {
                                 "type": "string",
@@ -117,10 +131,16 @@ impl Tool for GenerateFinalReport {
                         "required": ["description"]
                     }
                 },
+                "leave_out": {
+                    "type": "array",
+                    "maxItems": MAX_FINDINGS,
+                    "items": { "type": "integer", "minimum": 1 },
+                    "description": "Numbers of recorded findings to leave out of the report"
+                },
                 "summary": {
                     "type": "string",
                     "maxLength": 4000,
-                    "description": "Overall conclusion of the inspection"
+                    "description": "Overall conclusion of the inspection (default: one from the findings' severities)"
                 },
                 "language": {
                     "type": "string",
@@ -133,8 +153,31 @@ impl Tool for GenerateFinalReport {
         })
     }
 
+    fn check(&self, args: &Value) -> Result<(), ToolError> {
+        self.checked_args(args).map(drop)
+    }
+
+    /// As a model sees it: without what only the inspector's edits use (a finding's `number`,
+    /// `leave_out`): a model cannot know them, and in a small context they only take room.
+    fn spec(&self) -> ToolSpec {
+        let mut parameters = self.parameters();
+        if let Some(properties) = parameters["properties"].as_object_mut() {
+            properties.remove("leave_out");
+        }
+        if let Some(finding) =
+            parameters["properties"]["findings"]["items"]["properties"].as_object_mut()
+        {
+            finding.remove("number");
+        }
+        ToolSpec {
+            name: self.name().to_string(),
+            description: self.description().to_string(),
+            parameters,
+        }
+    }
+
     async fn call(&self, ctx: &ToolContext<'_>, args: &Value) -> Result<Value, ToolError> {
-        let args: Args = parse_args(&self.parameters(), args)?;
+        let args = self.checked_args(args)?;
         let Draft {
             report,
             registered: is_registered,
@@ -180,6 +223,24 @@ pub(super) struct Draft {
 }
 
 impl GenerateFinalReport {
+    /// The arguments as the schema and the report's own rules allow them: a KVK number of 8
+    /// digits, each finding with words. The same for the model's call and for the
+    /// inspector's edits (`Tool::check`).
+    fn checked_args(&self, args: &Value) -> Result<Args, ToolError> {
+        let args: Args = parse_args(&self.parameters(), args)?;
+        kvk_arg("kvk", &args.kvk)?;
+        if let Some(i) = args
+            .findings
+            .iter()
+            .position(|f| f.description.trim().is_empty())
+        {
+            return Err(ToolError::InvalidArguments(format!(
+                "veld `findings[{i}].description` is leeg / field `findings[{i}].description` is empty"
+            )));
+        }
+        Ok(args)
+    }
+
     /// The form as the thread fills it now (findings, words, verification answers), for the
     /// report and for `extract_inspection_data`.
     pub(super) fn draft(&self, ctx: &ToolContext<'_>, args: &Args) -> Result<Draft, ToolError> {
@@ -218,27 +279,47 @@ impl GenerateFinalReport {
 
         // The thread's findings of this company's open inspection first: they carry the
         // articles chosen when they were recorded.
+        // One the inspector left out when approving is not in it; one they corrected has
+        // their words and severity (the articles stay those chosen for it, unless given).
         let state = InspectionState::from_messages(ctx.messages);
         let same_company = state.company.as_ref().is_some_and(|c| c.kvk == kvk);
         let mut findings: Vec<FindingInput> = Vec::new();
+        let mut unknown_ids = Vec::new();
+        let mut recorded: Vec<usize> = Vec::new();
         if same_company {
             for f in state.open_findings() {
-                let articles = if f.recovered {
-                    self.suggested(&f.description, language)
-                } else {
-                    self.articles(&f.regulation_ids, &mut Vec::new(), language)
+                recorded.push(f.number);
+                if args.leave_out.contains(&f.number) {
+                    continue;
+                }
+                let corrected = args.findings.iter().find(|a| a.number == Some(f.number));
+                let articles = match corrected.and_then(|c| c.regulation_ids.as_ref()) {
+                    Some(ids) => self.articles(ids, &mut unknown_ids, language),
+                    None if f.recovered => self.suggested(&f.description, language),
+                    None => self.articles(&f.regulation_ids, &mut Vec::new(), language),
                 };
                 findings.push(FindingInput {
                     number: Some(f.number),
-                    description: f.description.clone(),
-                    category: f.category.clone(),
-                    severity: f.severity.clone(),
+                    description: corrected
+                        .map(|c| c.description.trim())
+                        .filter(|d| !d.is_empty())
+                        .unwrap_or(&f.description)
+                        .to_owned(),
+                    category: corrected
+                        .and_then(|c| c.category.clone())
+                        .unwrap_or_else(|| f.category.clone()),
+                    severity: corrected
+                        .and_then(|c| c.severity.as_deref())
+                        .map(|s| normalize_severity(Some(s)))
+                        .unwrap_or_else(|| f.severity.clone()),
                     articles,
                 });
             }
         }
-        let mut unknown_ids = Vec::new();
         for (i, finding) in args.findings.iter().enumerate() {
+            if finding.number.is_some_and(|n| recorded.contains(&n)) {
+                continue;
+            }
             let description = finding.description.trim();
             if description.is_empty() {
                 return Err(ToolError::InvalidArguments(format!(
@@ -285,6 +366,14 @@ impl GenerateFinalReport {
             uuid::Uuid::new_v4().simple().to_string()[..8].to_uppercase()
         );
         let history = registered.map(|c| c.inspections.as_slice()).unwrap_or(&[]);
+        // The agent's summary, or one from the findings as they are now.
+        let notes = match args.summary.as_deref().map(str::trim) {
+            Some(summary) if !summary.is_empty() => summary.to_owned(),
+            _ => {
+                let severities: Vec<&str> = findings.iter().map(|f| f.severity.as_str()).collect();
+                conclusion(&company.name, &severities, language)
+            }
+        };
         let words = if same_company {
             inspector_words(ctx.messages)
         } else {
@@ -309,12 +398,7 @@ impl GenerateFinalReport {
             inspector_name: inspector,
             inspector_id: Some(ctx.user_id.to_string()),
             approved_by: ctx.user_id.to_string(),
-            notes: args
-                .summary
-                .as_deref()
-                .map(str::trim)
-                .filter(|s| !s.is_empty())
-                .map(str::to_owned),
+            notes: Some(notes),
         });
         // What the inspector answered to the verification questions: on the form, as said.
         for (field, answer) in answers_in_thread(ctx.messages, &kvk) {

@@ -87,6 +87,13 @@ pub trait Tool: Send + Sync {
     fn parameters(&self) -> Value;
     async fn call(&self, ctx: &ToolContext<'_>, args: &Value) -> Result<Value, ToolError>;
 
+    /// The checks `call` makes of its arguments before it acts (the schema, then the tool's
+    /// own rules), without acting: an approver's edited arguments are refused by the same
+    /// rules as the model's, while the approval can still be answered again (issue 34).
+    fn check(&self, args: &Value) -> Result<(), ToolError> {
+        parse_args::<Value>(&self.parameters(), args).map(drop)
+    }
+
     /// The tool as offered to a model.
     fn spec(&self) -> ToolSpec {
         ToolSpec {
@@ -142,6 +149,16 @@ impl Toolbox {
             .filter_map(|n| self.tools.get(n))
             .map(|t| t.spec())
             .collect()
+    }
+
+    /// [`Tool::check`] of the named tool; an unknown name is [`ToolError::NotFound`].
+    pub fn check(&self, name: &str, args: &Value) -> Result<(), ToolError> {
+        match self.get(name) {
+            Some(tool) => tool.check(args),
+            None => Err(ToolError::NotFound(format!(
+                "onbekende tool `{name}` / unknown tool `{name}`"
+            ))),
+        }
     }
 
     /// All tool names, sorted.

@@ -161,11 +161,15 @@ pub fn client_frame(event: &AgoraEvent) -> Option<String> {
             approval_id,
             approved,
             feedback,
+            edited_args,
             extra,
         }) => {
             let mut value = json!({ "approvalId": approval_id, "approved": approved });
             if let Some(feedback) = feedback {
                 value["feedback"] = Value::from(feedback.as_str());
+            }
+            if let Some(edited) = edited_args {
+                value["editedArgs"] = Value::Object(edited.clone());
             }
             (value, extra)
         }
@@ -234,12 +238,19 @@ pub fn resume(thread_id: &str, after_seq: Option<u64>) -> String {
     }))
 }
 
-/// The user's decision on an approval; blank feedback is no feedback.
-pub fn approval_response(approval_id: &str, approved: bool, feedback: Option<&str>) -> String {
+/// The user's decision on an approval; blank feedback is no feedback; `edited_args` when the
+/// user approved it with edits.
+pub fn approval_response(
+    approval_id: &str,
+    approved: bool,
+    feedback: Option<&str>,
+    edited_args: Option<Map<String, Value>>,
+) -> String {
     frame(AgoraEvent::ToolApprovalResponse(ToolApprovalResponse {
         approval_id: approval_id.to_owned(),
         approved,
         feedback: feedback.filter(|f| !f.trim().is_empty()).map(str::to_owned),
+        edited_args,
         extra: Map::new(),
     }))
 }

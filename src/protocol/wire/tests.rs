@@ -170,7 +170,12 @@ fn client_frames_parse_as_the_server_reads_them() {
     );
     for (frame, name) in [
         (
-            approval_response("a", true, Some("ok")),
+            approval_response(
+                "a",
+                true,
+                Some("ok"),
+                Some(serde_json::Map::from_iter([("kvk".to_owned(), json!("1"))])),
+            ),
             "agora:tool_approval_response",
         ),
         (cancel_run("t", "r"), "agora:cancel_run"),
@@ -195,10 +200,13 @@ fn client_frames_parse_as_the_server_reads_them() {
                 (r.approval_id.as_str(), r.approved, r.feedback.as_deref()),
                 ("a", true, Some("ok"))
             );
+            assert_eq!(r.edited_args.unwrap()["kvk"], "1");
         }
     }
-    let blank: Value = serde_json::from_str(&approval_response("a", false, Some("  "))).unwrap();
+    let blank: Value =
+        serde_json::from_str(&approval_response("a", false, Some("  "), None)).unwrap();
     assert!(blank["value"].get("feedback").is_none());
+    assert!(blank["value"].get("editedArgs").is_none());
 }
 
 /// A kind added to `events!` fails here until the hand reader reads it: serde's own events,

@@ -3,6 +3,7 @@
 use serde_json::json;
 
 use super::{Caller, Outcome, Refusal};
+use crate::orchestrator::approval::{self, Answer};
 use crate::protocol::agora::ToolApprovalResponse;
 use crate::server::state::AppState;
 
@@ -19,13 +20,24 @@ pub(super) async fn apply(
             &response.approval_id,
             caller.connection,
             &user,
-            response.approved,
-            response.feedback,
+            Answer {
+                approved: response.approved,
+                feedback: response.feedback,
+                edited_args: response.edited_args,
+            },
         )
         .await
         .map(|()| Outcome::Queued)
         .map_err(|refusal| {
-            Refusal::new(caller, refusal.code())
-                .with_details(json!({ "approvalId": response.approval_id }))
+            let refused = Refusal::new(caller, refusal.code());
+            // The tool's own words name the field, so the inspector can correct it.
+            let refused = match &refusal {
+                approval::Refusal::InvalidEdits(why) => {
+                    let sentence = format!("{} ({why})", refused.message);
+                    refused.saying(sentence)
+                }
+                _ => refused,
+            };
+            refused.with_details(json!({ "approvalId": response.approval_id }))
         })
 }

@@ -10,10 +10,13 @@ use leptos::prelude::*;
 
 use super::approval_details::ApprovalDetails;
 use super::risk_badge::RiskBadge;
+use serde_json::Value;
+
 use crate::protocol::{RiskLevel, ToolApprovalRequest};
 use crate::ui::chat::Chat;
 use crate::ui::connection::Connection;
 use crate::ui::css::{FOCUS, MUTED};
+use crate::ui::details::{edited_args, finding_edits};
 use crate::ui::i18n::{Key, agent_key, format, tool_about, tool_display_name};
 use crate::ui::prefs::Prefs;
 
@@ -65,13 +68,37 @@ fn Dialog() -> impl IntoView {
     let count = move || chat.approvals.with(Vec::len);
     let at = move || index.get().min(count().saturating_sub(1));
     let request = Memo::new(move |_| chat.approvals.with(|all| all.get(at()).cloned()));
+    // The report's findings as the inspector corrects them, afresh for each request.
+    let edits = RwSignal::new(Vec::new());
+    Effect::new(move || {
+        let findings = request.with(|r| {
+            r.as_ref()
+                .filter(|r| r.tool_name == "generate_final_report")
+                .map(|r| finding_edits(&Value::Object(r.parameters.clone())))
+                .unwrap_or_default()
+        });
+        edits.set(findings);
+    });
+    // What an approval now sends instead of the agent's arguments, if anything changed.
+    let edited = move || {
+        request.with_untracked(|r| {
+            let r = r.as_ref()?;
+            edits.with(|e| edited_args(&Value::Object(r.parameters.clone()), e))
+        })
+    };
     let decide = move |approved: bool| {
         let Some(request) = request.get_untracked() else {
             return;
         };
         let text = feedback.get_untracked();
         feedback.set(String::new());
-        connection.answer_approval(&request.approval_id, approved, Some(text));
+        // Approved with edits: the audit log keeps them beside the agent's arguments.
+        let edited = if approved {
+            edits.with_untracked(|e| edited_args(&Value::Object(request.parameters.clone()), e))
+        } else {
+            None
+        };
+        connection.answer_approval(&request.approval_id, approved, Some(text), edited);
         let left = chat.approvals.with_untracked(Vec::len);
         index.set(index.get_untracked().min(left.saturating_sub(1)));
     };
@@ -236,7 +263,7 @@ fn Dialog() -> impl IntoView {
                     {field(Key::Reasoning)}
                     <dd>{reasoning}</dd>
                 </dl>
-                <ApprovalDetails request />
+                <ApprovalDetails request edits />
                 <label for="approval-feedback" class="mt-3 block text-sm font-medium">
                     {prefs.text(Key::Feedback)}
                 </label>
@@ -262,7 +289,9 @@ fn Dialog() -> impl IntoView {
                         class=format!("rounded-lg bg-emerald-800 px-4 py-2 font-medium text-white hover:bg-emerald-900 {FOCUS}")
                         on:click=move |_| decide(true)
                     >
-                        {prefs.text(Key::Approve)}
+                        {move || {
+                            prefs.t(if edited().is_some() { Key::ApproveWithEdits } else { Key::Approve })
+                        }}
                     </button>
                 </div>
             </div>
@@ -283,8 +312,13 @@ fn trap_focus(ev: &leptos::ev::KeyboardEvent, dialog: NodeRef<Div>) {
         ) else {
             return;
         };
-        let len = list.length();
-        let (Some(first), Some(last)) = (list.item(0), list.item(len.saturating_sub(1))) else {
+        // Only what is drawn takes the focus: a finding's boxes are `hidden` until it is
+        // corrected, and wrapping to one of them would let the focus leave the dialog.
+        let drawn: Vec<web_sys::HtmlElement> = (0..list.length())
+            .filter_map(|i| list.item(i)?.dyn_into::<web_sys::HtmlElement>().ok())
+            .filter(|el| el.offset_parent().is_some())
+            .collect();
+        let (Some(first), Some(last)) = (drawn.first(), drawn.last()) else {
             return;
         };
         let active = document().active_element();
@@ -293,11 +327,11 @@ fn trap_focus(ev: &leptos::ev::KeyboardEvent, dialog: NodeRef<Div>) {
             .as_ref()
             .is_some_and(|a| dialog.contains(Some(a.unchecked_ref())));
         let target = if ev.shift_key() {
-            (is(&first) || !inside).then_some(last)
+            (is(first) || !inside).then_some(last)
         } else {
-            (is(&last) || !inside).then_some(first)
+            (is(last) || !inside).then_some(first)
         };
-        if let Some(target) = target.and_then(|n| n.dyn_into::<web_sys::HtmlElement>().ok()) {
+        if let Some(target) = target {
             ev.prevent_default();
             let _ = target.focus();
         }

@@ -51,6 +51,7 @@ impl Resumed {
                 approved: false,
                 feedback: Some("Het verzoek om toestemming is verlopen.".to_owned()),
                 decided_by: "system".to_owned(),
+                edited_args: None,
             };
             return (decision, None);
         }
@@ -67,6 +68,7 @@ impl Resumed {
             approved,
             feedback,
             decided_by: user_id.to_owned(),
+            edited_args: edited.as_ref().and_then(Value::as_object).cloned(),
         };
         (decision, edited)
     }
@@ -170,6 +172,7 @@ impl Adapter for Standard {
                         feedback: decision.feedback.clone(),
                         decided_by: decision.decided_by.clone(),
                         decided_at: now_millis() as i64,
+                        edited_args: edited.clone(),
                     },
                 )
                 .await;

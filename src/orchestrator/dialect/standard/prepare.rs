@@ -16,6 +16,7 @@ use crate::orchestrator::thread::{
     caller_agent, closed_call, last_agent, last_user, message_id, new_run_id, now_millis,
     stored_user_message, unanswered_calls, user_text,
 };
+use crate::orchestrator::tools::Toolbox;
 use crate::orchestrator::{Orchestrator, Outbox, StartError, agents};
 use crate::protocol::{Event, Message, ResumeEntry, ResumeStatus, RunAgentInput};
 
@@ -116,7 +117,7 @@ async fn prepare_read(
     };
 
     let resume = input.resume.clone().unwrap_or_default();
-    let answered = match_resume(&interrupts, &resume)?;
+    let answered = match_resume(&interrupts, &resume, orchestrator.toolbox())?;
     let replay = answered.is_empty() && !resume.is_empty();
 
     let stored_ids: HashSet<String> = stored.iter().filter_map(message_id).collect();
@@ -293,6 +294,7 @@ impl Acknowledge {
 fn match_resume(
     interrupts: &[InterruptRecord],
     resume: &[ResumeEntry],
+    toolbox: &Toolbox,
 ) -> Result<Vec<Resumed>, StartError> {
     if let Some(unknown) = resume
         .iter()
@@ -329,7 +331,7 @@ fn match_resume(
                 .find(|e| e.interrupt_id == interrupt.id)
                 .expect("checked above")
                 .clone();
-            check_payload(&interrupt.id, &entry)?;
+            check_payload(interrupt, &entry, toolbox)?;
             Ok(Resumed {
                 interrupt: interrupt.clone(),
                 entry,
@@ -338,10 +340,16 @@ fn match_resume(
         .collect()
 }
 
-/// A `resolved` answer to a tool-call interrupt is `{approved, editedArgs?, feedback?}`.
-fn check_payload(id: &str, entry: &ResumeEntry) -> Result<(), StartError> {
+/// A `resolved` answer to a tool-call interrupt is `{approved, editedArgs?, feedback?}`;
+/// edited arguments of an approval meet the tool's rules, as the agent's do (`Tool::check`),
+/// and the interrupt stays open when they do not. Edits with a rejection are ignored.
+fn check_payload(
+    interrupt: &InterruptRecord,
+    entry: &ResumeEntry,
+    toolbox: &Toolbox,
+) -> Result<(), StartError> {
     let invalid = |reason: &str| StartError::InvalidResume {
-        id: id.to_owned(),
+        id: interrupt.id.clone(),
         reason: reason.to_owned(),
     };
     let payload = entry.payload.as_ref();
@@ -356,6 +364,14 @@ fn check_payload(id: &str, entry: &ResumeEntry) -> Result<(), StartError> {
     }
     if field("editedArgs").is_some_and(|a| !a.is_object()) {
         return Err(invalid("`editedArgs` is geen object"));
+    }
+    let approved = entry.status == ResumeStatus::Resolved
+        && field("approved").and_then(Value::as_bool) == Some(true);
+    if approved
+        && let Some(edited) = field("editedArgs")
+        && let Err(e) = toolbox.check(&interrupt.tool_name, edited)
+    {
+        return Err(invalid(&format!("`editedArgs`: {e}")));
     }
     if field("feedback").is_some_and(|f| !f.is_string()) {
         return Err(invalid("`feedback` is geen tekst"));

@@ -13,6 +13,7 @@ use super::thread::{Outcome, Thread, looks_rejected, str_at};
 use super::{MAX_TOOL_TURNS, Step};
 use crate::orchestrator::inspection::Finding;
 use crate::orchestrator::knowledge::normalize;
+use crate::orchestrator::report::conclusion;
 use crate::orchestrator::tools::GENERATE_FINAL_REPORT;
 
 pub(super) fn reporting_agent(thread: &Thread, allowed: &HashSet<&str>) -> Step {
@@ -42,14 +43,17 @@ pub(super) fn reporting_agent(thread: &Thread, allowed: &HashSet<&str>) -> Step 
     }
     // The open inspection's findings only: those of a company visited before stay with it.
     let findings: Vec<Finding> = thread.inspection.open_findings().cloned().collect();
-    let summary = report_summary(&company.name, &findings, lang);
+    let severities: Vec<&str> = findings.iter().map(|f| f.severity.as_str()).collect();
+    let summary = conclusion(&company.name, &severities, lang);
     let mut args = json!({
         "kvk": company.kvk,
         "company_name": company.name,
         "findings": findings
             .iter()
             .map(|f| {
+                // Its number, so an inspector's correction in the approval names it.
                 let mut v = json!({
+                    "number": f.number,
                     "description": f.description,
                     "category": f.category,
                     "severity": f.severity,
@@ -69,48 +73,6 @@ pub(super) fn reporting_agent(thread: &Thread, allowed: &HashSet<&str>) -> Step 
         args["inspector"] = json!(inspector);
     }
     Step::Call(vec![(GENERATE_FINAL_REPORT, args)])
-}
-
-fn report_summary(company: &str, findings: &[Finding], lang: Lang) -> String {
-    let count = |s: &str| findings.iter().filter(|f| f.severity == s).count();
-    let (serious, moderate, minor) = (count("ernstig"), count("matig"), count("licht"));
-    match (lang, findings.len()) {
-        (Lang::Nl, 0) => format!(
-            "Tijdens de inspectie van {company} zijn geen bevindingen vastgelegd. Er zijn geen overtredingen vastgesteld."
-        ),
-        (Lang::En, 0) => format!(
-            "No findings were recorded during the inspection of {company}. No violations were found."
-        ),
-        (Lang::Nl, n) => {
-            let mut s = format!(
-                "Tijdens de inspectie van {company} {} {n} {} vastgelegd ({serious} ernstig, {moderate} matig, {minor} licht).",
-                if n == 1 { "is" } else { "zijn" },
-                if n == 1 { "bevinding" } else { "bevindingen" }
-            );
-            if serious > 0 {
-                s.push_str(" Gezien de ernstige bevindingen wordt een herinspectie aanbevolen.");
-            } else {
-                s.push_str(" De ondernemer herstelt de tekortkomingen; controle bij de volgende reguliere inspectie.");
-            }
-            s
-        }
-        (Lang::En, n) => {
-            let mut s = format!(
-                "{n} {} recorded during the inspection of {company} ({serious} serious, {moderate} moderate, {minor} minor).",
-                if n == 1 {
-                    "finding was"
-                } else {
-                    "findings were"
-                }
-            );
-            if serious > 0 {
-                s.push_str(" Given the serious findings a re-inspection is recommended.");
-            } else {
-                s.push_str(" The operator corrects the shortcomings; checked at the next regular inspection.");
-            }
-            s
-        }
-    }
 }
 
 /// The HAP form's summary from the tool's answer: completion and each section's status, so

@@ -146,6 +146,7 @@ pub(super) struct ApprovalRow {
     pub(super) feedback: Option<String>,
     pub(super) decided_by: Option<String>,
     pub(super) decided_at: Option<i64>,
+    pub(super) edited_args: Option<String>,
 }
 
 impl ApprovalRow {
@@ -156,6 +157,12 @@ impl ApprovalRow {
                 feedback: self.feedback,
                 decided_by,
                 decided_at,
+                edited_args: self
+                    .edited_args
+                    .as_deref()
+                    .map(serde_json::from_str)
+                    .transpose()
+                    .map_err(|e| corrupt("edited_args", &e.to_string()))?,
             }),
             _ => None,
         };

@@ -224,8 +224,8 @@ impl Store for SqlStore {
             .map_err(|e| StoreError::Backend(e.to_string()))?;
         let decision = record.decision.as_ref();
         let result = sqlx::query(&self.sql("INSERT INTO approvals (approval_id, thread_id, run_id, tool_call_id, tool_name, parameters, risk_level, \
-             requested_by, requested_at, approved, feedback, decided_by, decided_at) \
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"))
+             requested_by, requested_at, approved, feedback, decided_by, decided_at, edited_args) \
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"))
         .bind(&record.approval_id)
         .bind(&record.thread_id)
         .bind(&record.run_id)
@@ -239,6 +239,7 @@ impl Store for SqlStore {
         .bind(decision.and_then(|d| d.feedback.as_deref()))
         .bind(decision.map(|d| d.decided_by.as_str()))
         .bind(decision.map(|d| d.decided_at))
+        .bind(decision.and_then(edited_text))
         .execute(&self.writer)
         .await;
         result.map(drop).map_err(|e| {
@@ -258,13 +259,14 @@ impl Store for SqlStore {
     ) -> Result<(), StoreError> {
         let _timed = timed("record_approval_decision");
         let updated = sqlx::query(&self.sql(
-            "UPDATE approvals SET approved = ?, feedback = ?, decided_by = ?, decided_at = ? \
-             WHERE approval_id = ? AND decided_at IS NULL",
+            "UPDATE approvals SET approved = ?, feedback = ?, decided_by = ?, decided_at = ?, \
+             edited_args = ? WHERE approval_id = ? AND decided_at IS NULL",
         ))
         .bind(decision.approved)
         .bind(decision.feedback.as_deref())
         .bind(&decision.decided_by)
         .bind(decision.decided_at)
+        .bind(edited_text(decision))
         .bind(approval_id)
         .execute(&self.writer)
         .await
@@ -287,7 +289,7 @@ impl Store for SqlStore {
     async fn approvals(&self, thread_id: &str) -> Result<Vec<ApprovalRecord>, StoreError> {
         let _timed = timed("approvals");
         let rows: Vec<ApprovalRow> = sqlx::query_as(&self.sql("SELECT approval_id, thread_id, run_id, tool_call_id, tool_name, parameters, risk_level, requested_by, \
-             requested_at, approved, feedback, decided_by, decided_at FROM approvals WHERE thread_id = ? \
+             requested_at, approved, feedback, decided_by, decided_at, edited_args FROM approvals WHERE thread_id = ? \
              ORDER BY requested_at, rowid"))
         .bind(thread_id)
         .fetch_all(&self.pool)
@@ -385,4 +387,12 @@ impl Store for SqlStore {
         }
         tx.commit().await.map_err(backend)
     }
+}
+
+/// An approval's edited arguments as the audit log stores them (JSON text), if any.
+fn edited_text(decision: &ApprovalDecision) -> Option<String> {
+    decision
+        .edited_args
+        .as_ref()
+        .map(serde_json::Value::to_string)
 }
