@@ -247,15 +247,15 @@ async fn a_cancel_mid_run_then_two_more_messages_are_accepted() {
 }
 
 /// Greedy decoding hands over to the first agent of the handoff's enum; a bias on "reporting"
-/// makes it the reporting agent, and one on "generate" its report tool, the one that asks for
-/// approval (of its three; the verification tools are the planner's tests' subject, and
-/// `submit_verification_answers` needs an answer, which a 270M model writes to the length
-/// limit). A call is required (llama.cpp has no named `tool_choice`; the run's last turn is
-/// answer-only whatever this says), and a bias on an empty list keeps the report's `findings`
-/// short enough to close within the limit.
+/// makes it the reporting agent. Of its three tools only the report asks for approval, so the
+/// first words of the other two (`extract_inspection_data`, `submit_verification_answers`) are
+/// banned: llama.cpp's grammar then leaves the report's name (a bias towards "generate" instead
+/// made the 270M model write that word as text, over and over). A call is required (llama.cpp
+/// has no named `tool_choice`; the run's last turn is answer-only whatever this says), and a
+/// bias on an empty list keeps the report's `findings` short enough to close within the limit.
 fn towards_the_report() -> Value {
     json!({
-        "logit_bias": [["reporting", 8.0], ["generate", 8.0], [" []", 10.0], ["[]", 10.0], ["}", 6.0]],
+        "logit_bias": [["reporting", 8.0], ["extract", -100.0], ["submit", -100.0], [" []", 10.0], ["[]", 10.0], ["}", 6.0]],
         "tool_choice": "required"
     })
 }
