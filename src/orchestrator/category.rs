@@ -56,6 +56,11 @@ pub fn category(text: &str) -> &'static str {
         "geleden",
         "ago",
         "yesterday",
+        "vorige",
+        "afgelopen",
+        "last",
+        "verstreken",
+        "vervallen",
     ]);
     if (about(&["etiket", "label", "sticker"], &[]) && missing)
         || (date_word && missing && !passed)
@@ -199,11 +204,22 @@ pub fn category(text: &str) -> &'static str {
             "reheat",
         ],
         &[],
-    ) || phrase(&[
+    ) || words.iter().any(|w| {
+        // "ongekoeld", "unchilled", "uncooled": the missing cold is in the word.
+        ["ongekoel", "unchill", "uncool", "ungekoel"]
+            .iter()
+            .any(|p| w.starts_with(p))
+    }) || phrase(&[
         "room temperature",
         "out of the cold",
         "buiten de koeling",
         "no cooling",
+        "not chilled",
+        "not refrigerated",
+        "niet gekoeld",
+        "kamertemperatuur",
+        "lauwwarm",
+        "lukewarm",
     ]) {
         return "temperature";
     }
@@ -243,7 +259,7 @@ pub fn category(text: &str) -> &'static str {
     });
     if equipment
         && about(
-            &["vlek", "stain"],
+            &["vlek", "stain", "beschimmel", "schimmel", "mould", "mold"],
             &["oud", "oude", "old", "resten", "residue"],
         )
     {
@@ -310,8 +326,22 @@ pub fn category(text: &str) -> &'static str {
             "peuk",
             "afwas",
             "ring",
+            "sterili",
+            "gesteril",
+            "gedesinfect",
+            "desinfect",
+            "disinfect",
+            "ontsmet",
+            "snijwond",
+            "wondje",
+            "bleed",
+            "bloed",
+            "plaster",
+            "handwas",
         ],
-        &["ill", "bin", "bins", "hands", "vet", "vette"],
+        &[
+            "ill", "bin", "bins", "hands", "vet", "vette", "cut", "cuts", "wound",
+        ],
     ) {
         return "hygiene";
     }

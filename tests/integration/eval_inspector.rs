@@ -26,10 +26,11 @@ struct Set {
     sealed: bool,
 }
 
-/// The first set (223/234 turns reached), the second set's tuning part (232/247) and its first
-/// held-aside part (85/116: looked at by its misses' first words once, so no longer clean),
-/// and the third, sealed held-aside set (`held_aside_3.json`, written from the domain and the
-/// data files only: 75/167 turns at its first run, the agent's honest score on unseen talk).
+/// The first set (223/234 turns reached), the second set's tuning part (249/265) and its first
+/// held-aside part (120/131: its misses have been read, so it is no longer clean), and the
+/// third, sealed held-aside set (`held_aside_3.json`, written from the domain and the data
+/// files only: 75/167 turns at its first run, 82/167 after the general rules of issue 32's
+/// second round; the agent's honest score on unseen talk).
 const SETS: &[Set] = &[
     Set {
         file: "inspector_turns.json",
@@ -43,12 +44,12 @@ const SETS: &[Set] = &[
     },
     Set {
         file: "held_aside.json",
-        mark: 0.732,
+        mark: 0.916,
         sealed: false,
     },
     Set {
         file: "held_aside_3.json",
-        mark: 0.449,
+        mark: 0.491,
         sealed: true,
     },
 ];

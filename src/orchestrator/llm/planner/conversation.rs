@@ -335,6 +335,27 @@ pub(super) fn is_confirmation(text: &str) -> bool {
         && words.iter().all(|w| CORE.contains(w) || FILLER.contains(w))
 }
 
+/// "Klopt, 46 graden", "yes, 9 °C it is": a short yes whose figures are all in the last
+/// finding repeats it; it records nothing.
+pub(super) fn confirms_last(text: &str, state: &InspectionState) -> bool {
+    const YES: &[&str] = &[
+        "ja", "jawel", "klopt", "correct", "juist", "inderdaad", "precies", "yes", "yep", "yeah",
+        "right", "exactly", "indeed", "bevestigd", "confirmed",
+    ];
+    let normalized = normalize(text);
+    let words: Vec<&str> = normalized.split(' ').filter(|w| !w.is_empty()).collect();
+    let Some(last) = state.open_findings().last() else {
+        return false;
+    };
+    let figures = numbers(text);
+    words.len() <= 8
+        && words.first().is_some_and(|w| YES.contains(w))
+        && !figures.is_empty()
+        && figures
+            .iter()
+            .all(|(_, f)| numbers(&last.description).iter().any(|(_, g)| g == f))
+}
+
 /// A finding corrected: which one, and its new description.
 #[derive(Debug, Clone, PartialEq)]
 pub(super) struct Correction {
@@ -372,6 +393,23 @@ const SIGNALS: &[&str] = &[
     "sorry",
     "wrong",
     "rather",
+    "corrigeer",
+    "corrigeren",
+    "gecorrigeerd",
+    "wijzig",
+    "wijzigen",
+    "aanpassen",
+    "verander",
+    "veranderen",
+    "herstel",
+    "fout",
+    "scratch",
+    "change",
+    "update",
+    "fix",
+    "correct",
+    "make",
+    "instead",
 ];
 
 /// The correction this turn makes to a finding of the open inspection, if it is one: "X,

@@ -210,6 +210,25 @@ fn asks_scope(question: &str) -> bool {
         " is this ours ",
         " covered by our ",
         " in scope ",
+        // Whether the sources say anything: "staat daar iets over in?", "anything on that in
+        // our set?".
+        " iets over ",
+        " daar iets ",
+        " er iets ",
+        " staat daar ",
+        " in onze set ",
+        " in de set ",
+        " in je bronnen ",
+        " in jouw bronnen ",
+        " in onze bronnen ",
+        " anything on ",
+        " anything about ",
+        " anything in ",
+        " in our set ",
+        " in your sources ",
+        " in our sources ",
+        " in the corpus ",
+        " in het corpus ",
     ]
     .iter()
     .any(|p| padded.contains(p))
