@@ -62,7 +62,26 @@ pub fn category(text: &str) -> &'static str {
         "verstreken",
         "vervallen",
     ]);
-    if (about(&["etiket", "label", "sticker"], &[]) && missing)
+    // "alleen een Chinees etiket", "only a Polish label": a label not in the buyer's language.
+    let foreign = phrase(&["alleen", "uitsluitend", "only"])
+        || about(
+            &[
+                "chinee",
+                "engels",
+                "pools",
+                "poolse",
+                "turks",
+                "arabisch",
+                "buitenlands",
+                "foreign",
+                "chinese",
+                "polish",
+                "turkish",
+                "arabic",
+            ],
+            &[],
+        );
+    if (about(&["etiket", "label", "sticker"], &[]) && (missing || foreign))
         || (date_word && missing && !passed)
         || phrase(&[
             "niet in het nederlands",
@@ -178,9 +197,42 @@ pub fn category(text: &str) -> &'static str {
     ]) {
         return "traceability";
     }
+    // "Schimmel op het plafond van de koelcel", "the cold store door seal is torn": a defect of
+    // the structure is about the building, wherever the structure is.
+    let structure = about(
+        &[
+            "plafond", "vloer", "muur", "muren", "wand", "tegel", "ceiling",
+        ],
+        &["floor", "floors", "wall", "walls", "tile", "tiles"],
+    );
+    let defect = about(
+        &[
+            "schimmel",
+            "beschimmel",
+            "condens",
+            "kapot",
+            "gescheurd",
+            "scheur",
+            "lek",
+            "mould",
+            "mold",
+            "condensation",
+            "broken",
+            "torn",
+            "crack",
+            "damaged",
+            "beschadig",
+            "loszittend",
+        ],
+        &["los", "losse", "loose"],
+    );
+    if structure && defect {
+        return "building";
+    }
     if about(
         &[
             "koel",
+            "cool",
             "vries",
             "diepvries",
             "bevroren",

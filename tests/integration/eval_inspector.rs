@@ -26,10 +26,10 @@ struct Set {
     sealed: bool,
 }
 
-/// The first set (223/234 turns reached), the second set's tuning part (249/265) and its first
-/// held-aside part (120/131: its misses have been read, so it is no longer clean), and the
+/// The first set (223/234 turns reached), the second set's tuning part (255/265) and its first
+/// held-aside part (124/131: its misses have been read, so it is no longer clean), and the
 /// third, sealed held-aside set (`held_aside_3.json`, written from the domain and the data
-/// files only: 75/167 turns at its first run, 82/167 after the general rules of issue 32's
+/// files only: 75/167 turns at its first run, 86/167 after the general rules of issue 32's
 /// second round; the agent's honest score on unseen talk).
 const SETS: &[Set] = &[
     Set {
@@ -39,17 +39,17 @@ const SETS: &[Set] = &[
     },
     Set {
         file: "inspector_turns_2.json",
-        mark: 0.939,
+        mark: 0.962,
         sealed: false,
     },
     Set {
         file: "held_aside.json",
-        mark: 0.916,
+        mark: 0.946,
         sealed: false,
     },
     Set {
         file: "held_aside_3.json",
-        mark: 0.491,
+        mark: 0.514,
         sealed: true,
     },
 ];

@@ -198,6 +198,16 @@ fn is_reported(clause: &str) -> bool {
         " ask ",
         " claims ",
         " according to ",
+        // What someone wants or plans is not what the inspector sees.
+        " wil ",
+        " willen ",
+        " wants ",
+        " want to ",
+        " van plan ",
+        " plans ",
+        " planning ",
+        " overweegt ",
+        " considering ",
     ]
     .iter()
     .any(|m| padded.contains(m))

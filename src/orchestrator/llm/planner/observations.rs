@@ -248,6 +248,15 @@ pub fn observations(text: &str) -> Vec<String> {
     {
         parts = items;
     }
+    // "Ik noteer: muizenkeutels in het magazijn, schimmel op het plafond, en geen lijsten":
+    // an announced list without a count is cut at its commas, when every item says
+    // something of its own.
+    if announced.is_some()
+        && let Some(items) = comma_items(body)
+        && items.len() > parts.len()
+    {
+        parts = items;
+    }
     if parts.len() < 2 {
         return vec![tidy(body)];
     }
@@ -271,15 +280,16 @@ fn split_by_topic(part: &str) -> Vec<String> {
     let mut from = 0;
     while from < lower.len() {
         // The nearest join after `from` that a subject follows.
+        // After a comma or a full stop any clause may start; after "en"/"and" one with its
+        // own subject ("… en de vloer is vies", not "kip en vis op 9 graden").
         let next = JOINS
             .iter()
             .filter_map(|j| {
                 let i = lower[from..].find(j)? + from;
                 let right = i + j.len();
-                SUBJECTS
-                    .iter()
-                    .any(|s| lower[right..].starts_with(s))
-                    .then_some((i, right))
+                (j.starts_with([',', '.'])
+                    || SUBJECTS.iter().any(|s| lower[right..].starts_with(s)))
+                .then_some((i, right))
             })
             .min();
         let Some((at, right)) = next else { break };
@@ -289,7 +299,7 @@ fn split_by_topic(part: &str) -> Vec<String> {
         let left = &part[start..at];
         let right_clause = next_sentence(&part[right..]);
         let (a, b) = (category(left), category(right_clause));
-        if has_verb(left) && has_verb(right_clause) && a != b && a != "other" && b != "other" {
+        if predicated(left) && predicated(right_clause) && a != b && a != "other" && b != "other" {
             out.push(left.to_owned());
             start = right;
         }
@@ -297,6 +307,19 @@ fn split_by_topic(part: &str) -> Vec<String> {
     }
     out.push(part[start..].to_owned());
     out
+}
+
+/// The clause says something about its subject: a verb, a measured temperature ("kip op 9
+/// graden") or something missing ("geen etiket op de gehaktballen", "no soap at the basin").
+fn predicated(clause: &str) -> bool {
+    let normalized = normalize(clause);
+    let words: Vec<&str> = normalized.split(' ').filter(|w| !w.is_empty()).collect();
+    has_verb(clause)
+        || (words.len() >= 2
+            && (temperature_celsius(clause).is_some()
+                || words
+                    .iter()
+                    .any(|w| ["geen", "no", "zonder", "without", "missing"].contains(w))))
 }
 
 /// The text up to the end of its sentence or clause.
@@ -461,6 +484,26 @@ fn ordinals_to_semicolons(text: &str) -> String {
     }
     out.push_str(&text[last..]);
     out
+}
+
+/// The comma- (or semicolon-) separated items of an announced list, a leading "en"/"and"
+/// dropped; None unless there are two or more of at least two words each.
+fn comma_items(body: &str) -> Option<Vec<String>> {
+    let items: Vec<String> = body
+        .split([',', ';'])
+        .enumerate()
+        .map(|(i, p)| {
+            let p = p.trim();
+            let lower = p.to_lowercase();
+            let lead = ["en ", "and "]
+                .iter()
+                .find(|l| i > 0 && lower.starts_with(**l) && p.is_char_boundary(l.len()));
+            tidy(lead.map_or(p, |l| &p[l.len()..]))
+        })
+        .filter(|p| !p.is_empty())
+        .collect();
+    let words = |p: &String| normalize(p).split(' ').filter(|w| !w.is_empty()).count();
+    (items.len() >= 2 && items.iter().all(|p| words(p) >= 2)).then_some(items)
 }
 
 /// `part` cut at every `sep` where both sides have at least three words.
@@ -665,7 +708,7 @@ fn announces_list(opening: &str) -> Option<Option<usize>> {
 fn strip_list_opening(text: &str) -> (Option<Option<usize>>, &str) {
     let trimmed = text.trim();
     let lower = trimmed.to_lowercase();
-    for stop in [':', '.', ','] {
+    for stop in [':', '.', ',', ';'] {
         if let Some(at) = trimmed.find(stop)
             && let Some(count) = announces_list(&trimmed[..at])
             // A count needs a noun or a colon: "Twee koelcellen, …" is no announcement.
@@ -839,6 +882,10 @@ mod tests {
                 2,
             ),
             (
+                "A few things to note. First, the slicer is dirty. Second, the ham in the fridge is at 9 °C. Lastly, the back door has a gap.",
+                3,
+            ),
+            (
                 "De afzuigkap is vet, ook staat de vuilnisbak open naast de werkbank.",
                 2,
             ),
@@ -938,8 +985,100 @@ mod tests {
                 "Yoghurt in de koeling: te gebruiken tot vorige week dinsdag.",
                 "shelf-life",
             ),
+            ("De sojasaus heeft alleen een Chinees etiket.", "labelling"),
         ] {
             assert_eq!(category(text), want, "{text}");
+        }
+    }
+}
+#[cfg(test)]
+mod sentences {
+    use super::*;
+    use crate::orchestrator::llm::planner::findings::split_turn;
+
+    /// Issue 32, kind 4: whole turns as inspectors dictate them, each observation with the
+    /// category of what it is about; a clause that only adds to the one before stays with it.
+    #[test]
+    fn a_turn_gives_one_finding_an_observation_with_its_own_category() {
+        let cases: &[(&str, &[&str])] = &[
+            (
+                "Ik zie een paar dingen: de koelkast bij de bar staat op 9 graden, op de snijplank zit nog rauw vlees en de vuilnisbak heeft geen deksel.",
+                &["temperature", "hygiene", "hygiene"],
+            ),
+            (
+                "Three things: the walk-in cooler is at 10 °C, there are mouse droppings under the shelves and the delivery notes for the chicken are missing.",
+                &["temperature", "pests", "traceability"],
+            ),
+            (
+                "Bevinding: de vloer in de opslag is kapot en er lopen kakkerlakken bij de afvoer.",
+                &["building", "pests"],
+            ),
+            (
+                "De kerntemperatuur van de kip is 62 graden, de medewerkers dragen geen haarnetjes en de allergenenkaart ontbreekt.",
+                &["temperature", "hygiene", "allergens"],
+            ),
+            (
+                "Finding: the ham slicer is dirty, the fridge door seal is broken and the tzatziki has no label.",
+                &["hygiene", "temperature", "labelling"],
+            ),
+            (
+                "In de koelcel: kip op 9 graden, geen etiket op de gehaktballen, en de kipfilet is twee dagen over de datum.",
+                &["temperature", "labelling", "shelf-life"],
+            ),
+            (
+                "Twee bevindingen. De pakbonnen van de vis ontbreken. De handenwasbak heeft geen zeep.",
+                &["traceability", "hygiene"],
+            ),
+            (
+                "Geconstateerd: de afzuigkap is vet en de koelvitrine met salades is 11 graden.",
+                &["hygiene", "temperature"],
+            ),
+            (
+                "Ik noteer: muizenkeutels in het magazijn, schimmel op het plafond van de koelcel, en geen temperatuurlijsten sinds maandag.",
+                &["pests", "building", "temperature"],
+            ),
+            (
+                "Several issues here: mould on the ceiling of the cold store, raw chicken stored above the salads, and no pest control contract.",
+                &["building", "hygiene", "pests"],
+            ),
+            (
+                "De koelcel is 9 graden, geen zeep bij de handenwasbak.",
+                &["temperature", "hygiene"],
+            ),
+            (
+                "De koelkast met zuivel en vleeswaren staat op 9 graden, vol tot de rand.",
+                &["temperature"],
+            ),
+            (
+                "Bak met babi pangang staat sinds de lunch op het aanrecht, 26 graden.",
+                &["temperature"],
+            ),
+            (
+                "Koelcel: kip op 9 graden, vis op 8 graden.",
+                &["temperature"],
+            ),
+            (
+                "Het gehakt is over de datum, de vriezer staat op -12 °C en de medewerker rookt bij de achterdeur.",
+                &["shelf-life", "temperature", "hygiene"],
+            ),
+            (
+                "There's no soap at the hand basin and the rice has been cooling on the counter since noon.",
+                &["hygiene", "temperature"],
+            ),
+            (
+                "Daarnaast: er ligt ongedierte-gif open tussen de meelzakken, en de deur naar buiten sluit niet goed.",
+                &["pests", "building"],
+            ),
+        ];
+        for (text, want) in cases {
+            let turn = split_turn(text);
+            let observed = turn
+                .observation
+                .as_deref()
+                .map(observations)
+                .unwrap_or_default();
+            let got: Vec<&str> = observed.iter().map(|o| category(o)).collect();
+            assert_eq!(&got, want, "{text}: {observed:?}");
         }
     }
 }

@@ -209,9 +209,22 @@ fn is_report_request(w: &Words) -> bool {
     // this inspection's.
     let earlier_report = report_word
         && (w.list.iter().any(|x| is_year(x))
-            || w.any(&[
-                "their", "hun", "vorige", "previous", "earlier", "eerdere", "toen",
-            ]));
+            || w.any(&["vorige", "previous", "earlier", "eerdere", "toen"]))
+        && !w.any(&[
+            "genereer",
+            "genereren",
+            "generate",
+            "maak",
+            "maken",
+            "make",
+            "create",
+            "draft",
+            "write",
+            "schrijf",
+            "opstellen",
+            "produce",
+            "opmaken",
+        ]);
     if earlier_report {
         return false;
     }
@@ -263,16 +276,10 @@ fn is_report_request(w: &Words) -> bool {
         "we are done",
         "i am done",
         "that s all for today",
-        "wrap up",
         "wrap it up",
+        "let s wrap up",
         "wrap things up",
-        "paperwork",
-        "afronden",
-        "afsluiten",
         "we zijn er klaar",
-        "dat was het",
-        "that s it",
-        "that s everything",
     ])
 }
 
@@ -326,7 +333,8 @@ fn asks_about_the_past(text: &str, w: &Words) -> bool {
     let question = text.trim_end().ends_with('?')
         || w.list.first().is_some_and(|f| {
             [
-                "wat", "welke", "wanneer", "hoe", "what", "which", "when", "how", "any",
+                "wat", "welke", "wanneer", "hoe", "what", "which", "when", "how", "any", "remind",
+                "vertel", "tell", "noem",
             ]
             .contains(f)
         });
@@ -365,6 +373,15 @@ fn asks_about_the_past(text: &str, w: &Words) -> bool {
         "hadden",
         "werd",
         "werden",
+        "did",
+        "got",
+        "kreeg",
+        "kregen",
+        "gekregen",
+        "past",
+        "verleden",
+        "vroeger",
+        "history",
     ]) || w
         .list
         .iter()
@@ -447,6 +464,16 @@ fn asks_about_the_past(text: &str, w: &Words) -> bool {
             "klachten",
             "complaint",
             "complaints",
+            "fined",
+            "beboet",
+            "boetes",
+            "trouble",
+            "issues",
+            "issue",
+            "problems",
+            "problemen",
+            "violated",
+            "overtreden",
         ]);
     question && past && subject
 }
@@ -485,15 +512,25 @@ fn is_summary_request(text: &str, w: &Words) -> bool {
         // "Remind me: what did I just log?": the inspector's own noting, in other words (a
         // log the business keeps is no summary).
         || (asks(text, w)
-            && w.any(&["i", "we", "ik", "wij", "me", "mij", "us", "ons"])
-            && w.any(&[
-                "log", "logged", "noteerde", "schreef", "opgenomen", "gemeld", "note", "noted",
-                "noteren", "genoteerd", "opgeschreven", "vastgelegd", "ingevoerd", "entered",
-            ]))
+            && w.any(&["i", "we", "ik", "wij", "me", "mij"])
+            && (w.any(&[
+                "logged", "noteerde", "schreef", "opgenomen", "gemeld", "noted", "genoteerd",
+                "opgeschreven", "vastgelegd", "ingevoerd", "entered", "ingesproken", "zei", "said",
+                "told", "vertelde", "noemde", "mentioned", "dicteerde", "dictated",
+            ]) || (w.any_phrase(&["did i", "did we", "have i", "have we", "heb ik", "hebben we"])
+                && w.any(&["log", "note", "write", "record", "noteren", "notes", "aantekeningen"]))))
         || (w.has("lees") && w.has("voor"))
         // "Welke bevindingen heb ik hier?", "what findings do we have?": this inspection's own.
         || (asks(text, w)
-            && w.any(&["bevindingen", "findings", "bevinding", "punten"])
+            && w.any(&[
+                "bevindingen",
+                "findings",
+                "bevinding",
+                "punten",
+                "notes",
+                "aantekeningen",
+                "notities",
+            ])
             && w.any_phrase(&[
                 "heb ik",
                 "hebben we",
