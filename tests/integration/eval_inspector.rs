@@ -29,7 +29,7 @@ struct Set {
 /// The first set (223/234 turns reached), the second set's tuning part (255/265) and its first
 /// held-aside part (124/131: its misses have been read, so it is no longer clean), and the
 /// third, sealed held-aside set (`held_aside_3.json`, written from the domain and the data
-/// files only: 75/167 turns at its first run, 86/167 after the general rules of issue 32's
+/// files only: 75/167 turns at its first run, 88/167 after the general rules of issue 32's
 /// second round; the agent's honest score on unseen talk).
 const SETS: &[Set] = &[
     Set {
@@ -49,7 +49,7 @@ const SETS: &[Set] = &[
     },
     Set {
         file: "held_aside_3.json",
-        mark: 0.514,
+        mark: 0.526,
         sealed: true,
     },
 ];
