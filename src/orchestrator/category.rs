@@ -56,8 +56,32 @@ pub fn category(text: &str) -> &'static str {
         "geleden",
         "ago",
         "yesterday",
+        "vorige",
+        "afgelopen",
+        "last",
+        "verstreken",
+        "vervallen",
     ]);
-    if (about(&["etiket", "label", "sticker"], &[]) && missing)
+    // "alleen een Chinees etiket", "only a Polish label": a label not in the buyer's language.
+    let foreign = phrase(&["alleen", "uitsluitend", "only"])
+        || about(
+            &[
+                "chinee",
+                "engels",
+                "pools",
+                "poolse",
+                "turks",
+                "arabisch",
+                "buitenlands",
+                "foreign",
+                "chinese",
+                "polish",
+                "turkish",
+                "arabic",
+            ],
+            &[],
+        );
+    if (about(&["etiket", "label", "sticker"], &[]) && (missing || foreign))
         || (date_word && missing && !passed)
         || phrase(&[
             "niet in het nederlands",
@@ -173,9 +197,42 @@ pub fn category(text: &str) -> &'static str {
     ]) {
         return "traceability";
     }
+    // "Schimmel op het plafond van de koelcel", "the cold store door seal is torn": a defect of
+    // the structure is about the building, wherever the structure is.
+    let structure = about(
+        &[
+            "plafond", "vloer", "muur", "muren", "wand", "tegel", "ceiling",
+        ],
+        &["floor", "floors", "wall", "walls", "tile", "tiles"],
+    );
+    let defect = about(
+        &[
+            "schimmel",
+            "beschimmel",
+            "condens",
+            "kapot",
+            "gescheurd",
+            "scheur",
+            "lek",
+            "mould",
+            "mold",
+            "condensation",
+            "broken",
+            "torn",
+            "crack",
+            "damaged",
+            "beschadig",
+            "loszittend",
+        ],
+        &["los", "losse", "loose"],
+    );
+    if structure && defect {
+        return "building";
+    }
     if about(
         &[
             "koel",
+            "cool",
             "vries",
             "diepvries",
             "bevroren",
@@ -199,11 +256,22 @@ pub fn category(text: &str) -> &'static str {
             "reheat",
         ],
         &[],
-    ) || phrase(&[
+    ) || words.iter().any(|w| {
+        // "ongekoeld", "unchilled", "uncooled": the missing cold is in the word.
+        ["ongekoel", "unchill", "uncool", "ungekoel"]
+            .iter()
+            .any(|p| w.starts_with(p))
+    }) || phrase(&[
         "room temperature",
         "out of the cold",
         "buiten de koeling",
         "no cooling",
+        "not chilled",
+        "not refrigerated",
+        "niet gekoeld",
+        "kamertemperatuur",
+        "lauwwarm",
+        "lukewarm",
     ]) {
         return "temperature";
     }
@@ -243,7 +311,7 @@ pub fn category(text: &str) -> &'static str {
     });
     if equipment
         && about(
-            &["vlek", "stain"],
+            &["vlek", "stain", "beschimmel", "schimmel", "mould", "mold"],
             &["oud", "oude", "old", "resten", "residue"],
         )
     {
@@ -310,8 +378,22 @@ pub fn category(text: &str) -> &'static str {
             "peuk",
             "afwas",
             "ring",
+            "sterili",
+            "gesteril",
+            "gedesinfect",
+            "desinfect",
+            "disinfect",
+            "ontsmet",
+            "snijwond",
+            "wondje",
+            "bleed",
+            "bloed",
+            "plaster",
+            "handwas",
         ],
-        &["ill", "bin", "bins", "hands", "vet", "vette"],
+        &[
+            "ill", "bin", "bins", "hands", "vet", "vette", "cut", "cuts", "wound",
+        ],
     ) {
         return "hygiene";
     }

@@ -905,4 +905,33 @@ mod tests {
         assert!(found.contains(&Concern::Temperature));
         assert_eq!(concerns("muizenkeutels in de opslag"), vec![Concern::Pests]);
     }
+
+    /// Issue 32, kind 8: a registered name or trade name written out in full opens its
+    /// company, whatever else the sentence says; a shared trade name alone, or a full name
+    /// with another kind of business in front, does not.
+    #[test]
+    fn an_exact_name_opens_its_company() {
+        let kb = Knowledge::load().expect("embedded data loads");
+        let kvk = |text: &str| match kb.resolve_company(text) {
+            Resolution::Match(c) => Some(c.company.kvk.clone()),
+            _ => None,
+        };
+        for company in kb.companies() {
+            for name in std::iter::once(&company.name).chain(&company.trade_names) {
+                let shared = kb
+                    .companies()
+                    .iter()
+                    .filter(|c| c.name == *name || c.trade_names.contains(name))
+                    .count()
+                    > 1;
+                if !shared {
+                    let said = format!("Open {name}, the one we discussed this morning.");
+                    assert_eq!(kvk(&said).as_deref(), Some(company.kvk.as_str()), "{said}");
+                }
+            }
+        }
+        assert_eq!(kvk("Eetcafé De Droomkade").as_deref(), Some("99990027"));
+        assert_eq!(kvk("De Droomkade"), None);
+        assert_eq!(kvk("Bakkerij De Droomakker"), None);
+    }
 }

@@ -474,6 +474,9 @@ impl Knowledge {
         if let Some(at_street) = self.by_street(query) {
             return at_street;
         }
+        if let Some(exact) = self.by_exact_name(query) {
+            return exact;
+        }
         let query = Query::weighed(query, register);
         if query.words.is_empty() {
             return self.by_kind_and_city(&query);
@@ -587,6 +590,49 @@ impl Knowledge {
                 fits.into_iter().take(MAX_CANDIDATES).collect(),
             )),
         }
+    }
+
+    /// "Open Taco Ficticio, the food truck", "Eetcafé De Droomkade": a registered name or trade
+    /// name written out in full opens its company at once, when no other company has a name
+    /// as long in the text and the kind and city the text names fit it ("Bakkerij De
+    /// Droomakker" is no supermarket, so the ranking decides).
+    fn by_exact_name(&self, text: &str) -> Option<Resolution<'_>> {
+        let padded = format!(" {} ", normalize(text));
+        let query = Query::read(text, &self.register_words.cities);
+        let mut best: Vec<(&Company, &CompanyWords)> = Vec::new();
+        let mut longest = 0;
+        for (company, words) in self.companies().iter().zip(&self.register_words.companies) {
+            let length = std::iter::once(&company.name)
+                .chain(&company.trade_names)
+                .map(|name| normalize(name))
+                .filter(|name| !name.is_empty() && padded.contains(&format!(" {name} ")))
+                .map(|name| name.split(' ').count())
+                .max()
+                .unwrap_or(0);
+            if length == 0 || length < longest {
+                continue;
+            }
+            if length > longest {
+                longest = length;
+                best.clear();
+            }
+            best.push((company, words));
+        }
+        let [(company, words)] = best.as_slice() else {
+            return None;
+        };
+        let kind_fits = query.kinds.iter().all(|kind| {
+            words.own.iter().any(|w| {
+                word_similarity(kind, w) > 0.0
+                    || w.contains(kind.as_str())
+                    || (w.len() >= 4 && kind.starts_with(w.as_str()))
+            })
+        });
+        let city_fits = query.cities.is_empty() || query.cities.contains(&words.city);
+        (kind_fits && city_fits).then_some(Resolution::Match(Candidate {
+            company,
+            score: 0.97,
+        }))
     }
 
     /// The text names a kind of business or a city of the register: it is about a business,

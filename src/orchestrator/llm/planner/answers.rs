@@ -11,9 +11,8 @@ use crate::orchestrator::knowledge::{concerns, expanded_query, normalize};
 /// At most this many sentences make an answer, and this many from one article.
 const SENTENCES: usize = 3;
 const PER_ARTICLE: usize = 2;
-/// Search scores (BM25) below which the best match is weak, and from which it is strong.
+/// The search score (BM25) below which the best match is weak.
 const WEAK_MATCH: f64 = 10.0;
-const STRONG_MATCH: f64 = 25.0;
 
 /// An article as `search_regulations` and `lookup_regulation_articles` return it.
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -56,6 +55,36 @@ fn is_stop_word(word: &str) -> bool {
         "i", "we", "you", "should", "need", "by", "from", "as", "not", "no",
     ];
     word.len() < 2 || STOP.contains(&word)
+}
+
+/// The question asks for a temperature or a time: what food-safety law sets figures for.
+/// ("hoeveel brandblussers" asks a figure too, but not one about food.)
+fn asks_for_food_figure(question: &str) -> bool {
+    let n = format!(" {} ", normalize(question));
+    [
+        " hoe koud ",
+        " hoe warm ",
+        " hoe lang ",
+        " hoelang ",
+        " welke temperatuur ",
+        " graden ",
+        " how cold ",
+        " how hot ",
+        " how long ",
+        " what temperature ",
+        " which temperature ",
+        " degrees ",
+        " temperatuur ",
+        " temperature ",
+        " houdbaar ",
+        " bewaren ",
+        " hoeveel dagen ",
+        " hoeveel uur ",
+        " how many days ",
+        " how many hours ",
+    ]
+    .iter()
+    .any(|p| n.contains(p))
 }
 
 /// The question asks for a figure: a temperature, a time, an amount.
@@ -282,6 +311,47 @@ fn subject_words(question: &str) -> Vec<String> {
         "those",
         "what",
         "which",
+        // Words of asking and filler: they name no subject.
+        "many",
+        "much",
+        "anything",
+        "something",
+        "iets",
+        "staat",
+        "zomaar",
+        "gewoon",
+        "eigenlijk",
+        "precies",
+        "vraagt",
+        "vragen",
+        "asks",
+        "nieuwe",
+        "lang",
+        "long",
+        "below",
+        "above",
+        "behind",
+        "boven",
+        "onder",
+        "nodig",
+        "need",
+        "needs",
+        "mogelijk",
+        "possible",
+        "graag",
+        "please",
+        "still",
+        "nog",
+        "would",
+        "could",
+        "kunnen",
+        "zouden",
+        "according",
+        "volgens",
+        "anything",
+        "covered",
+        "enough",
+        "genoeg",
     ];
     normalize(question)
         .split(' ')
@@ -335,10 +405,26 @@ pub(super) fn covered(question: &str, search: &Value) -> bool {
     if !found {
         return false;
     }
-    if !concerns(question).is_empty() || asks_for_figure(question) {
+    // A temperature or a keeping time asked is food-safety law; a food-safety concern keeps
+    // the question in the corpus unless several of its subject words are in none of the
+    // articles found ("de koelinstallatie met ammoniak gekeurd voor de veiligheid van het
+    // personeel").
+    if asks_for_food_figure(question) {
         return true;
     }
+    if !concerns(question).is_empty() {
+        return unknown_words(question, search) < 3;
+    }
     retrieval_covers(question, search)
+}
+
+/// The subject words of `question` that none of the top articles uses.
+fn unknown_words(question: &str, search: &Value) -> usize {
+    let top: Vec<String> = result_words(search, 8);
+    subject_words(question)
+        .iter()
+        .filter(|w| !top.iter().any(|t| matches(w, t)))
+        .count()
 }
 
 /// The search's own confidence that the corpus speaks about `question`: the best score and
@@ -357,109 +443,306 @@ pub(super) fn retrieval_covers(question: &str, search: &Value) -> bool {
         .and_then(|r| r.get("score"))
         .and_then(Value::as_f64)
         .unwrap_or(0.0);
-    let unknown = subject_words(question)
-        .iter()
-        .filter(|w| !top.iter().any(|t| matches(w, t)))
-        .count();
+    let unknown = unknown_words(question, search);
+    // A strong score says little on its own: a long question shares common words ("keuken",
+    // "personeel") with many articles, while its subject ("brandblussers") is in none.
     if best < WEAK_MATCH {
         unknown == 0
-    } else if best < STRONG_MATCH {
-        unknown < 2
     } else {
-        true
+        unknown < 2
     }
 }
+
+/// Where a subject outside food safety is regulated: the stems that name it, and the law and
+/// authority in Dutch and English.
+const ELSEWHERE: &[(&[&str], &str, &str)] = &[
+    (
+        &[
+            " brand",
+            "blus",
+            "nooduitgang",
+            "vluchtweg",
+            " fire",
+            "extinguisher",
+            "emergency exit",
+            "rookmelder",
+            "smoke detector",
+        ],
+        "Brandveiligheid regelt het Besluit bouwwerken leefomgeving (Bbl); daarop zien de gemeente en de brandweer (veiligheidsregio) toe.",
+        "Fire safety is governed by the Besluit bouwwerken leefomgeving (Bbl, the Dutch building code); the municipality and the fire service (Brandweer, veiligheidsregio) enforce it.",
+    ),
+    (
+        &[
+            "legionella",
+            "douche",
+            "shower",
+            "warmwater",
+            "hot water system",
+        ],
+        "Legionellapreventie staat in het Drinkwaterbesluit (legionellabeheersplan); toezicht door de ILT (Inspectie Leefomgeving en Transport) of de omgevingsdienst, met advies van de GGD.",
+        "Legionella prevention is in the Drinkwaterbesluit (Drinking Water Decree, a legionella management plan); the ILT (Human Environment and Transport Inspectorate) or the environmental service (omgevingsdienst) supervises it.",
+    ),
+    (
+        &[
+            "loon",
+            "lonen",
+            "wage",
+            "salaris",
+            "salary",
+            "betaald",
+            " paid ",
+            "arbeidstijd",
+            "werktijd",
+            "working hours",
+            "overwerk",
+            "overtime",
+            "werkuren",
+            "diensten",
+            "shift",
+            "dienst van",
+            "uur per",
+            "hours a",
+            "rusttijd",
+            "pauze",
+        ],
+        "Lonen en werktijden vallen onder de Wet minimumloon (WML) en de Arbeidstijdenwet; toezicht door de Nederlandse Arbeidsinspectie.",
+        "Wages and working hours fall under the Minimum Wage Act (Wet minimumloon, WML) and the Working Hours Act (Arbeidstijdenwet); the Netherlands Labour Inspectorate (Nederlandse Arbeidsinspectie) enforces them.",
+    ),
+    (
+        &[
+            "jeugd",
+            "scholier",
+            "minderjarig",
+            "kinderarbeid",
+            "jongere",
+            "pupil",
+            "student",
+            "school",
+            "teenager",
+            "minor",
+            "jarige",
+            "year old",
+            "years old",
+        ],
+        "Werk door jongeren (leeftijden, werktijden, verboden werk) regelen de Arbeidstijdenwet en het Arbeidstijdenbesluit; toezicht door de Nederlandse Arbeidsinspectie.",
+        "Work by young people (ages, hours, prohibited work) is governed by the Working Hours Act and Decree (Arbeidstijdenwet, Arbeidstijdenbesluit); the Netherlands Labour Inspectorate (Nederlandse Arbeidsinspectie) enforces it.",
+    ),
+    (
+        &[
+            "tillen",
+            "tilt",
+            "zwaar",
+            "zware",
+            "lift",
+            "heavy",
+            " rug ",
+            "back pain",
+            "heftruck",
+            "forklift",
+            "arbo",
+            "veiligheid van het personeel",
+            "veiligheid van werknemers",
+            "worker safety",
+            "staff safety",
+            "ongeval",
+            "accident",
+            "beschermingsmiddel",
+            "protective",
+        ],
+        "Veilig en gezond werken (tillen, machines, heftrucks, gevaarlijke stoffen) regelen de Arbowet en het Arbobesluit; toezicht door de Nederlandse Arbeidsinspectie.",
+        "Safe and healthy work (lifting, machines, forklifts, hazardous substances) is governed by the Working Conditions Act and Decree (Arbowet, Arbobesluit); the Netherlands Labour Inspectorate (Nederlandse Arbeidsinspectie) enforces it.",
+    ),
+    (
+        &[
+            " rook", "roken", "smok", "tabak", "tobacco", "sigaret", "cigaret",
+        ],
+        "Het rookverbod en rookruimtes staan in de Tabaks- en rookwarenwet; die valt buiten deze bronnen over voedselveiligheid.",
+        "The smoking ban and smoking rooms are in the Tabaks- en rookwarenwet (Tobacco and Smoking Products Act), outside these food-safety sources.",
+    ),
+    (
+        &[
+            "alcohol", " bier", "schenk", " tap ", "drank", "leeftijd", " age ", "beer", "serving",
+        ],
+        "Leeftijdsgrenzen voor het schenken van alcohol staan in de Alcoholwet (voorheen Drank- en Horecawet); toezicht door de gemeente.",
+        "Age limits for serving alcohol are in the Alcoholwet (Alcohol Act, formerly the Drank- en Horecawet); the municipality (gemeente) enforces them.",
+    ),
+    (
+        &[
+            "co2",
+            "ammoniak",
+            "ammonia",
+            "koelinstallatie",
+            "gasfles",
+            "cylinder",
+            "propaan",
+            "propane",
+            "lpg",
+            "gas bottle",
+        ],
+        "Installaties en gassen vallen onder de Omgevingswet (omgevingsdienst, de PGS-richtlijnen) en voor de veiligheid van werknemers het Arbobesluit (Nederlandse Arbeidsinspectie).",
+        "Installations and gases fall under the Omgevingswet (Environment and Planning Act, the environmental service or omgevingsdienst, PGS guidelines) and, for worker safety, the Arbobesluit (Netherlands Labour Inspectorate, Arbeidsinspectie).",
+    ),
+    (
+        &[
+            "afvalwater",
+            "loz",
+            "riool",
+            "sewer",
+            "waste water",
+            "wastewater",
+            "discharge",
+            "geluid",
+            "lawaai",
+            "herrie",
+            "noise",
+            "geur",
+            "stank",
+            "odour",
+            "odor",
+            "buren",
+            "neighbour",
+            "neighbor",
+            "milieu",
+            "environment",
+        ],
+        "Lozingen, geluid en geur vallen onder de Omgevingswet (Besluit activiteiten leefomgeving); toezicht door de gemeente of de omgevingsdienst, voor lozen op oppervlaktewater het waterschap.",
+        "Discharges, noise and odour fall under the Omgevingswet (Environment and Planning Act, Besluit activiteiten leefomgeving); the municipality (gemeente) or the environmental service (omgevingsdienst) enforces it, the water board (waterschap) for surface water.",
+    ),
+    (
+        &[
+            "vergunning",
+            "permit",
+            "licence",
+            "license",
+            "standplaats",
+            "pitch",
+            "terras",
+            "terrace",
+            "evenement",
+            "festival",
+            " event",
+            "marktkraam",
+            "openingstijd",
+            "opening hours",
+            "bestemmingsplan",
+            "zoning",
+        ],
+        "Vergunningen (standplaats, evenement, terras, exploitatie) verleent de gemeente onder haar APV en het omgevingsplan; vraag het de gemeente waar het bedrijf staat.",
+        "Permits (a pitch, an event, a terrace, operating) are issued by the municipality (gemeente) under its local bye-laws (APV) and zoning plan; ask the municipality where the business is.",
+    ),
+];
 
 /// A question outside the corpus: say so, and where it is regulated.
 pub(super) fn not_covered(question: &str, lang: Lang) -> String {
     let n = format!(" {} ", normalize(question));
-    let has = |stems: &[&str]| stems.iter().any(|s| n.contains(s));
-    let (nl, en) = if has(&[
-        " brand",
-        "blus",
-        "nooduitgang",
-        "vluchtweg",
-        " fire",
-        "extinguisher",
-        "emergency exit",
-        "rookmelder",
-    ]) {
-        (
-            "Brandveiligheid regelt het Besluit bouwwerken leefomgeving (Bbl); daarop zien de gemeente en de brandweer (veiligheidsregio) toe.",
-            "Fire safety is governed by the Besluit bouwwerken leefomgeving (Bbl, the Dutch building code); the municipality and the fire service (veiligheidsregio) enforce it.",
-        )
-    } else if has(&[
-        "legionella",
-        "douche",
-        "shower",
-        "warmwater",
-        "hot water system",
-    ]) {
-        (
-            "Legionellapreventie staat in het Drinkwaterbesluit (legionellabeheersplan); toezicht door de ILT (Inspectie Leefomgeving en Transport) of de omgevingsdienst, met advies van de GGD.",
-            "Legionella prevention is in the Drinkwaterbesluit (Drinking Water Decree, a legionella management plan); the ILT (Human Environment and Transport Inspectorate) or the environmental service supervises it.",
-        )
-    } else if has(&[
-        "loon",
-        "wage",
-        "salaris",
-        "salary",
-        "betaald",
-        " paid ",
-        "arbeidstijd",
-        "werktijd",
-        "working hours",
-        "overwerk",
-        "overtime",
-        "werkuren",
-        "diensten",
-    ]) {
-        (
-            "Lonen en werktijden vallen onder de Wet minimumloon (WML) en de Arbeidstijdenwet; toezicht door de Nederlandse Arbeidsinspectie.",
-            "Wages and working hours fall under the Minimum Wage Act (Wet minimumloon, WML) and the Working Hours Act (Arbeidstijdenwet); the Netherlands Labour Inspectorate (Arbeidsinspectie) enforces them.",
-        )
-    } else if has(&[
-        " rook", "roken", "smok", "tabak", "tobacco", "sigaret", "cigaret",
-    ]) {
-        (
-            "Het rookverbod en rookruimtes staan in de Tabaks- en rookwarenwet; die valt buiten deze bronnen over voedselveiligheid.",
-            "The smoking ban and smoking rooms are in the Tabaks- en rookwarenwet (Tobacco and Smoking Products Act), outside these food-safety sources.",
-        )
-    } else if has(&[
-        "alcohol", " bier", "schenk", " tap ", "drank", "leeftijd", " age ", "beer", "serving",
-    ]) {
-        (
-            "Leeftijdsgrenzen voor het schenken van alcohol staan in de Alcoholwet (voorheen Drank- en Horecawet); toezicht door de gemeente.",
-            "Age limits for serving alcohol are in the Alcoholwet (Alcohol Act, formerly the Drank- en Horecawet); the municipality enforces them.",
-        )
-    } else if has(&[
-        "co2",
-        "ammoniak",
-        "ammonia",
-        "afvalwater",
-        "lozing",
-        "waste water",
-        "wastewater",
-        "koelinstallatie",
-        "gasfles",
-        "cylinder",
-    ]) {
-        (
-            "Installaties, gassen en lozingen vallen onder de Omgevingswet (omgevingsdienst) en voor de veiligheid van werknemers het Arbobesluit (Nederlandse Arbeidsinspectie).",
-            "Installations, gases and discharges fall under the Omgevingswet (Environment and Planning Act, the environmental service) and, for worker safety, the Arbobesluit (Netherlands Labour Inspectorate).",
-        )
-    } else {
-        (
-            "Kijk op wetten.overheid.nl (Nederlandse wetgeving) of eur-lex.europa.eu (EU-verordeningen), of overleg met een specialist.",
-            "Look at wetten.overheid.nl (Dutch law) or eur-lex.europa.eu (EU regulations), or consult a specialist.",
-        )
-    };
+    let mut places: Vec<&str> = ELSEWHERE
+        .iter()
+        .filter(|(stems, _, _)| stems.iter().any(|s| n.contains(s)))
+        .map(|(_, nl, en)| if lang == Lang::Nl { *nl } else { *en })
+        .take(2)
+        .collect();
+    if places.is_empty() {
+        // No subject recognised: the neighbours of food-safety law, and where the law is.
+        places.push(match lang {
+            Lang::Nl => "Vergunningen en brandveiligheid: de gemeente en de brandweer (veiligheidsregio); arbeidsomstandigheden, werktijden en lonen: de Nederlandse Arbeidsinspectie; milieu, geluid en lozingen: de omgevingsdienst. De wetten zelf staan op wetten.overheid.nl (Nederlandse wetgeving) en eur-lex.europa.eu (EU-verordeningen).",
+            Lang::En => "Permits and fire safety: the municipality (gemeente) and the fire service (Brandweer, veiligheidsregio); working conditions, hours and wages: the Netherlands Labour Inspectorate (Arbeidsinspectie); environment, noise and discharges: the environmental service (omgevingsdienst). The laws themselves are on wetten.overheid.nl (Dutch law) and eur-lex.europa.eu (EU regulations).",
+        });
+    }
+    let places = places.join(" ");
     match lang {
         Lang::Nl => format!(
-            "Deze vraag valt buiten de regelgeving die ik heb: mijn bronnen over voedselveiligheid en hygiëne bevatten geen bepaling hierover, dus ik noem geen artikelen.\n\n**Waar je het wel vindt:** {nl}"
+            "Deze vraag valt buiten de regelgeving die ik heb: mijn bronnen over voedselveiligheid en hygiëne bevatten geen bepaling hierover, dus ik noem geen artikelen.\n\n**Waar je het wel vindt:** {places}"
         ),
         Lang::En => format!(
-            "This question is not covered by the regulations I hold: my food-safety and hygiene sources have no provision on it, so I cite no articles.\n\n**Where to look:** {en}"
+            "This question is not covered by the regulations I hold: my food-safety and hygiene sources have no provision on it, so I cite no articles.\n\n**Where to look:** {places}"
         ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::orchestrator::knowledge::Knowledge;
+    use serde_json::json;
+
+    /// The search as `search_regulations` returns it.
+    fn search(kb: &Knowledge, q: &str) -> Value {
+        let results: Vec<Value> = kb
+            .search(q, 8)
+            .iter()
+            .map(|h| {
+                let r = h.regulation;
+                json!({"id": r.id, "title": r.title, "titleEn": r.title_en, "summary": r.summary,
+                       "summaryEn": r.summary_en, "topics": r.topics,
+                       "score": (f64::from(h.score) * 100.0).round() / 100.0})
+            })
+            .collect();
+        json!({ "results": results })
+    }
+
+    /// Issue 32, kind 7: whether the corpus covers a question is read from the search itself
+    /// (subject words no article found uses), not from a list of topics; a food word or a
+    /// count in the question does not pull a labour, fire or environment question in.
+    #[test]
+    fn coverage_is_decided_by_the_search() {
+        let kb = Knowledge::load().expect("embedded data loads");
+        for outside in [
+            "The delivery riders say they're paid below the minimum wage. Is that in our rules?",
+            "The forklift drivers in the cold store work 12-hour shifts. Anything on that?",
+            "De ondernemer vraagt of de nieuwe koelinstallatie met ammoniak gekeurd moet worden voor de veiligheid van het personeel.",
+            "Mag de slachterij het spoelwater van de slachtlijn zomaar op het riool lozen?",
+            "Hoeveel brandblussers moeten er in de keuken hangen?",
+            "Moet de legionella in de douches gecontroleerd worden?",
+            "Hoe zwaar mogen de kratten zijn die het personeel tilt?",
+            "Mag een scholier van 14 in de kantine werken?",
+            "Hoe hard mag de afzuiging lawaai maken voor de buren?",
+            "Heeft de foodtruck een vergunning nodig voor een standplaats op het festival?",
+        ] {
+            assert!(!covered(outside, &search(&kb, outside)), "{outside}");
+        }
+        for inside in [
+            "Hoe koud moet de vitrine met het beleg zijn?",
+            "En de karkassen in die koelcel, hoe koud moeten die zijn?",
+            "Welke temperatuur geldt voor gehakt?",
+            "Moet een bakker bij onverpakte taart allergeneninformatie geven?",
+            "How long may the buffet stand out?",
+            "Mag het personeel in de keuken roken?",
+            "Hoe lang mag een zelfgemaakte hummus in de koeling staan?",
+            "Wat is de grens voor histamine in vis?",
+            "What are the legal requirements for a market stall?",
+            "Must raw chicken be stored below ready-to-eat food?",
+            "Is a pest control contract required?",
+        ] {
+            assert!(covered(inside, &search(&kb, inside)), "{inside}");
+        }
+    }
+
+    #[test]
+    fn an_uncovered_question_says_where_to_look() {
+        let fire = not_covered("Hoeveel brandblussers moeten er hangen?", Lang::Nl);
+        assert!(
+            fire.contains("brandweer") && fire.contains("valt buiten"),
+            "{fire}"
+        );
+        let noise = not_covered(
+            "How loud may the extractor be for the neighbours?",
+            Lang::En,
+        );
+        assert!(
+            noise.contains("omgevingsdienst") && noise.contains("not covered"),
+            "{noise}"
+        );
+        // Nothing recognised: the neighbouring authorities, never a corpus source.
+        let other = not_covered(
+            "Moet de ondernemer btw afdragen over de bezorgkosten?",
+            Lang::Nl,
+        );
+        for authority in ["gemeente", "Arbeidsinspectie", "omgevingsdienst"] {
+            assert!(other.contains(authority), "{other}");
+        }
+        assert!(
+            !other.contains("852/2004") && !other.contains("Hygiënecode"),
+            "{other}"
+        );
     }
 }

@@ -335,6 +335,40 @@ pub(super) fn is_confirmation(text: &str) -> bool {
         && words.iter().all(|w| CORE.contains(w) || FILLER.contains(w))
 }
 
+/// "Klopt, 46 graden", "yes, 9 °C it is": a short yes whose figures are all in the last
+/// finding repeats it; it records nothing.
+pub(super) fn confirms_last(text: &str, state: &InspectionState) -> bool {
+    const YES: &[&str] = &[
+        "ja",
+        "jawel",
+        "klopt",
+        "correct",
+        "juist",
+        "inderdaad",
+        "precies",
+        "yes",
+        "yep",
+        "yeah",
+        "right",
+        "exactly",
+        "indeed",
+        "bevestigd",
+        "confirmed",
+    ];
+    let normalized = normalize(text);
+    let words: Vec<&str> = normalized.split(' ').filter(|w| !w.is_empty()).collect();
+    let Some(last) = state.open_findings().last() else {
+        return false;
+    };
+    let figures = numbers(text);
+    words.len() <= 8
+        && words.first().is_some_and(|w| YES.contains(w))
+        && !figures.is_empty()
+        && figures
+            .iter()
+            .all(|(_, f)| numbers(&last.description).iter().any(|(_, g)| g == f))
+}
+
 /// A finding corrected: which one, and its new description.
 #[derive(Debug, Clone, PartialEq)]
 pub(super) struct Correction {
@@ -372,6 +406,23 @@ const SIGNALS: &[&str] = &[
     "sorry",
     "wrong",
     "rather",
+    "corrigeer",
+    "corrigeren",
+    "gecorrigeerd",
+    "wijzig",
+    "wijzigen",
+    "aanpassen",
+    "verander",
+    "veranderen",
+    "herstel",
+    "fout",
+    "scratch",
+    "change",
+    "update",
+    "fix",
+    "correct",
+    "make",
+    "instead",
 ];
 
 /// The correction this turn makes to a finding of the open inspection, if it is one: "X,
@@ -400,19 +451,121 @@ pub(super) fn correction(text: &str, state: &InspectionState) -> Option<Correcti
             description,
         });
     }
-    if signal && words.len() <= 14 {
-        let new = numbers(text).into_iter().next()?;
-        let old = numbers(&finding.description).into_iter().next()?;
-        if new.1 != old.1 {
-            let mut description = finding.description.clone();
-            description.replace_range(old.0..old.0 + old.1.len(), &new.1);
-            return Some(Correction {
-                replaces: finding.number,
-                description,
-            });
+    // "Het was 16 graden.", "It's 46 °C.": a short sentence that only restates what "it" was
+    // corrects the last figure as a correction word would.
+    // Only the figure follows: "Het is 9 graden in de vriezer" is a new observation.
+    const FIGURE_ONLY: &[&str] = &[
+        "graden",
+        "c",
+        "degrees",
+        "celsius",
+        "eigenlijk",
+        "eerder",
+        "toch",
+        "dus",
+        "actually",
+        "really",
+        "wel",
+        "stuks",
+        "keer",
+        "minus",
+        "min",
+    ];
+    let restates = [
+        "het was", "het is", "dat was", "it was", "it is", "it s", "that was", "that s",
+    ]
+    .iter()
+    .any(|p| normalized.starts_with(&format!("{p} ")))
+        && words[2..]
+            .iter()
+            .all(|w| w.chars().all(|c| c.is_ascii_digit()) || FIGURE_ONLY.contains(w));
+    if (signal || restates) && words.len() <= 14 {
+        let figure = numbers(text).into_iter().next();
+        if let Some(new) = figure {
+            let old = numbers(&finding.description).into_iter().next()?;
+            if new.1 != old.1 {
+                let mut description = finding.description.clone();
+                description.replace_range(old.0..old.0 + old.1.len(), &new.1);
+                return Some(Correction {
+                    replaces: finding.number,
+                    description,
+                });
+            }
+            return None;
         }
     }
+    // "Ik bedoelde de chiapudding.", "Sorry, I meant the tzatziki": a named thing instead of
+    // the one the finding is about (its subject, the first word after the article).
+    if signal
+        && let Some(new) = meant_thing(text)
+        && let Some(description) = replace_subject(&finding.description, &new)
+    {
+        return Some(Correction {
+            replaces: finding.number,
+            description,
+        });
+    }
     None
+}
+
+/// The thing named after "ik bedoel(de)", "het was", "I meant", "it was": one to three words,
+/// no figures.
+fn meant_thing(text: &str) -> Option<String> {
+    let lower = text.to_lowercase();
+    let (at, len) = [
+        "ik bedoelde ",
+        "ik bedoel ",
+        "bedoelde ",
+        "bedoel ",
+        "het was ",
+        "het gaat om ",
+        "het is ",
+        "i meant ",
+        "i mean ",
+        "it was ",
+        "it's ",
+        "it is ",
+    ]
+    .iter()
+    .find_map(|m| lower.find(m).map(|i| (i, m.len())))?;
+    if !text.is_char_boundary(at + len) {
+        return None;
+    }
+    let rest = text[at + len..]
+        .split(['.', ',', '!', ';'])
+        .next()
+        .unwrap_or("")
+        .trim();
+    let new = strip_articles(rest);
+    let count = new.split_whitespace().count();
+    ((1..=3).contains(&count) && !new.chars().any(|c| c.is_ascii_digit())).then_some(new)
+}
+
+/// `description` with its subject (the first word, after an article) replaced by `new`.
+fn replace_subject(description: &str, new: &str) -> Option<String> {
+    let words: Vec<&str> = description.split(' ').collect();
+    let article = words
+        .first()
+        .is_some_and(|w| ["de", "het", "een", "the", "a", "an"].contains(&normalize(w).as_str()));
+    let at = usize::from(article);
+    let subject = words.get(at)?;
+    let clean = subject.trim_matches(|c: char| !c.is_alphanumeric());
+    if clean.is_empty()
+        || clean.chars().any(|c| c.is_ascii_digit())
+        || normalize(clean) == normalize(new)
+    {
+        return None;
+    }
+    let mut out: Vec<String> = words.iter().map(|w| (*w).to_owned()).collect();
+    let replaced = subject.replacen(clean, new, 1);
+    out[at] = if at == 0 {
+        let mut c = replaced.chars();
+        c.next()
+            .map_or(String::new(), |f| f.to_uppercase().chain(c).collect())
+    } else {
+        replaced
+    };
+    Some(out.join(" "))
 }
 
 /// "bevinding 2", "finding 2": the number of the finding a correction names.
@@ -601,6 +754,21 @@ mod tests {
                 "Ik tel een stuk of 8 muizenkeutels naast de meelzakken.",
                 "Ik heb nog eens goed gekeken, het zijn er eerder 20.",
                 "Ik tel een stuk of 20 muizenkeutels naast de meelzakken.",
+            ),
+            (
+                "De koelvitrine met kip is 13 graden.",
+                "Het was 16 graden.",
+                "De koelvitrine met kip is 16 graden.",
+            ),
+            (
+                "De granola op het buffet heeft geen allergeneninformatie.",
+                "Sorry, ik bedoelde de chiapudding.",
+                "De chiapudding op het buffet heeft geen allergeneninformatie.",
+            ),
+            (
+                "Aioli in the display fridge has no date.",
+                "Oops, I meant the tzatziki.",
+                "Tzatziki in the display fridge has no date.",
             ),
         ] {
             let got = correction(said, &state_with(finding));

@@ -148,6 +148,24 @@ pub fn split_turn(text: &str) -> Turn {
             observed.push(clause);
         }
     }
+    // "Die zelfgemaakte hummus in de koeling, hoeveel dagen mag die staan?": a thing pointed
+    // at without saying anything about it is what the question is about (a left-dislocated
+    // topic), not an observation.
+    if !asked.is_empty() {
+        let (topics, own): (Vec<String>, Vec<String>) = observed.into_iter().partition(|c| {
+            let n = normalize(c);
+            let first = n.split(' ').next().unwrap_or("");
+            [
+                "die", "dat", "deze", "dit", "that", "this", "those", "these",
+            ]
+            .contains(&first)
+                && !super::observations::has_verb(c)
+        });
+        observed = own;
+        if !topics.is_empty() {
+            asked.insert(0, topics.join(" "));
+        }
+    }
     // "De manager vraagt of …", "the riders say …", "volgens de slager …": what someone else
     // says is not an observation; with a question it is what the question is about.
     if !asked.is_empty() {
@@ -180,6 +198,16 @@ fn is_reported(clause: &str) -> bool {
         " ask ",
         " claims ",
         " according to ",
+        // What someone wants or plans is not what the inspector sees.
+        " wil ",
+        " willen ",
+        " wants ",
+        " want to ",
+        " van plan ",
+        " plans ",
+        " planning ",
+        " overweegt ",
+        " considering ",
     ]
     .iter()
     .any(|m| padded.contains(m))

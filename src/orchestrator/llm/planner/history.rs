@@ -253,14 +253,27 @@ pub(super) fn history_answer(
             .filter(|i| !std::ptr::eq(**i, *last))
             .take(4)
         {
+            // What was found then, too: "was dat eerder zo?" may be about any of them.
+            let found: Vec<&str> = i
+                .get("findings")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter_map(|f| str_at(f, &["description"]))
+                .collect();
             out.push_str(&format!(
-                "- {}: {}, score {}\n",
+                "- {}: {}, score {}{}\n",
                 display_date(str_at(i, &["date"]).unwrap_or(""), lang),
                 str_at(i, &["outcome"]).unwrap_or(""),
                 i.get("score")
                     .and_then(Value::as_f64)
                     .map(|s| format_score(s, lang))
-                    .unwrap_or_default()
+                    .unwrap_or_default(),
+                if found.is_empty() {
+                    String::new()
+                } else {
+                    format!(" — {}", found.join("; "))
+                }
             ));
         }
     }

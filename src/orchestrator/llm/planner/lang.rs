@@ -62,6 +62,22 @@ const DUTCH_WORDS: &[&str] = &[
     "onder",
     "beginnen",
     "gaan",
+    "hij",
+    "zij",
+    "ze",
+    "kan",
+    "kun",
+    "mogen",
+    "moeten",
+    "heb",
+    "hebben",
+    "wanneer",
+    "waar",
+    "waarom",
+    "starten",
+    "beginnen",
+    "volgende",
+    "verder",
 ];
 const ENGLISH_WORDS: &[&str] = &[
     "the",
@@ -105,11 +121,52 @@ const ENGLISH_WORDS: &[&str] = &[
     "under",
     "summarise",
     "summarize",
+    "can",
+    "he",
+    "she",
+    "they",
+    "them",
+    "it",
+    "this",
+    "that",
+    "these",
+    "those",
+    "be",
+    "do",
+    "does",
+    "did",
+    "should",
+    "will",
+    "would",
+    "keep",
+    "like",
+    "yet",
+    "when",
+    "where",
+    "why",
+    "starting",
+    "moving",
+    "next",
+    "let",
+    "food",
+    "truck",
+    "kitchen",
+    "fridge",
+    "freezer",
+    "staff",
+    "anything",
+    "ever",
+    "just",
+    "our",
+    "my",
 ];
 
 /// The sentence's language, or `None` when it is too short to tell.
 pub fn detect(text: &str) -> Option<Lang> {
-    let lower = text.to_lowercase();
+    // Names ("Hotel De Verzonnen Burcht", "Taco Ficticio") carry function words of either
+    // language: a capitalised word inside a sentence is not counted. The letter statistics
+    // below still read the whole sentence (names left alone say little either way).
+    let lower = without_names(text).to_lowercase();
     let words: Vec<&str> = lower
         .split(|c: char| !c.is_alphanumeric())
         .filter(|w| !w.is_empty())
@@ -126,6 +183,7 @@ pub fn detect(text: &str) -> Option<Lang> {
     if letters < MIN_LETTERS {
         return None;
     }
+
     let detector = Detector::with_allowlist(vec![Language::Nld, Language::Eng]);
     let info = detector.detect(text)?;
     // A near tie (often a sentence that is mostly names) tells nothing either.
@@ -136,6 +194,22 @@ pub fn detect(text: &str) -> Option<Lang> {
         Language::Eng => Lang::En,
         _ => Lang::Nl,
     })
+}
+
+/// `text` without its capitalised words other than a sentence's first.
+fn without_names(text: &str) -> String {
+    let mut out = Vec::new();
+    let mut sentence_start = true;
+    for word in text.split_whitespace() {
+        let capital = word
+            .trim_start_matches(|c: char| !c.is_alphanumeric())
+            .starts_with(char::is_uppercase);
+        if sentence_start || !capital {
+            out.push(word);
+        }
+        sentence_start = word.ends_with(['.', '!', '?', ':']);
+    }
+    out.join(" ")
 }
 
 /// [`detect`], Dutch when it cannot tell.

@@ -130,12 +130,56 @@ const VERBS: &[&str] = &[
     "touches",
     "were",
     "was",
+    "drupt",
+    "druppelt",
+    "druipt",
+    "ruikt",
+    "stinkt",
+    "vertoont",
+    "bevat",
+    "ziet",
+    "zie",
+    "zag",
+    "lopen",
+    "kruipen",
+    "kruipt",
+    "vliegen",
+    "vliegt",
+    "gebruikt",
+    "gebruiken",
+    "draait",
+    "roest",
+    "bladdert",
+    "plakken",
+    "kleven",
+    "liggen",
+    "drips",
+    "dripping",
+    "smells",
+    "contains",
+    "crawling",
+    "runs",
+    "uses",
+    "holds",
+    "lying",
+    "standing",
+    "hanging",
+    "sitting",
+    "found",
+    "seen",
+    "is",
 ];
 
 /// The observations of `text` (an observation in the inspector's words, marker stripped): one
 /// for most sentences, one per clause for a sentence that lists several.
 pub fn observations(text: &str) -> Vec<String> {
-    let (listed, body) = strip_list_opening(text);
+    // "1) … 2) …", "- …\n- …": numbered or bulleted items are observations of their own.
+    if let Some(items) = enumerated(text) {
+        return items;
+    }
+    let ordered = ordinals_to_semicolons(text);
+    let (announced, body) = strip_list_opening(&ordered);
+    let listed = announced.is_some() || ordered != text;
     let mut parts: Vec<String> = vec![body.to_owned()];
     // (what is dropped, what starts the next clause): ", en de …" / ", and the …" always
     // start a new clause; a bare comma and "en de …" only in an announced list.
@@ -156,10 +200,16 @@ pub fn observations(text: &str) -> Vec<String> {
         (" en ", "bij "),
         (" and ", "at "),
     ];
+    // A word that adds to what was said ("…, ook de …", "… . Verder staat …", "; also …")
+    // starts a clause of its own when a verb follows.
+    for adding in ADDING_WORDS {
+        cuts.push((", ", adding));
+        cuts.push((". ", adding));
+        cuts.push(("; ", adding));
+    }
     if listed {
         cuts.extend([
             (", ", ""),
-            ("; ", ""),
             (" en ", "de "),
             (" en ", "het "),
             (" en ", "er "),
@@ -173,15 +223,342 @@ pub fn observations(text: &str) -> Vec<String> {
             .flat_map(|part| split_clauses(&part, drop, keep))
             .collect();
     }
-    let parts: Vec<String> = parts
+    // Unannounced: a new clause about something else ("de vloer is vies, de koelcel is 9
+    // graden"; "… 9 graden. Er liggen muizenkeutels …") is an observation of its own; one
+    // about the same thing elaborates ("de achterdeur sluit niet, er zit een kier").
+    parts = parts
+        .into_iter()
+        .flat_map(|part| split_by_topic(&part))
+        .collect();
+    // A semicolon separates items whatever their grammar, when both sides say something.
+    parts = parts
+        .into_iter()
+        .flat_map(|part| split_items(&part, "; "))
+        .collect();
+    let mut parts: Vec<String> = parts
         .into_iter()
         .map(|p| tidy(&p))
         .filter(|p| !p.is_empty())
         .collect();
+    // "Drie dingen: A, B en C": the count says how many items the enumeration holds, also
+    // when they are phrases without a verb ("geen zeep, muizenkeutels achter de vriezer en …").
+    if let Some(count) = announced.flatten()
+        && parts.len() < count
+        && let Some(items) = enumeration(body, count)
+    {
+        parts = items;
+    }
+    // "Ik noteer: muizenkeutels in het magazijn, schimmel op het plafond, en geen lijsten":
+    // an announced list without a count is cut at its commas, when every item says
+    // something of its own.
+    if announced.is_some()
+        && let Some(items) = comma_items(body)
+        && items.len() > parts.len()
+    {
+        parts = items;
+    }
     if parts.len() < 2 {
         return vec![tidy(body)];
     }
     parts
+}
+
+/// `part` cut where a clause with its own subject and verb starts that is about another
+/// category than the clause before; both must have a category of their own.
+fn split_by_topic(part: &str) -> Vec<String> {
+    const JOINS: &[&str] = &[". ", ", en ", ", and ", ", ", " en ", " and "];
+    const SUBJECTS: &[&str] = &[
+        "de ", "het ", "een ", "er ", "ook ", "daar ", "in ", "op ", "bij ", "onder ", "achter ",
+        "the ", "a ", "an ", "there ", "in ", "on ", "at ", "under ", "behind ",
+    ];
+    let lower = part.to_lowercase();
+    if lower.len() != part.len() {
+        return vec![part.to_owned()];
+    }
+    let mut out = Vec::new();
+    let mut start = 0;
+    let mut from = 0;
+    while from < lower.len() {
+        // The nearest join after `from` that a subject follows.
+        // After a comma or a full stop any clause may start; after "en"/"and" one with its
+        // own subject ("… en de vloer is vies", not "kip en vis op 9 graden").
+        let next = JOINS
+            .iter()
+            .filter_map(|j| {
+                let i = lower[from..].find(j)? + from;
+                let right = i + j.len();
+                (j.starts_with([',', '.'])
+                    || SUBJECTS.iter().any(|s| lower[right..].starts_with(s)))
+                .then_some((i, right))
+            })
+            .min();
+        let Some((at, right)) = next else { break };
+        if !part.is_char_boundary(at) || !part.is_char_boundary(right) {
+            break;
+        }
+        let left = &part[start..at];
+        let right_clause = next_sentence(&part[right..]);
+        let (a, b) = (category(left), category(right_clause));
+        if predicated(left) && predicated(right_clause) && a != b && a != "other" && b != "other" {
+            out.push(left.to_owned());
+            start = right;
+        }
+        from = right;
+    }
+    out.push(part[start..].to_owned());
+    out
+}
+
+/// The clause says something about its subject: a verb, a measured temperature ("kip op 9
+/// graden") or something missing ("geen etiket op de gehaktballen", "no soap at the basin").
+fn predicated(clause: &str) -> bool {
+    let normalized = normalize(clause);
+    let words: Vec<&str> = normalized.split(' ').filter(|w| !w.is_empty()).collect();
+    has_verb(clause)
+        || (words.len() >= 2
+            && (temperature_celsius(clause).is_some()
+                || words
+                    .iter()
+                    .any(|w| ["geen", "no", "zonder", "without", "missing"].contains(w))))
+}
+
+/// The text up to the end of its sentence or clause.
+fn next_sentence(text: &str) -> &str {
+    let end = [". ", ", ", "; "]
+        .iter()
+        .filter_map(|p| text.find(p))
+        .min()
+        .unwrap_or(text.len());
+    &text[..end]
+}
+
+/// Words that add an observation to the one before ("ook", "verder", "also").
+const ADDING_WORDS: &[&str] = &[
+    "ook ",
+    "verder ",
+    "daarnaast ",
+    "bovendien ",
+    "tevens ",
+    "en ook ",
+    "also ",
+    "plus ",
+    "besides ",
+    "furthermore ",
+    "in addition ",
+    "and also ",
+    "also, ",
+    "verder, ",
+    "daarnaast, ",
+    "bovendien, ",
+    "plus, ",
+    "besides, ",
+    "furthermore, ",
+    "in addition, ",
+];
+
+/// "1) … 2) …", "1. … 2. …", "(1) … (2) …", or lines starting with "-", "•", "*": the items,
+/// when there are at least two.
+fn enumerated(text: &str) -> Option<Vec<String>> {
+    // Bullets: each line that starts with one is an item.
+    let bulleted: Vec<&str> = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| l.starts_with(['-', '•', '*']))
+        .collect();
+    if bulleted.len() >= 2 {
+        let items: Vec<String> = bulleted
+            .iter()
+            .map(|l| tidy(l.trim_start_matches(['-', '•', '*'])))
+            .filter(|l| !l.is_empty())
+            .collect();
+        return (items.len() >= 2).then_some(items);
+    }
+    // Numbers in sequence, each standing alone before its item.
+    let mut cuts: Vec<(usize, usize)> = Vec::new();
+    let mut from = 0;
+    for n in 1..=9 {
+        let found = [
+            format!("({n}) "),
+            format!("{n}) "),
+            format!("{n}. "),
+            format!("{n}: "),
+        ]
+        .iter()
+        .filter_map(|m| {
+            let mut search = from;
+            while let Some(i) = text[search..].find(m.as_str()) {
+                let at = search + i;
+                let alone = at == 0
+                    || text[..at]
+                        .ends_with(|c: char| c.is_whitespace() || c == ':' || c == ',' || c == ';');
+                if alone {
+                    return Some((at, at + m.len()));
+                }
+                search = at + m.len();
+            }
+            None
+        })
+        .min();
+        match found {
+            Some(cut) => {
+                from = cut.1;
+                cuts.push(cut);
+            }
+            None => break,
+        }
+    }
+    if cuts.len() < 2 {
+        return None;
+    }
+    let items: Vec<String> = cuts
+        .iter()
+        .enumerate()
+        .map(|(i, &(_, start))| {
+            let end = cuts.get(i + 1).map_or(text.len(), |c| c.0);
+            tidy(text[start..end].trim().trim_end_matches([',', ';']))
+        })
+        .filter(|item| !item.is_empty())
+        .collect();
+    (items.len() >= 2).then_some(items)
+}
+
+/// "Ten eerste …, ten tweede …", "First, … Second, … Finally, …": the ordinals become
+/// semicolons between the items (the first one is dropped).
+fn ordinals_to_semicolons(text: &str) -> String {
+    const ORDINALS: &[&str] = &[
+        "ten eerste",
+        "ten tweede",
+        "ten derde",
+        "ten vierde",
+        "ten slotte",
+        "tot slot",
+        "firstly",
+        "secondly",
+        "thirdly",
+        "finally",
+        "lastly",
+        "first",
+        "second",
+        "third",
+    ];
+    let lower = text.to_lowercase();
+    if lower.len() != text.len() {
+        return text.to_owned();
+    }
+    // Ordinals standing at the start of a clause, followed by a comma or a space.
+    let mut hits: Vec<(usize, usize)> = Vec::new();
+    for o in ORDINALS {
+        let mut from = 0;
+        while let Some(i) = lower[from..].find(o) {
+            let at = from + i;
+            let end = at + o.len();
+            let starts_clause = at == 0
+                || [". ", ", ", "; ", ": "]
+                    .iter()
+                    .any(|p| lower[..at].ends_with(p));
+            let ends_word = lower[end..].starts_with([',', ' ']);
+            if starts_clause && ends_word && !hits.iter().any(|h| h.0 <= at && at < h.1) {
+                hits.push((at, end));
+            }
+            from = end;
+        }
+    }
+    if hits.len() < 2 {
+        return text.to_owned();
+    }
+    hits.sort();
+    let mut out = String::new();
+    let mut last = 0;
+    for (i, (at, end)) in hits.iter().enumerate() {
+        let before = text[last..*at]
+            .trim_end()
+            .trim_end_matches([',', '.', ';', ':']);
+        out.push_str(before);
+        if i > 0 || !before.trim().is_empty() {
+            out.push_str("; ");
+        }
+        last = *end;
+        while text[last..].starts_with([',', ' ']) {
+            last += 1;
+        }
+    }
+    out.push_str(&text[last..]);
+    out
+}
+
+/// The comma- (or semicolon-) separated items of an announced list, a leading "en"/"and"
+/// dropped; None unless there are two or more of at least two words each.
+fn comma_items(body: &str) -> Option<Vec<String>> {
+    let items: Vec<String> = body
+        .split([',', ';'])
+        .enumerate()
+        .map(|(i, p)| {
+            let p = p.trim();
+            let lower = p.to_lowercase();
+            let lead = ["en ", "and "]
+                .iter()
+                .find(|l| i > 0 && lower.starts_with(**l) && p.is_char_boundary(l.len()));
+            tidy(lead.map_or(p, |l| &p[l.len()..]))
+        })
+        .filter(|p| !p.is_empty())
+        .collect();
+    let words = |p: &String| normalize(p).split(' ').filter(|w| !w.is_empty()).count();
+    (items.len() >= 2 && items.iter().all(|p| words(p) >= 2)).then_some(items)
+}
+
+/// `part` cut at every `sep` where both sides have at least three words.
+fn split_items(part: &str, sep: &str) -> Vec<String> {
+    let pieces: Vec<&str> = part.split(sep).collect();
+    if pieces.len() < 2
+        || pieces
+            .iter()
+            .any(|p| normalize(p).split(' ').filter(|w| !w.is_empty()).count() < 3)
+    {
+        return vec![part.to_owned()];
+    }
+    pieces.into_iter().map(str::to_owned).collect()
+}
+
+/// "A, B en C" as exactly `count` items: cut at every comma and semicolon, and at the last
+/// "en"/"and" when one more item is needed; None when that does not give `count`.
+fn enumeration(body: &str, count: usize) -> Option<Vec<String>> {
+    let mut items: Vec<String> = body
+        .split([',', ';'])
+        .map(|p| p.trim().to_owned())
+        .filter(|p| !normalize(p).is_empty())
+        .collect();
+    for (i, p) in items.iter_mut().enumerate() {
+        if i > 0 {
+            for lead in ["en ", "and "] {
+                if p.to_lowercase().starts_with(lead) {
+                    *p = p[lead.len()..].to_owned();
+                }
+            }
+        }
+    }
+    if items.len() + 1 == count
+        && let Some(last) = items.pop()
+    {
+        let lower = last.to_lowercase();
+        let at = [" en ", " and "]
+            .iter()
+            .filter_map(|m| lower.rfind(m).map(|i| (i, m.len())))
+            .max();
+        match at {
+            Some((i, len)) if last.is_char_boundary(i) && last.is_char_boundary(i + len) => {
+                items.push(last[..i].to_owned());
+                items.push(last[i + len..].to_owned());
+            }
+            _ => items.push(last),
+        }
+    }
+    let items: Vec<String> = items
+        .iter()
+        .map(|p| tidy(p))
+        .filter(|p| !p.is_empty())
+        .collect();
+    let words = |p: &String| normalize(p).split(' ').filter(|w| !w.is_empty()).count();
+    (items.len() == count && items.iter().all(|p| words(p) >= 2)).then_some(items)
 }
 
 /// Cuts `part` at every `drop` followed by `keep` where both sides are clauses with a verb.
@@ -200,7 +577,11 @@ fn split_clauses(part: &str, drop: &str, keep: &str) -> Vec<String> {
         if part.is_char_boundary(at)
             && part.is_char_boundary(right_start)
             && (has_verb(left) || (conjunction && left.split_whitespace().count() >= 3))
-            && has_verb(next_clause(&part[right_start..]))
+            && part.is_char_boundary(right_start + keep.len())
+            && has_verb(&format!(
+                "{keep}{}",
+                next_clause(&part[right_start + keep.len()..])
+            ))
         {
             out.push(part[start..at].to_owned());
             start = right_start;
@@ -216,18 +597,72 @@ fn next_clause(text: &str) -> &str {
     text.split([',', ';']).next().unwrap_or(text)
 }
 
-fn has_verb(clause: &str) -> bool {
+pub(super) fn has_verb(clause: &str) -> bool {
     let normalized = normalize(clause);
     let words: Vec<&str> = normalized.split(' ').filter(|w| !w.is_empty()).collect();
-    words.len() >= 2 && words.iter().any(|w| VERBS.contains(w))
+    words.len() >= 2 && words.iter().any(|w| VERBS.contains(w) || participle(w))
+}
+
+/// A past participle ("gesteriliseerd", "gevonden", "cleaned", "stored"): the clause says
+/// what was done or found, which makes it an observation of its own.
+fn participle(word: &str) -> bool {
+    const NOUNS: &[&str] = &[
+        "gehakt",
+        "gerecht",
+        "gerechten",
+        "gebied",
+        "gebouw",
+        "gewicht",
+        "gezicht",
+        "gedeelte",
+        "gebak",
+        "gereedschap",
+        "geld",
+        "gemeente",
+        "gekoelde",
+        "bed",
+        "need",
+        "feed",
+        "seed",
+        "seeds",
+        "speed",
+        "bread",
+        "shed",
+        "red",
+        "hundred",
+    ];
+    if NOUNS.contains(&word) {
+        return false;
+    }
+    let n = word.chars().count();
+    (word.starts_with("ge")
+        && n >= 7
+        && (word.ends_with('d') || word.ends_with('t') || word.ends_with("en")))
+        || (n >= 6 && word.ends_with("ed"))
 }
 
 /// "Vier punten:", "a couple of issues:", "Nog drie bevindingen:": a count or a list noun
-/// before a colon announces a list, whatever the words.
-fn announces_list(opening: &str) -> bool {
+/// before a colon announces a list, whatever the words. Some(the count, if it is a number).
+fn announces_list(opening: &str) -> Option<Option<usize>> {
+    const NUMBERS: &[(&str, usize)] = &[
+        ("twee", 2),
+        ("drie", 3),
+        ("vier", 4),
+        ("vijf", 5),
+        ("zes", 6),
+        ("two", 2),
+        ("three", 3),
+        ("four", 4),
+        ("five", 5),
+        ("six", 6),
+        ("2", 2),
+        ("3", 3),
+        ("4", 4),
+        ("5", 5),
+        ("6", 6),
+    ];
     const COUNTS: &[&str] = &[
-        "twee", "drie", "vier", "vijf", "zes", "paar", "meerdere", "enkele", "aantal", "two",
-        "three", "four", "five", "six", "few", "couple", "several", "some", "2", "3", "4", "5",
+        "paar", "meerdere", "enkele", "aantal", "few", "couple", "several", "some",
     ];
     const NOUNS: &[&str] = &[
         "dingen",
@@ -236,30 +671,51 @@ fn announces_list(opening: &str) -> bool {
         "bevindingen",
         "opmerkingen",
         "constateringen",
+        "problemen",
+        "gebreken",
+        "tekortkomingen",
+        "overtredingen",
+        "aandachtspunten",
         "things",
         "points",
         "issues",
         "findings",
         "observations",
         "items",
+        "problems",
+        "defects",
+        "violations",
+        "remarks",
+        "notes",
     ];
     let normalized = normalize(opening);
     let words: Vec<&str> = normalized.split(' ').filter(|w| !w.is_empty()).collect();
-    !words.is_empty()
-        && words.len() <= 5
-        && words
+    if words.is_empty() || words.len() > 5 {
+        return None;
+    }
+    let noun = words.iter().any(|w| NOUNS.contains(w));
+    // A digit counts only with a list noun: "Koelcel 2: 9 graden" is no list.
+    let number = words.iter().find_map(|w| {
+        NUMBERS
             .iter()
-            .any(|w| COUNTS.contains(w) || NOUNS.contains(w))
+            .find(|(n, _)| n == w && (noun || !n.starts_with(|c: char| c.is_ascii_digit())))
+            .map(|(_, c)| *c)
+    });
+    (number.is_some() || noun || words.iter().any(|w| COUNTS.contains(w))).then_some(number)
 }
 
-/// "Drie dingen: …" → (true, "…").
-fn strip_list_opening(text: &str) -> (bool, &str) {
+/// "Drie dingen: …" → (Some(Some(3)), "…"); "Drie dingen. …" too.
+fn strip_list_opening(text: &str) -> (Option<Option<usize>>, &str) {
     let trimmed = text.trim();
     let lower = trimmed.to_lowercase();
-    if let Some(colon) = trimmed.find(':')
-        && announces_list(&trimmed[..colon])
-    {
-        return (true, trimmed[colon + 1..].trim_start());
+    for stop in [':', '.', ',', ';'] {
+        if let Some(at) = trimmed.find(stop)
+            && let Some(count) = announces_list(&trimmed[..at])
+            // A count needs a noun or a colon: "Twee koelcellen, …" is no announcement.
+            && (stop == ':' || NOUN_LIKE.iter().any(|n| normalize(&trimmed[..at]).split(' ').any(|w| w == *n)))
+        {
+            return (Some(count), trimmed[at + 1..].trim_start());
+        }
     }
     for (list, openings) in [(true, LIST_OPENINGS), (false, ADDING)] {
         for opening in openings {
@@ -268,20 +724,48 @@ fn strip_list_opening(text: &str) -> (bool, &str) {
                 && trimmed[opening.len()..].starts_with([':', ','])
             {
                 let rest = trimmed[opening.len() + 1..].trim_start();
-                return (list, rest);
+                return (list.then(|| announces_list(opening).flatten()), rest);
             }
         }
     }
-    (false, trimmed)
+    (None, trimmed)
 }
 
-/// Capitalised, without the list's punctuation around it.
+/// The list nouns that announce a list before a full stop or a comma as well as a colon.
+const NOUN_LIKE: &[&str] = &[
+    "dingen",
+    "punten",
+    "zaken",
+    "bevindingen",
+    "problemen",
+    "gebreken",
+    "tekortkomingen",
+    "overtredingen",
+    "aandachtspunten",
+    "things",
+    "points",
+    "issues",
+    "findings",
+    "problems",
+    "observations",
+];
+
+/// Capitalised, without the list's punctuation around it and without a word that only
+/// added it to the one before ("Also, the staff toilet …" → "The staff toilet …").
 fn tidy(part: &str) -> String {
-    let t = part
+    let mut t = part
         .trim()
         .trim_start_matches([',', ';', ':'])
         .trim_end_matches([',', ';'])
         .trim();
+    let lower = t.to_lowercase();
+    if lower.len() == t.len()
+        && let Some(adding) = ADDING_WORDS
+            .iter()
+            .find(|a| lower.starts_with(**a) && a.ends_with(", "))
+    {
+        t = t[adding.len()..].trim_start();
+    }
     let mut chars = t.chars();
     match chars.next() {
         Some(first) => first.to_uppercase().chain(chars).collect(),
@@ -362,6 +846,92 @@ mod tests {
         }
     }
 
+    /// Issue 32, kind 4: enumerations in the ways inspectors dictate them, Dutch and English.
+    #[test]
+    fn enumerations_give_one_observation_an_item() {
+        for (text, n) in [
+            // A count announces how many, also for items without a verb.
+            (
+                "Drie dingen: geen zeep bij de handenwasbak, muizenkeutels achter de vriezer en de pakbonnen van de kip ontbreken.",
+                3,
+            ),
+            (
+                "Ik zie drie problemen: condens drupt van het plafond op de karkassen, de karkassen in de koelruimte zijn 7 graden, en er lopen ratten langs de afvoergoot.",
+                3,
+            ),
+            (
+                "Two things. The slicer has old meat residue on the blade; the cold room door seal is torn.",
+                2,
+            ),
+            // Numbered and bulleted lists.
+            (
+                "1) de vloer van de spoelkeuken is kapot 2) geen temperatuurregistratie 3) de kok draagt een horloge",
+                3,
+            ),
+            (
+                "Punten: 1. ijsmachine vies van binnen, 2. geen allergenenkaart, 3. pakbonnen ontbreken.",
+                3,
+            ),
+            (
+                "- cutting boards deeply scored\n- no soap at the hand basin",
+                2,
+            ),
+            // Ordinals and words that add.
+            (
+                "Ten eerste is de koelcel 9 graden, ten tweede ligt er vlees zonder etiket in de vriezer.",
+                2,
+            ),
+            (
+                "A few things to note. First, the slicer is dirty. Second, the ham in the fridge is at 9 °C. Lastly, the back door has a gap.",
+                3,
+            ),
+            (
+                "De afzuigkap is vet, ook staat de vuilnisbak open naast de werkbank.",
+                2,
+            ),
+            (
+                "The walk-in cooler reads 9 °C. Also, the staff toilet has no soap.",
+                2,
+            ),
+            (
+                "De messen worden niet gesteriliseerd; de uitslagen worden nergens vastgelegd.",
+                2,
+            ),
+        ] {
+            let got = observations(text);
+            assert_eq!(got.len(), n, "{text}: {got:?}");
+        }
+        // Without an announcement: clauses about different things are apart.
+        for (text, n) in [
+            (
+                "De vloer achter de grill is vies, de koelcel met kip is 9 graden.",
+                2,
+            ),
+            (
+                "De koelcel staat op 10 graden. Er liggen muizenkeutels achter de vriezer.",
+                2,
+            ),
+            (
+                "The walk-in is at 9 °C and there are mouse droppings behind the freezer.",
+                2,
+            ),
+        ] {
+            let got = observations(text);
+            assert_eq!(got.len(), n, "{text}: {got:?}");
+        }
+        // One observation stays one: a comma inside it, a colon after a description, a
+        // number in a name, a clause that elaborates the one before.
+        for one in [
+            "Koelcel 2: 9 graden.",
+            "De vloer is vies, ook onder de stellingen.",
+            "Twee koelcellen staan op 9 graden.",
+            "De achterdeur sluit aan de onderkant niet, er zit een kier van een paar centimeter.",
+            "Er staat geen datum op de bak. Volgens de kok is het van vrijdag.",
+        ] {
+            assert_eq!(observations(one).len(), 1, "{one}: {:?}", observations(one));
+        }
+    }
+
     #[test]
     fn categories_follow_what_the_observation_is_about() {
         for (text, want) in [
@@ -398,8 +968,117 @@ mod tests {
             ),
             ("No delivery notes for the frozen chicken.", "traceability"),
             ("there are gnaw marks on the bread bags", "pests"),
+            (
+                "the guacamole is made in the morning and kept unchilled on the counter",
+                "temperature",
+            ),
+            ("Kaasplanken zijn aan de onderkant beschimmeld.", "hygiene"),
+            (
+                "de messen worden tussen de karkassen niet gesteriliseerd",
+                "hygiene",
+            ),
+            (
+                "The cook has an open cut on his finger and handles the tortillas.",
+                "hygiene",
+            ),
+            (
+                "Yoghurt in de koeling: te gebruiken tot vorige week dinsdag.",
+                "shelf-life",
+            ),
+            ("De sojasaus heeft alleen een Chinees etiket.", "labelling"),
         ] {
             assert_eq!(category(text), want, "{text}");
+        }
+    }
+}
+#[cfg(test)]
+mod sentences {
+    use super::*;
+    use crate::orchestrator::llm::planner::findings::split_turn;
+
+    /// Issue 32, kind 4: whole turns as inspectors dictate them, each observation with the
+    /// category of what it is about; a clause that only adds to the one before stays with it.
+    #[test]
+    fn a_turn_gives_one_finding_an_observation_with_its_own_category() {
+        let cases: &[(&str, &[&str])] = &[
+            (
+                "Ik zie een paar dingen: de koelkast bij de bar staat op 9 graden, op de snijplank zit nog rauw vlees en de vuilnisbak heeft geen deksel.",
+                &["temperature", "hygiene", "hygiene"],
+            ),
+            (
+                "Three things: the walk-in cooler is at 10 °C, there are mouse droppings under the shelves and the delivery notes for the chicken are missing.",
+                &["temperature", "pests", "traceability"],
+            ),
+            (
+                "Bevinding: de vloer in de opslag is kapot en er lopen kakkerlakken bij de afvoer.",
+                &["building", "pests"],
+            ),
+            (
+                "De kerntemperatuur van de kip is 62 graden, de medewerkers dragen geen haarnetjes en de allergenenkaart ontbreekt.",
+                &["temperature", "hygiene", "allergens"],
+            ),
+            (
+                "Finding: the ham slicer is dirty, the fridge door seal is broken and the tzatziki has no label.",
+                &["hygiene", "temperature", "labelling"],
+            ),
+            (
+                "In de koelcel: kip op 9 graden, geen etiket op de gehaktballen, en de kipfilet is twee dagen over de datum.",
+                &["temperature", "labelling", "shelf-life"],
+            ),
+            (
+                "Twee bevindingen. De pakbonnen van de vis ontbreken. De handenwasbak heeft geen zeep.",
+                &["traceability", "hygiene"],
+            ),
+            (
+                "Geconstateerd: de afzuigkap is vet en de koelvitrine met salades is 11 graden.",
+                &["hygiene", "temperature"],
+            ),
+            (
+                "Ik noteer: muizenkeutels in het magazijn, schimmel op het plafond van de koelcel, en geen temperatuurlijsten sinds maandag.",
+                &["pests", "building", "temperature"],
+            ),
+            (
+                "Several issues here: mould on the ceiling of the cold store, raw chicken stored above the salads, and no pest control contract.",
+                &["building", "hygiene", "pests"],
+            ),
+            (
+                "De koelcel is 9 graden, geen zeep bij de handenwasbak.",
+                &["temperature", "hygiene"],
+            ),
+            (
+                "De koelkast met zuivel en vleeswaren staat op 9 graden, vol tot de rand.",
+                &["temperature"],
+            ),
+            (
+                "Bak met babi pangang staat sinds de lunch op het aanrecht, 26 graden.",
+                &["temperature"],
+            ),
+            (
+                "Koelcel: kip op 9 graden, vis op 8 graden.",
+                &["temperature"],
+            ),
+            (
+                "Het gehakt is over de datum, de vriezer staat op -12 °C en de medewerker rookt bij de achterdeur.",
+                &["shelf-life", "temperature", "hygiene"],
+            ),
+            (
+                "There's no soap at the hand basin and the rice has been cooling on the counter since noon.",
+                &["hygiene", "temperature"],
+            ),
+            (
+                "Daarnaast: er ligt ongedierte-gif open tussen de meelzakken, en de deur naar buiten sluit niet goed.",
+                &["pests", "building"],
+            ),
+        ];
+        for (text, want) in cases {
+            let turn = split_turn(text);
+            let observed = turn
+                .observation
+                .as_deref()
+                .map(observations)
+                .unwrap_or_default();
+            let got: Vec<&str> = observed.iter().map(|o| category(o)).collect();
+            assert_eq!(&got, want, "{text}: {observed:?}");
         }
     }
 }

@@ -100,8 +100,13 @@ pub(super) fn regulation_agent(thread: &Thread, allowed: &HashSet<&str>) -> Step
     // "De nooduitgang is geblokkeerd, valt dat onder onze regels?": the inspector doubts the
     // scope. When the search does not speak about what was seen, nothing is recorded and the
     // answer says where it is regulated.
+    // "Er staan drie gasflessen naast de frituur, mag dat?": an observation with no
+    // food-safety concern and no temperature, asked about, that the search does not speak
+    // about either, is outside the corpus in the same way.
     if let (Some(seen), Some(q)) = (&observation, &question)
-        && asks_scope(q)
+        && (asks_scope(q)
+            || (concerns(seen).is_empty()
+                && crate::orchestrator::knowledge::temperature_celsius(seen).is_none()))
         && !retrieval_covers(&format!("{seen} {q}"), asked_search)
     {
         return Step::Say(not_covered(&text, lang));
@@ -210,6 +215,25 @@ fn asks_scope(question: &str) -> bool {
         " is this ours ",
         " covered by our ",
         " in scope ",
+        // Whether the sources say anything: "staat daar iets over in?", "anything on that in
+        // our set?".
+        " iets over ",
+        " daar iets ",
+        " er iets ",
+        " staat daar ",
+        " in onze set ",
+        " in de set ",
+        " in je bronnen ",
+        " in jouw bronnen ",
+        " in onze bronnen ",
+        " anything on ",
+        " anything about ",
+        " anything in ",
+        " in our set ",
+        " in your sources ",
+        " in our sources ",
+        " in the corpus ",
+        " in het corpus ",
     ]
     .iter()
     .any(|p| padded.contains(p))

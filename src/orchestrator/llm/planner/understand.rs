@@ -9,7 +9,7 @@ use crate::orchestrator::inspection::{CompanyRef, InspectionState};
 use crate::orchestrator::knowledge::{Knowledge, Resolution, concerns, find_kvk, normalize};
 use crate::orchestrator::report::verify;
 
-use super::conversation::{correction, is_confirmation};
+use super::conversation::{confirms_last, correction, is_confirmation};
 use super::findings::split_turn;
 
 /// What the inspector wants, as the general agent routes it.
@@ -132,6 +132,7 @@ pub fn understand(text: &str, state: &InspectionState, knowledge: Option<&Knowle
     // "De toiletten zijn schoon en in orde": an answer on the HAP form (the report reads it
     // from the inspector's words, `report::said`), not a finding.
     if is_confirmation(text)
+        || confirms_last(text, state)
         || says_no_finding(&words)
         || crate::orchestrator::report::said::says_in_order(text)
     {
@@ -204,6 +205,29 @@ fn is_report_request(w: &Words) -> bool {
         "zet",
         "need",
     ]);
+    // "Can you pull up the report of their 2023 recall?": an earlier report asked about, not
+    // this inspection's.
+    let earlier_report = report_word
+        && (w.list.iter().any(|x| is_year(x))
+            || w.any(&["vorige", "previous", "earlier", "eerdere", "toen"]))
+        && !w.any(&[
+            "genereer",
+            "genereren",
+            "generate",
+            "maak",
+            "maken",
+            "make",
+            "create",
+            "draft",
+            "write",
+            "schrijf",
+            "opstellen",
+            "produce",
+            "opmaken",
+        ]);
+    if earlier_report {
+        return false;
+    }
     if report_word && (report_verb || w.list.len() <= 3) {
         return true;
     }
@@ -252,7 +276,18 @@ fn is_report_request(w: &Words) -> bool {
         "we are done",
         "i am done",
         "that s all for today",
+        "wrap it up",
+        "let s wrap up",
+        "wrap things up",
+        "we zijn er klaar",
     ])
+}
+
+/// "2023": a year.
+fn is_year(word: &str) -> bool {
+    word.len() == 4
+        && (word.starts_with("19") || word.starts_with("20"))
+        && word.chars().all(|c| c.is_ascii_digit())
 }
 
 fn is_history_question(w: &Words) -> bool {
@@ -298,7 +333,8 @@ fn asks_about_the_past(text: &str, w: &Words) -> bool {
     let question = text.trim_end().ends_with('?')
         || w.list.first().is_some_and(|f| {
             [
-                "wat", "welke", "wanneer", "hoe", "what", "which", "when", "how", "any",
+                "wat", "welke", "wanneer", "hoe", "what", "which", "when", "how", "any", "remind",
+                "vertel", "tell", "noem",
             ]
             .contains(f)
         });
@@ -329,14 +365,38 @@ fn asks_about_the_past(text: &str, w: &Words) -> bool {
         "ever",
         "eens",
         "before",
+        "vaker",
+        "often",
+        "al",
+        "already",
+        "gehad",
+        "hadden",
+        "werd",
+        "werden",
+        "did",
+        "got",
+        "kreeg",
+        "kregen",
+        "gekregen",
+        "past",
+        "verleden",
+        "vroeger",
+        "history",
     ]) || w
         .list
         .iter()
         .any(|x| x.len() == 4 && x.starts_with("20") && x.chars().all(|c| c.is_ascii_digit()));
     // "Zijn hier eerder muizen aangetroffen?", "wat was er in 2025 aan de hand?", "did anything
     // come up back then?": the past of this place, whatever it was about.
-    let this_place = w.any(&["hier", "here"]) && w.any(&["eerder", "ooit", "before", "ever"]);
+    let this_place = w.any(&["hier", "here"])
+        && w.any(&["eerder", "ooit", "before", "ever", "vaker", "often", "al"]);
+    // "Welke temperatuur had de sla in maart 2024?": a year with a verb in the past.
+    let dated_past = w.list.iter().any(|x| is_year(x))
+        && w.any(&[
+            "had", "hadden", "was", "waren", "werd", "werden", "were", "did",
+        ]);
     let subject = this_place
+        || dated_past
         || w.any_phrase(&[
             "aan de hand",
             "going on",
@@ -384,6 +444,36 @@ fn asks_about_the_past(text: &str, w: &Words) -> bool {
             "mis",
             "waarschuwing",
             "warning",
+            "violation",
+            "violations",
+            "overtreding",
+            "overtredingen",
+            "sanctie",
+            "sancties",
+            "sanction",
+            "sanctions",
+            "result",
+            "results",
+            "resultaat",
+            "uitslag",
+            "score",
+            "cijfer",
+            "recall",
+            "terugroepactie",
+            "klacht",
+            "klachten",
+            "complaint",
+            "complaints",
+            "fined",
+            "beboet",
+            "boetes",
+            "trouble",
+            "issues",
+            "issue",
+            "problems",
+            "problemen",
+            "violated",
+            "overtreden",
         ]);
     question && past && subject
 }
@@ -419,7 +509,43 @@ fn is_summary_request(text: &str, w: &Words) -> bool {
             "wrote",
             "written",
         ]))
+        // "Remind me: what did I just log?": the inspector's own noting, in other words (a
+        // log the business keeps is no summary).
+        || (asks(text, w)
+            && w.any(&["i", "we", "ik", "wij", "me", "mij"])
+            && (w.any(&[
+                "logged", "noteerde", "schreef", "opgenomen", "gemeld", "noted", "genoteerd",
+                "opgeschreven", "vastgelegd", "ingevoerd", "entered", "ingesproken", "zei", "said",
+                "told", "vertelde", "noemde", "mentioned", "dicteerde", "dictated",
+            ]) || (w.any_phrase(&["did i", "did we", "have i", "have we", "heb ik", "hebben we"])
+                && w.any(&["log", "note", "write", "record", "noteren", "notes", "aantekeningen"]))))
         || (w.has("lees") && w.has("voor"))
+        // "Welke bevindingen heb ik hier?", "what findings do we have?": this inspection's own.
+        || (asks(text, w)
+            && w.any(&[
+                "bevindingen",
+                "findings",
+                "bevinding",
+                "punten",
+                "notes",
+                "aantekeningen",
+                "notities",
+            ])
+            && w.any_phrase(&[
+                "heb ik",
+                "hebben we",
+                "hebben wij",
+                "heb je",
+                "have i",
+                "have we",
+                "do we have",
+                "do i have",
+                "did i",
+                "did we",
+                "staan er",
+                "zijn er nu",
+            ])
+            && !w.any(&["vorige", "eerder", "eerdere", "previous", "earlier", "last", "laatste"]))
 }
 
 /// A question or a request to tell: "wat …?", "remind me …", "lees … voor".
@@ -436,7 +562,7 @@ fn asks(text: &str, w: &Words) -> bool {
 /// Phrases of going on to another company: "Moving on to Sushi Fikusho", "We gaan verder bij
 /// Catering Smaakfictie", "Op naar de Grillroom". With a registered company after them they
 /// close the open inspection and start the next one, however much the name says about food.
-const MOVES: [&str; 30] = [
+const MOVES: [&str; 36] = [
     "door naar",
     "next stop",
     "volgende adres",
@@ -467,6 +593,12 @@ const MOVES: [&str; 30] = [
     "go to",
     "next company",
     "next up",
+    "moving on",
+    "next inspection",
+    "volgende inspectie",
+    "next business",
+    "next stop is",
+    "we gaan door",
 ];
 
 /// A KVK number, a company question, an inspection with a place ("ik ben bij …", "start
@@ -533,6 +665,9 @@ fn is_company_start(text: &str, w: &Words, knowledge: Option<&Knowledge>) -> boo
     // beginnen", "Ik bedoel de visrokerij op Urk"; a message of a few words that may be one.
     // "Kun je de slagerij in Eindhoven openen?" asks to open one, question mark or not.
     // ("open" alone is too common: "de deur staat open").
+    // "Open Taco Ficticio, the food truck": an imperative that opens a company the register
+    // has ("Open deur naar de keuken" names none).
+    let open_imperative = w.list.first() == Some(&"open");
     let asks_to_open = w.any(&["openen", "opzoeken"])
         || w.any_phrase(&[
             "open het bedrijf",
@@ -564,8 +699,8 @@ fn is_company_start(text: &str, w: &Words, knowledge: Option<&Knowledge>) -> boo
     };
     let short = w.list.len() <= 6;
     match kb.resolve_company(text) {
-        Resolution::Match(_) => concerns(text).is_empty() || short,
-        Resolution::Ask(_) => w.list.len() <= 3 || asks_to_open,
+        Resolution::Match(_) => concerns(text).is_empty() || short || open_imperative,
+        Resolution::Ask(_) => w.list.len() <= 3 || asks_to_open || open_imperative,
         // "Bakkerij De Zonnebloem in Zwolle": a business named, not in the register; the
         // history agent says so. A description of the premises has a verb and is a finding.
         Resolution::NotFound(_) => {
@@ -800,6 +935,8 @@ pub(super) fn company_query(text: &str) -> Option<String> {
         "next company: ",
         "volgende bedrijf: ",
         "volgende zaak: ",
+        "inspection is ",
+        "inspectie is ",
     ];
     let cut = moves
         .iter()
