@@ -679,9 +679,9 @@ fn schema_allows_the_original_reports_values() {
 }
 
 /// The time to build one report (fill the form from a thread's findings and render the PDF),
-/// printed for the note; the bound only catches something pathological.
+/// printed for the note, and the filled form checked (four violations, valid against the schema).
 #[test]
-fn building_a_report_takes_milliseconds() {
+fn building_a_report_fills_the_form_and_prints_its_time() {
     use agora_hai::orchestrator::knowledge::Knowledge;
     use agora_hai::orchestrator::report::{
         CompanyFacts, FillInput, FindingInput, fill, render_pdf,
@@ -747,8 +747,9 @@ fn building_a_report_takes_milliseconds() {
         pages = render_pdf(&report).pages;
     }
     let each = started.elapsed() / runs;
+    // A figure for the log, not an assertion: speed is measured by benchmarks, never by a
+    // timed test on a shared machine.
     eprintln!("one HAP report (fill + PDF, {pages} pages): {each:?}");
-    assert!(each.as_millis() < 1000, "{each:?}");
     let report = fill(&input);
     validate(&serde_json::to_value(&report).unwrap());
     assert_eq!(report.all_violations.len(), 4);
