@@ -86,7 +86,10 @@ for (const lang of ["nl", "en"] as const) {
       await expect(dialog).toBeVisible();
       const summary = dialog.getByTestId("form-summary");
       await expect(summary).toContainText(w.form);
-      await expect(summary).toContainText("Allergeneninformatie");
+      // The form's official terms in Dutch; their English words in English (the JSON keeps the terms).
+      await expect(summary).toContainText(lang === "nl" ? "Allergeneninformatie" : "Allergen information");
+      await expect(summary).toContainText(lang === "nl" ? "Niet beoordeeld" : "Not assessed");
+      if (lang === "en") await expect(summary).not.toContainText("Niet beoordeeld");
       await expect(dialog).toContainText("Trattoria Finta Fiore (KVK");
       // No raw JSON in sight: it is folded under the technical details.
       await expect(dialog.locator("pre")).toBeHidden();
@@ -98,6 +101,9 @@ for (const lang of ["nl", "en"] as const) {
       await dialog.getByRole("button", { name: w.approve }).click();
       await expect(dialog).toBeHidden();
       await expect(page.getByRole("link", { name: /Download PDF/ })).toBeVisible();
+      // The report card and the agent's answer word the form's sections in the page's language.
+      const sectionWords = lang === "nl" ? "Hygiëne algemeen" : "General hygiene";
+      await expect(page.getByRole("log").getByText(sectionWords).first()).toBeVisible();
       await page.screenshot({ path: `screenshots/verification-report-${lang}-${width}.png`, fullPage: true });
     });
   }

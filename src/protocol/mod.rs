@@ -17,6 +17,7 @@ pub mod agora;
 mod client;
 mod error;
 mod events;
+pub mod hap_terms;
 mod input;
 mod lang;
 pub mod rest;

@@ -7,6 +7,7 @@
 use serde_json::{Map, Value, json};
 
 use super::i18n::{Key, Lang};
+use crate::protocol::hap_terms;
 
 /// Text colours of a line's status.
 const RED: &str = "shrink-0 font-semibold text-red-800 dark:text-red-300";
@@ -84,8 +85,8 @@ pub fn report_entries(params: &Value, form: Option<&Value>, lang: Lang) -> Vec<E
         lines.extend(list(form, "sections").iter().map(|section| {
             let status = str_at(section, "status");
             Line {
-                text: str_at(section, "title").to_owned(),
-                aside: status.to_owned(),
+                text: hap_terms::shown(str_at(section, "title"), lang).to_owned(),
+                aside: hap_terms::shown(status, lang).to_owned(),
                 tone: match status {
                     "Nee" => RED,
                     "Ja" => GREEN,

@@ -501,3 +501,60 @@ fn combined(statuses: &[Status], violation: bool) -> Status {
         Status::NietBeoordeeld
     }
 }
+
+/// Every official term the form writes has English words for an English screen
+/// (`protocol::hap_terms`): a section, an answer or a pest value added here without them would
+/// show in Dutch in English mode.
+#[cfg(test)]
+mod english_words {
+    use super::*;
+    use crate::protocol::{Lang, hap_terms};
+
+    #[test]
+    fn every_section_answer_and_pest_value_has_english_words() {
+        let sections = [
+            SECTION_HYGIENE,
+            SECTION_PESTS,
+            SECTION_FOOD,
+            SECTION_ALLERGENS,
+            SECTION_ADDITIONAL,
+        ];
+        let answers =
+            [Status::Ja, Status::Nee, Status::NietBeoordeeld, Status::Nvt].map(Status::label);
+        let severities = [
+            PestSeverity::Afwezig,
+            PestSeverity::Minimaal,
+            PestSeverity::Matig,
+            PestSeverity::Veel,
+        ]
+        .map(PestSeverity::label);
+        let types = [
+            PestType::Muis,
+            PestType::Rat,
+            PestType::Vliegen,
+            PestType::Kakkerlakken,
+            PestType::Overige,
+        ]
+        .map(|t| {
+            serde_json::to_value(t)
+                .unwrap()
+                .as_str()
+                .unwrap()
+                .to_owned()
+        });
+        let terms = sections
+            .into_iter()
+            .chain(answers)
+            .chain(severities)
+            .map(str::to_owned)
+            .chain(types);
+        for term in terms {
+            let english = hap_terms::shown(&term, Lang::En);
+            assert!(
+                english != term || term == "Rat",
+                "{term:?} has no English words"
+            );
+            assert_eq!(hap_terms::shown(&term, Lang::Nl), term);
+        }
+    }
+}

@@ -1,5 +1,6 @@
 use leptos::prelude::*;
 
+use crate::protocol::hap_terms;
 use crate::ui::i18n::Key;
 use crate::ui::prefs::Prefs;
 use crate::ui::state::FormSummary;
@@ -51,10 +52,14 @@ pub fn ReportCard(
                     "Ja" => "text-emerald-800 dark:text-emerald-300",
                     _ => "text-slate-700 dark:text-slate-300",
                 };
+                // The official Dutch terms, in English as the table words them.
+                let lang = prefs.lang;
                 view! {
                     <li class="flex justify-between gap-3">
-                        <span>{title}</span>
-                        <span class=format!("font-semibold {tone}")>{status}</span>
+                        <span>{move || hap_terms::shown(&title, lang.get()).to_owned()}</span>
+                        <span class=format!(
+                            "font-semibold {tone}",
+                        )>{move || hap_terms::shown(&status, lang.get()).to_owned()}</span>
                     </li>
                 }
             })

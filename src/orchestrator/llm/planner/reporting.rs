@@ -15,6 +15,7 @@ use crate::orchestrator::inspection::Finding;
 use crate::orchestrator::knowledge::normalize;
 use crate::orchestrator::report::conclusion;
 use crate::orchestrator::tools::GENERATE_FINAL_REPORT;
+use crate::protocol::hap_terms;
 
 pub(super) fn reporting_agent(thread: &Thread, allowed: &HashSet<&str>) -> Step {
     let lang = thread.lang;
@@ -93,7 +94,11 @@ fn form_summary(result: &Value, lang: Lang) -> String {
     for section in sections {
         let title = section["title"].as_str().unwrap_or("");
         let status = section["status"].as_str().unwrap_or("");
-        s.push_str(&format!("\n  - {title}: {status}"));
+        s.push_str(&format!(
+            "\n  - {}: {}",
+            hap_terms::shown(title, lang),
+            hap_terms::shown(status, lang)
+        ));
     }
     if let Some(earlier) = form["repeatViolation"].as_str() {
         s.push_str(&match lang {
