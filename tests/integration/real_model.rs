@@ -250,12 +250,14 @@ async fn a_cancel_mid_run_then_two_more_messages_are_accepted() {
 /// makes it the reporting agent. Of its three tools only the report asks for approval, so the
 /// first words of the other two (`extract_inspection_data`, `submit_verification_answers`) are
 /// banned: llama.cpp's grammar then leaves the report's name (a bias towards "generate" instead
-/// made the 270M model write that word as text, over and over). A call is required (llama.cpp
+/// made the 270M model write that word as text, over and over). It echoes the turn's
+/// `<tool_call>` opening, but now and then as `<tool_response` (the form of the results
+/// above it): "response" is banned too. A call is required (llama.cpp
 /// has no named `tool_choice`; the run's last turn is answer-only whatever this says), and a
 /// bias on an empty list keeps the report's `findings` short enough to close within the limit.
 fn towards_the_report() -> Value {
     json!({
-        "logit_bias": [["reporting", 8.0], ["extract", -100.0], ["submit", -100.0], [" []", 10.0], ["[]", 10.0], ["}", 6.0]],
+        "logit_bias": [["reporting", 8.0], ["extract", -100.0], ["submit", -100.0], ["response", -100.0], [" []", 10.0], ["[]", 10.0], ["}", 6.0]],
         "tool_choice": "required"
     })
 }
@@ -433,82 +435,4 @@ async fn a_length_finish_and_a_cut_off_call_are_handled() {
         "{runs:?}"
     );
     report("length", started);
-}
-
-/// Issue 33: the HAP form through the OpenAI-compatible path. The model is steered to the
-/// report tool (`towards_the_report`) on every message, so each earlier sentence's call is
-/// rejected and only the report request is approved; what the inspector said in the thread
-/// fills the form the same way as for the embedded agent, and the report the model's call
-/// writes is a valid HAP form (the schema the hap_report tests use), its PDF with every section.
-#[tokio::test]
-async fn the_model_reaches_a_valid_hap_report_filled_from_the_inspectors_words() {
-    let _turn = TURN.lock().await;
-    let started = Instant::now();
-    let server = agora(TURNS, 200, towards_the_report()).await;
-    let mut socket = server.socket().await;
-    let thread = thread();
-    let said = [
-        "Goedemorgen, ik ben bij Trattoria Finta Fiore voor een reguliere inspectie.",
-        "De toiletten zijn schoon en in orde. Geen ongedierte aangetroffen.",
-        "Ze werken met de Hygiënecode voor de Horeca.",
-    ];
-    for text in said {
-        let mut events = run(&mut socket, &thread, text).await;
-        if let Some(id) = events.last().unwrap()["value"]["approvalId"].as_str() {
-            let id = id.to_owned();
-            socket.answer_approval(&id, false, None).await;
-            events.extend(collect(&mut socket).await);
-        }
-        clean_run(&events);
-    }
-    let (mut events, request) = up_to_the_approval(&mut socket, &thread).await;
-    socket
-        .answer_approval(request["approvalId"].as_str().unwrap(), true, None)
-        .await;
-    events.extend(collect(&mut socket).await);
-    clean_run(&events);
-    let result: Value = of_type(&events, "TOOL_CALL_RESULT")
-        .into_iter()
-        .find(|r| r["toolCallId"] == request["toolCallId"])
-        .and_then(|r| serde_json::from_str(r["content"].as_str()?).ok())
-        .expect("the approved call's result");
-    let json_url = result["jsonUrl"]
-        .as_str()
-        .unwrap_or_else(|| panic!("the approved call wrote no report: {result:#}"));
-    let hap: Value = server
-        .http
-        .get(server.url(json_url))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    crate::hap_report::validate(&hap);
-    // Filled from the thread, whatever the model put in its arguments.
-    assert_eq!(hap["metadata"]["session_id"], thread.as_str());
-    assert_eq!(hap["hygiene_general"]["toilets"], "Ja", "{hap:#}");
-    assert_eq!(hap["pest_control"]["pest_present"], false, "{hap:#}");
-    assert_eq!(
-        hap["additional_info"]["hygiene_code_used"], "Horeca",
-        "{hap:#}"
-    );
-    let pdf = server
-        .http
-        .get(server.url(result["downloadUrl"].as_str().unwrap()))
-        .send()
-        .await
-        .unwrap()
-        .bytes()
-        .await
-        .unwrap();
-    let text = crate::hap_report::pdf_text(&pdf);
-    for section in result["form"]["sections"].as_array().unwrap() {
-        let title = section["title"].as_str().unwrap();
-        assert!(
-            text.contains(title),
-            "the PDF lacks the section {title}:\n{text}"
-        );
-    }
-    report("a valid HAP report through the model", started);
 }
