@@ -106,7 +106,7 @@ fn python() -> PathBuf {
 
 /// Validates with Draft 2020-12 (`jsonschema` 4.26 in the tests' venv); panics with every
 /// error.
-fn validate(report: &Value) {
+pub(crate) fn validate(report: &Value) {
     let dir = common::TempDir::new("agora-hap-schema");
     let file = dir.0.join("report.json");
     std::fs::write(&file, serde_json::to_vec(report).unwrap()).unwrap();
@@ -132,7 +132,7 @@ fn validate(report: &Value) {
     );
 }
 
-fn pdf_text(pdf: &[u8]) -> String {
+pub(crate) fn pdf_text(pdf: &[u8]) -> String {
     let dir = common::TempDir::new("agora-hap-pdf");
     let path = dir.0.join("report.pdf");
     std::fs::write(&path, pdf).unwrap();

@@ -267,6 +267,47 @@ async fn a_cancel_while_an_approval_waits_leaves_a_thread_the_model_server_accep
     assert_eq!(requests.lock().unwrap().len(), 4);
 }
 
+/// A model writes a KVK number of its own for the report (the 270M test model wrote 40000000).
+/// Before anyone is asked, the call is settled on the company the inspector named: the dialog
+/// shows that company, and the approved report is about it.
+#[tokio::test]
+async fn a_report_call_with_an_invented_kvk_is_approved_as_the_named_company() {
+    let (server, _requests) = start(vec![
+        Script::Call("handoff_to_agent", HANDOFF_TO_REPORTING, "tool_calls"),
+        Script::Call(
+            "generate_final_report",
+            r#"{"kvk": "40000000", "findings": []}"#,
+            "tool_calls",
+        ),
+        Script::Text("Het rapport is klaar.", "stop"),
+    ])
+    .await;
+    let mut socket = server.socket().await;
+    let thread = thread();
+    socket
+        .ask(&thread, "Maak het rapport voor Slagerij Verzinsel")
+        .await;
+    let mut events = socket.until_approval_request().await;
+    let request = events.last().unwrap()["value"].clone();
+    assert_eq!(request["parameters"]["kvk"], "99990004", "{request:#}");
+    assert_eq!(request["parameters"]["company_name"], "Slagerij Verzinsel");
+    socket
+        .answer_approval(request["approvalId"].as_str().unwrap(), true, None)
+        .await;
+    events.extend(socket.until_finished().await);
+    assert_agora_clean(&events);
+    let result = of_type(&events, "TOOL_CALL_RESULT")
+        .into_iter()
+        .find(|r| r["toolCallId"] == request["toolCallId"])
+        .and_then(|r| serde_json::from_str::<Value>(r["content"].as_str()?).ok())
+        .expect("the report's result");
+    assert_eq!(result["company"]["kvk"], "99990004", "{result:#}");
+    assert_eq!(result["company"]["registered"], true);
+    // What was approved is what the audit log holds.
+    let approvals = server.state.db.approvals(&thread).await.unwrap();
+    assert_eq!(approvals[0].parameters["kvk"], "99990004");
+}
+
 #[tokio::test]
 async fn a_run_that_fails_before_answering_does_not_break_the_alternation() {
     let (server, requests) = start(vec![Script::Refuse, Script::Text("Hallo!", "stop")]).await;

@@ -436,3 +436,86 @@ async fn a_length_finish_and_a_cut_off_call_are_handled() {
     );
     report("length", started);
 }
+
+/// Issue 33: the HAP form through the OpenAI-compatible path. The model is steered to the
+/// report tool (`towards_the_report`) on every message, so each earlier sentence's call is
+/// rejected and only the report request is approved; what the inspector said in the thread
+/// fills the form the same way as for the embedded agent, and the report the model's call
+/// writes is a valid HAP form (the schema the hap_report tests use), its PDF with every section.
+/// The model writes a KVK number of its own (40000000 when measured), not in the register:
+/// the report is about the company the inspector named, and its answer says which number it
+/// was given.
+#[tokio::test]
+async fn the_model_reaches_a_valid_hap_report_filled_from_the_inspectors_words() {
+    let _turn = TURN.lock().await;
+    let started = Instant::now();
+    let server = agora(TURNS, 200, towards_the_report()).await;
+    let mut socket = server.socket().await;
+    let thread = thread();
+    let said = [
+        "Goedemorgen, ik ben bij Trattoria Finta Fiore voor een reguliere inspectie.",
+        "De toiletten zijn schoon en in orde. Geen ongedierte aangetroffen.",
+        "Ze werken met de Hygiënecode voor de Horeca.",
+    ];
+    for text in said {
+        let mut events = run(&mut socket, &thread, text).await;
+        if let Some(id) = events.last().unwrap()["value"]["approvalId"].as_str() {
+            let id = id.to_owned();
+            socket.answer_approval(&id, false, None).await;
+            events.extend(collect(&mut socket).await);
+        }
+        clean_run(&events);
+    }
+    let (mut events, request) = up_to_the_approval(&mut socket, &thread).await;
+    socket
+        .answer_approval(request["approvalId"].as_str().unwrap(), true, None)
+        .await;
+    events.extend(collect(&mut socket).await);
+    clean_run(&events);
+    let result: Value = of_type(&events, "TOOL_CALL_RESULT")
+        .into_iter()
+        .find(|r| r["toolCallId"] == request["toolCallId"])
+        .and_then(|r| serde_json::from_str(r["content"].as_str()?).ok())
+        .expect("the approved call's result");
+    let json_url = result["jsonUrl"]
+        .as_str()
+        .unwrap_or_else(|| panic!("the approved call wrote no report: {result:#}"));
+    let hap: Value = server
+        .http
+        .get(server.url(json_url))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    crate::hap_report::validate(&hap);
+    // Filled from the thread, whatever the model put in its arguments.
+    assert_eq!(hap["metadata"]["company_id"], "99990001", "{result:#}");
+    assert_eq!(hap["metadata"]["company_name"], "Trattoria Finta Fiore");
+    assert_eq!(hap["metadata"]["session_id"], thread.as_str());
+    assert_eq!(hap["hygiene_general"]["toilets"], "Ja", "{hap:#}");
+    assert_eq!(hap["pest_control"]["pest_present"], false, "{hap:#}");
+    assert_eq!(
+        hap["additional_info"]["hygiene_code_used"], "Horeca",
+        "{hap:#}"
+    );
+    let pdf = server
+        .http
+        .get(server.url(result["downloadUrl"].as_str().unwrap()))
+        .send()
+        .await
+        .unwrap()
+        .bytes()
+        .await
+        .unwrap();
+    let text = crate::hap_report::pdf_text(&pdf);
+    for section in result["form"]["sections"].as_array().unwrap() {
+        let title = section["title"].as_str().unwrap();
+        assert!(
+            text.contains(title),
+            "the PDF lacks the section {title}:\n{text}"
+        );
+    }
+    report("a valid HAP report through the model", started);
+}

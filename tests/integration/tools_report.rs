@@ -8,6 +8,7 @@ use std::sync::Arc;
 
 use agora_hai::orchestrator::knowledge::Knowledge;
 use agora_hai::orchestrator::tools::{ToolContext, ToolError, Toolbox};
+use agora_hai::protocol::Message;
 use serde_json::{Value, json};
 
 fn reports_dir() -> PathBuf {
@@ -15,11 +16,28 @@ fn reports_dir() -> PathBuf {
 }
 
 async fn generate(dir: &Path, args: Value) -> Result<Value, ToolError> {
+    generate_in(dir, &[], args).await
+}
+
+/// As `generate`, in a thread where the inspector said `said`, one message each.
+async fn generate_after(dir: &Path, said: &[&str], args: Value) -> Result<Value, ToolError> {
+    let messages: Vec<Message> = said
+        .iter()
+        .enumerate()
+        .map(|(i, text)| {
+            serde_json::from_value(json!({"id": format!("u{i}"), "role": "user", "content": text}))
+                .unwrap()
+        })
+        .collect();
+    generate_in(dir, &messages, args).await
+}
+
+async fn generate_in(dir: &Path, messages: &[Message], args: Value) -> Result<Value, ToolError> {
     let toolbox = Toolbox::new(Arc::new(Knowledge::load().unwrap()));
     let ctx = ToolContext {
         thread_id: "thread-report",
         user_id: "inspecteur.jansen",
-        messages: &[],
+        messages,
         reports_dir: dir,
         user_name: None,
         thread_title: None,
@@ -204,6 +222,70 @@ async fn unregistered_company_needs_a_name() {
     .unwrap();
     assert_eq!(ok["company"]["registered"], false);
     assert_eq!(ok["findingsCount"], 0);
+}
+
+/// A small model writes a plausible KVK number rather than the one it read (the 270M test model
+/// wrote 40000000). Not in the register, the report is about the company the inspector named
+/// in this thread, and says which number it was given; a call naming another business keeps
+/// that business, and a thread that names no company still needs a name.
+#[tokio::test]
+async fn an_unknown_kvk_falls_back_on_the_company_the_inspector_named() {
+    let dir = reports_dir();
+    let said = [
+        "Goedemorgen, ik ben bij Trattoria Finta Fiore voor een reguliere inspectie.",
+        "De toiletten zijn schoon en in orde. Geen ongedierte aangetroffen.",
+    ];
+    for call in [
+        json!({"kvk": "40000000", "findings": []}),
+        json!({"kvk": "40000000", "company_name": "Finta Fiore", "findings": []}),
+        json!({"kvk": "40000000", "company_name": "trattoria finta fiore", "findings": []}),
+    ] {
+        let report = generate_after(&dir, &said, call.clone()).await.unwrap();
+        assert_eq!(report["company"]["kvk"], "99990001", "{call}: {report:#}");
+        assert_eq!(report["company"]["name"], "Trattoria Finta Fiore");
+        assert_eq!(report["company"]["registered"], true);
+        assert_eq!(report["company"]["kvkGiven"], "40000000");
+        let stored: Value = serde_json::from_slice(
+            &std::fs::read(dir.join(format!("{}.json", report["reportId"].as_str().unwrap())))
+                .unwrap(),
+        )
+        .unwrap();
+        assert_eq!(stored["metadata"]["company_id"], "99990001");
+        assert_eq!(stored["metadata"]["company_name"], "Trattoria Finta Fiore");
+        // What the inspector said about it fills the form, as for a company looked up.
+        assert_eq!(stored["hygiene_general"]["toilets"], "Ja", "{stored:#}");
+        assert_eq!(stored["pest_control"]["pest_present"], false, "{stored:#}");
+    }
+
+    // The newest company named wins (the inspector moved on), by name or by KVK number.
+    let moved = [
+        said[0],
+        "Klaar hier. Nu bij Slagerij Verzinsel.",
+        "Vloer is schoon.",
+    ];
+    let report = generate_after(&dir, &moved, json!({"kvk": "40000000", "findings": []}))
+        .await
+        .unwrap();
+    assert_eq!(report["company"]["kvk"], "99990004", "{report:#}");
+    let by_number = [said[0], "Volgende: KVK 9999 0003."];
+    let report = generate_after(&dir, &by_number, json!({"kvk": "40000000", "findings": []}))
+        .await
+        .unwrap();
+    assert_eq!(report["company"]["kvk"], "99990003", "{report:#}");
+
+    // A call naming another business reports that business as named, unregistered.
+    let other = json!({"kvk": "40000000", "company_name": "Lunchroom Het Hoekje", "findings": []});
+    let report = generate_after(&dir, &said, other).await.unwrap();
+    assert_eq!(report["company"]["registered"], false);
+    assert_eq!(report["company"]["name"], "Lunchroom Het Hoekje");
+    assert!(report["company"].get("kvkGiven").is_none());
+
+    // Words that only share a word with a registered name name no company.
+    let vague = ["Ik sta bij een bakkerij in Utrecht.", "De vloer is vies."];
+    let err = generate_after(&dir, &vague, json!({"kvk": "40000000", "findings": []}))
+        .await
+        .unwrap_err();
+    assert!(matches!(err, ToolError::NotFound(_)), "{err:?}");
 }
 
 #[tokio::test]

@@ -428,6 +428,38 @@ impl Knowledge {
         let digits: String = kvk.chars().filter(|c| !c.is_whitespace()).collect();
         self.company_index.get(&digits).map(|&i| &self.companies[i])
     }
+
+    /// The one registered company `text` names literally: by a KVK number in the register, or
+    /// by its whole name or a trade name as words of the text (the longest such name wins;
+    /// two companies named equally long give none). Stricter than `resolve_company` on
+    /// purpose: it is for facts an official document rests on, where a fuzzy match that
+    /// guesses is worse than no answer.
+    pub fn named_in(&self, text: &str) -> Option<&Company> {
+        if let Some(company) = find_kvk(text).and_then(|kvk| self.company_by_kvk(&kvk)) {
+            return Some(company);
+        }
+        let text = format!(" {} ", normalize(text));
+        let mut best: Option<(&Company, usize)> = None;
+        let mut tied = false;
+        for company in &self.companies {
+            let longest = std::iter::once(&company.name)
+                .chain(&company.trade_names)
+                .map(|name| normalize(name))
+                .filter(|name| !name.is_empty() && text.contains(&format!(" {name} ")))
+                .map(|name| name.len())
+                .max();
+            let Some(length) = longest else { continue };
+            match best {
+                Some((_, best_length)) if length < best_length => {}
+                Some((_, best_length)) if length == best_length => tied = true,
+                _ => {
+                    best = Some((company, length));
+                    tied = false;
+                }
+            }
+        }
+        best.filter(|_| !tied).map(|(company, _)| company)
+    }
 }
 
 /// A food-safety concern recognised in an inspector's text, in Dutch or English. Used to

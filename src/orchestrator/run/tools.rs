@@ -37,8 +37,11 @@ impl Run {
             (None, _) => ("Onbekende tool", "Deze tool bestaat niet."),
         };
 
+        let mut arguments = match &tool {
+            Some(tool) => tool.settle(&self.messages, arguments),
+            None => arguments,
+        };
         let risk = approval::risk_level(&name, &arguments);
-        let mut arguments = arguments;
         let decision = if approval::needs_approval(risk) {
             let approval = self
                 .adapter

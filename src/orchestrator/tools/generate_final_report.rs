@@ -15,7 +15,7 @@ use time::format_description::well_known::Rfc3339;
 use super::submit_verification_answers::answers_in_thread;
 use super::{GENERATE_FINAL_REPORT, Tool, ToolContext, ToolError, kvk_arg, parse_args};
 use crate::orchestrator::inspection::{InspectionState, inspector_words};
-use crate::orchestrator::knowledge::{Knowledge, normalize};
+use crate::orchestrator::knowledge::{Company, Knowledge, normalize};
 use crate::orchestrator::llm::ToolSpec;
 use crate::orchestrator::report::form::{Article, Severity};
 use crate::orchestrator::report::verify::{apply, interpret};
@@ -23,7 +23,7 @@ use crate::orchestrator::report::{
     CompanyFacts, FillInput, FindingInput, HapReport, conclusion, fill, normalize_severity,
     render_pdf,
 };
-use crate::protocol::Lang;
+use crate::protocol::{Lang, Message};
 
 /// Articles attached to a finding that names none, from a search on its description.
 const SUGGESTED_ARTICLES: usize = 3;
@@ -157,6 +157,26 @@ impl Tool for GenerateFinalReport {
         self.checked_args(args).map(drop)
     }
 
+    /// A KVK number that is not in the register becomes the thread's company (see `draft`)
+    /// before the approval, so the dialog shows the company the report will be about.
+    fn settle(&self, messages: &[Message], mut args: Value) -> Value {
+        let Some(kvk) = args.get("kvk").and_then(Value::as_str) else {
+            return args;
+        };
+        if self.knowledge.company_by_kvk(kvk).is_some() {
+            return args;
+        }
+        let name = args.get("company_name").and_then(Value::as_str);
+        if let Some(company) = self
+            .thread_company(messages)
+            .filter(|company| self.may_stand_for(name, company))
+        {
+            args["kvk"] = json!(company.kvk);
+            args["company_name"] = json!(company.name);
+        }
+        args
+    }
+
     /// As a model sees it: without what only the inspector's edits use (a finding's `number`,
     /// `leave_out`): a model cannot know them, and in a small context they only take room.
     fn spec(&self) -> ToolSpec {
@@ -181,6 +201,7 @@ impl Tool for GenerateFinalReport {
         let Draft {
             report,
             registered: is_registered,
+            kvk_given,
             unknown_ids,
         } = self.draft(ctx, &args)?;
         let report_id = report.metadata.report_id.clone();
@@ -204,13 +225,20 @@ impl Tool for GenerateFinalReport {
             .map_err(|e| ToolError::Failed(format!("cannot write {}: {e}", json_path.display())))?;
         tracing::info!(report_id = %report_id, pages = rendered.pages, bytes = rendered.bytes.len(), "inspection report written");
 
-        Ok(result(
+        let mut answer = result(
             &report,
             is_registered,
             &unknown_ids,
             rendered.pages,
             rendered.bytes.len(),
-        ))
+        );
+        if let Some(given) = kvk_given {
+            answer["company"]["kvkGiven"] = json!(given);
+            answer["company"]["note"] = json!(format!(
+                "KVK-nummer {given} staat niet in het register; het rapport gaat over het bedrijf van dit gesprek / KVK number {given} is not in the register; the report is about this conversation's company"
+            ));
+        }
+        Ok(answer)
     }
 }
 
@@ -219,6 +247,9 @@ pub(super) struct Draft {
     pub report: HapReport,
     /// The company is in the register (not only named by the model).
     pub registered: bool,
+    /// The KVK number the call gave when it was not in the register and the thread's company
+    /// was reported instead (`thread_company`); the answer says so.
+    pub kvk_given: Option<String>,
     pub unknown_ids: Vec<String>,
 }
 
@@ -251,7 +282,16 @@ impl GenerateFinalReport {
             )));
         }
         let language = Lang::parse(args.language.as_deref().unwrap_or_default());
-        let registered = self.knowledge.company_by_kvk(&kvk);
+        let (registered, kvk_given) = match self.knowledge.company_by_kvk(&kvk) {
+            Some(company) => (Some(company), None),
+            None => match self.thread_company(ctx.messages) {
+                Some(company) if self.may_stand_for(args.company_name.as_deref(), company) => {
+                    (Some(company), Some(kvk.clone()))
+                }
+                _ => (None, None),
+            },
+        };
+        let kvk = registered.map_or(kvk, |company| company.kvk.clone());
         let is_registered = registered.is_some();
         let company = match registered {
             Some(c) => CompanyFacts {
@@ -282,7 +322,11 @@ impl GenerateFinalReport {
         // One the inspector left out when approving is not in it; one they corrected has
         // their words and severity (the articles stay those chosen for it, unless given).
         let state = InspectionState::from_messages(ctx.messages);
-        let same_company = state.company.as_ref().is_some_and(|c| c.kvk == kvk);
+        // The thread's company: opened, or only named by the inspector (a model may report
+        // without having looked it up); what they said about it fills the form.
+        let same_company = self
+            .thread_company(ctx.messages)
+            .is_some_and(|company| company.kvk == kvk);
         let mut findings: Vec<FindingInput> = Vec::new();
         let mut unknown_ids = Vec::new();
         let mut recorded: Vec<usize> = Vec::new();
@@ -409,8 +453,42 @@ impl GenerateFinalReport {
         Ok(Draft {
             report,
             registered: is_registered,
+            kvk_given,
             unknown_ids,
         })
+    }
+
+    /// The registered company this thread is about: the one whose data was opened last, or
+    /// else the one the inspector's newest message naming one names (see
+    /// `Knowledge::named_in`). What a report falls back on when a model's KVK number is not
+    /// in the register: a small model writes a plausible number rather than the one it read.
+    fn thread_company(&self, messages: &[Message]) -> Option<&Company> {
+        let state = InspectionState::from_messages(messages);
+        if let Some(open) = state
+            .company
+            .and_then(|c| self.knowledge.company_by_kvk(&c.kvk))
+        {
+            return Some(open);
+        }
+        messages.iter().rev().find_map(|message| match message {
+            Message::User(user) => self.knowledge.named_in(&user.content.text()),
+            _ => None,
+        })
+    }
+
+    /// Whether a report whose KVK number is unknown may be about `company`: the call names no
+    /// company, or names this one (in full, in part, or by a trade name). A call naming
+    /// another business keeps that name: an unregistered business is reported as named.
+    fn may_stand_for(&self, name: Option<&str>, company: &Company) -> bool {
+        let name = normalize(name.unwrap_or_default());
+        name.is_empty()
+            || self
+                .knowledge
+                .named_in(&name)
+                .is_some_and(|named| named.kvk == company.kvk)
+            || std::iter::once(&company.name)
+                .chain(&company.trade_names)
+                .any(|own| normalize(own).contains(&name))
     }
 
     /// Whether `title` names a registered company other than the one with `kvk`.

@@ -94,6 +94,14 @@ pub trait Tool: Send + Sync {
         parse_args::<Value>(&self.parameters(), args).map(drop)
     }
 
+    /// The model's arguments as the tool will act on them, settled from the thread before
+    /// anyone is asked to approve them, so the person approves what will happen (the report
+    /// names the thread's company where a model wrote a KVK number of its own). Most tools
+    /// take their arguments as they come.
+    fn settle(&self, _messages: &[Message], args: Value) -> Value {
+        args
+    }
+
     /// The tool as offered to a model.
     fn spec(&self) -> ToolSpec {
         ToolSpec {
