@@ -91,6 +91,8 @@ const editWords = {
     restore: (n: number) => `Bevinding ${n} terugzetten`,
     corrected: "Rauwe vis boven de groenten in de koelcel, 12 °C",
     serious: "(ernstig)",
+    violations: "Overtredingen",
+    refilled: "Zonder de weggelaten bevindingen",
   },
   en: {
     start: "I'm at Trattoria Finta Fiore for a regular inspection.",
@@ -110,6 +112,8 @@ const editWords = {
     restore: (n: number) => `Put finding ${n} back`,
     corrected: "Raw fish above the vegetables in the cold store, 12 °C",
     serious: "(serious)",
+    violations: "Violations",
+    refilled: "Without the findings left out",
   },
 };
 
@@ -152,6 +156,9 @@ test.describe("approval with edits", () => {
         await expect(dialog).toBeVisible();
         const findings = dialog.getByTestId("findings");
         await expect(findings.getByRole("listitem")).toHaveCount(2);
+        const summary = dialog.getByTestId("form-summary");
+        await expect(summary).toContainText(`${w.violations}: 2`);
+        await expect(summary).not.toContainText(w.refilled);
         await expect(dialog.getByRole("button", { name: w.approve, exact: true })).toBeVisible();
 
         await findings.getByRole("button", { name: w.edit(1) }).click();
@@ -173,6 +180,9 @@ test.describe("approval with edits", () => {
         await findings.getByRole("button", { name: w.restore(2) }).click();
         await findings.getByRole("button", { name: w.leaveOut(2) }).click();
         await expect(findings.getByRole("listitem").nth(1).locator(".line-through")).toBeVisible();
+        // The summary counts what will be reported, and says the sections are filled again.
+        await expect(summary).toContainText(`${w.violations}: 1`);
+        await expect(summary).toContainText(w.refilled);
         const approve = dialog.getByRole("button", { name: w.approveEdited });
         await expect(approve).toBeVisible();
         // Nothing is cut at the right edge, nor scrolls sideways, on a phone too.

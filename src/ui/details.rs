@@ -61,7 +61,17 @@ fn list<'a>(value: &'a Value, key: &str) -> &'a [Value] {
 /// The report's approval: the company, the form's summary (completion and violations, each
 /// section with its status, a repeat violation), the hygiene code and what the form still
 /// lacks. The findings follow, each to correct or leave out ([`FindingEdit`]).
-pub fn report_entries(params: &Value, form: Option<&Value>, lang: Lang) -> Vec<Entry> {
+///
+/// `left_out` findings the inspector took out in the dialog are not counted as violations;
+/// the sections' statuses are the form's as drafted, and a line says they are filled again
+/// when the report is made (the form is the server's to fill: a second filler in the browser
+/// would drift from it).
+pub fn report_entries(
+    params: &Value,
+    form: Option<&Value>,
+    left_out: usize,
+    lang: Lang,
+) -> Vec<Entry> {
     let t = |key: Key| key.text(lang);
     let (name, kvk) = (str_at(params, "company_name"), str_at(params, "kvk"));
     let company = if name.is_empty() {
@@ -77,11 +87,19 @@ pub fn report_entries(params: &Value, form: Option<&Value>, lang: Lang) -> Vec<E
             .map(|c| format!("{} %", c.to_string().replace('.', ",")))
             .unwrap_or_default();
         let violations = form.get("violations").and_then(Value::as_u64).unwrap_or(0);
+        let violations = (violations as usize).saturating_sub(left_out);
         let mut lines = vec![line(format!(
             "{}: {completion} · {}: {violations}",
             t(Key::FormCompletion),
             t(Key::ViolationCount)
         ))];
+        if left_out > 0 {
+            lines.push(Line {
+                text: t(Key::FormRefilled).to_owned(),
+                aside: String::new(),
+                tone: QUIET,
+            });
+        }
         lines.extend(list(form, "sections").iter().map(|section| {
             let status = str_at(section, "status");
             Line {
@@ -242,7 +260,7 @@ mod tests {
 
     #[test]
     fn the_report_reads_as_company_form_code_open_questions_and_findings() {
-        let entries = report_entries(&params(), Some(&form()), Lang::Nl);
+        let entries = report_entries(&params(), Some(&form()), 0, Lang::Nl);
         let labels: Vec<&str> = entries.iter().map(|e| e.label.as_str()).collect();
         assert_eq!(
             labels,
@@ -275,8 +293,23 @@ mod tests {
     }
 
     #[test]
+    fn a_finding_left_out_is_not_counted_and_the_form_says_it_is_filled_again() {
+        let entries = report_entries(&params(), Some(&form()), 1, Lang::En);
+        let summary = &entries[1];
+        assert_eq!(
+            summary.lines[0].text,
+            "Form completed: 31,5 % · Violations: 1"
+        );
+        assert_eq!(summary.lines[1].text, Key::FormRefilled.text(Lang::En));
+        assert_eq!(summary.lines[1].tone, QUIET);
+        // Never below zero, whatever the dialog sends.
+        let entries = report_entries(&params(), Some(&form()), 5, Lang::Nl);
+        assert!(entries[1].lines[0].text.ends_with("Overtredingen: 0"));
+    }
+
+    #[test]
     fn without_a_form_the_report_still_names_its_company() {
-        let entries = report_entries(&params(), None, Lang::En);
+        let entries = report_entries(&params(), None, 0, Lang::En);
         let labels: Vec<&str> = entries.iter().map(|e| e.label.as_str()).collect();
         assert_eq!(labels, ["Company"]);
         assert_eq!(severity_in("ernstig", Lang::En), "serious");

@@ -128,6 +128,10 @@ keys! {
     InspectionForm => ("Inspectieformulier", "Inspection form"),
     Company => ("Bedrijf", "Company"),
     ViolationCount => ("Overtredingen", "Violations"),
+    FormRefilled => (
+        "Zonder de weggelaten bevindingen; de secties worden bij goedkeuring opnieuw ingevuld",
+        "Without the findings left out; the sections are filled again when approved"
+    ),
     RepeatViolation => ("Herhaalde overtreding van inspectie", "Repeat violation of inspection"),
     HygieneCode => ("Hygiënecode", "Hygiene code"),
     StillOpen => ("Nog open op het formulier", "Still open on the form"),

@@ -25,6 +25,8 @@ pub fn ApprovalDetails(
 ) -> impl IntoView {
     let chat = expect_context::<Chat>();
     let prefs = expect_context::<Prefs>();
+    // A memo: typing a correction changes `edits` on every key, the count only on a removal.
+    let left_out = Memo::new(move |_| edits.with(|all| all.iter().filter(|e| e.removed).count()));
     let entries = move || {
         let lang = prefs.lang.get();
         request.with(|request| {
@@ -34,7 +36,7 @@ pub fn ApprovalDetails(
             let params = Value::Object(request.parameters.clone());
             if request.tool_name == "generate_final_report" {
                 let form = chat.with_state(ChatState::form);
-                report_entries(&params, form.as_ref(), lang)
+                report_entries(&params, form.as_ref(), left_out.get(), lang)
             } else {
                 field_entries(&params)
             }
