@@ -19,6 +19,8 @@ pub fn Composer() -> impl IntoView {
     let connection = expect_context::<Connection>();
     let text = RwSignal::new(String::new());
     let running = move || chat.run.with(|run| run.running);
+    // Sent, its run not started yet: a message now would stop it at the server, so it waits.
+    let sending = move || chat.run.with(|run| run.sending);
     let textarea = NodeRef::<leptos::html::Textarea>::new();
     // The first value hydration would write: skipped, so what was typed stays.
     let hydrating = StoredValue::new(cfg!(feature = "hydrate"));
@@ -52,7 +54,7 @@ pub fn Composer() -> impl IntoView {
         if message.trim().is_empty() {
             return;
         }
-        if chat.run.with_untracked(|run| run.running) {
+        if chat.run.with_untracked(|run| run.running || run.sending) {
             chat.hold(message);
         } else {
             connection.send_text(message);
@@ -130,7 +132,7 @@ pub fn Composer() -> impl IntoView {
                 class="rounded-lg bg-emerald-800 px-4 py-2 font-medium text-white hover:bg-emerald-900 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-emerald-600 disabled:cursor-not-allowed disabled:bg-slate-500"
                 disabled=move || text.with(|t| t.trim().is_empty())
             >
-                {Signal::derive(move || prefs.t(if running() { Key::SendAfter } else { Key::Send }))}
+                {Signal::derive(move || prefs.t(if running() || sending() { Key::SendAfter } else { Key::Send }))}
             </button>
         </form>
     }

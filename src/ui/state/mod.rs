@@ -172,6 +172,8 @@ pub struct RunView {
     pub catching_up: bool,
     /// Messages the inspector sent during this run, to go once it ends, oldest first.
     pub held: Vec<String>,
+    /// A message was sent and its run has not started yet: the next one is held too.
+    pub sending: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -252,6 +254,10 @@ pub struct ChatState {
     /// Messages sent while a run of this thread was active (Enter during an answer): shown
     /// as waiting, and sent one by one as runs end ([`ChatState::release_held`]).
     pub held: Vec<String>,
+    /// A message went out and its run has not started yet (`RUN_STARTED` comes a round trip
+    /// later, longer on a slow link). The server stops a thread's running run for a new
+    /// message, so one typed in this gap is held like one typed during the answer.
+    pub sending: bool,
     messages: HashMap<String, usize>,
     calls: HashMap<String, usize>,
     next_key: u64,
@@ -339,6 +345,7 @@ impl ChatState {
             awaiting_approval: !self.approvals.is_empty(),
             catching_up: self.catching_up.is_some(),
             held: self.held.clone(),
+            sending: self.sending,
         }
     }
 
@@ -550,6 +557,7 @@ impl ChatState {
         self.count(event, &mut changes);
         match event {
             Event::RunStarted(run) => {
+                self.sending = false;
                 self.run = Some(RunInfo {
                     run_id: run.run_id.clone(),
                     thread_id: run.thread_id.clone(),
@@ -558,6 +566,7 @@ impl ChatState {
                 changes.run = true;
             }
             Event::RunFinished(_) => {
+                self.sending = false;
                 let foreign = self.foreign_run();
                 self.run = None;
                 self.step = None;
@@ -569,6 +578,7 @@ impl ChatState {
                 changes.run = true;
             }
             Event::RunError(error) => {
+                self.sending = false;
                 let foreign = self.foreign_run();
                 self.run = None;
                 self.step = None;
@@ -713,7 +723,11 @@ impl ChatState {
                 // is new (or not this user's, which looks the same): nothing to say; a refused
                 // message says so itself.
                 Some(Ok(AgoraEvent::Error(error))) if refuses_resume(&error) => {}
+                // A refused message starts no run: nothing waits for one any more.
                 Some(Ok(AgoraEvent::Error(error))) => {
+                    if std::mem::take(&mut self.sending) {
+                        changes.run = true;
+                    }
                     let item = agora_error(&error);
                     self.error(item, &mut changes);
                 }
@@ -782,6 +796,9 @@ impl ChatState {
             return;
         }
         let running = resumed.running;
+        // After a reconnect the server says whether a run goes on; a message lost with the
+        // connection starts none, and nothing may wait for it.
+        self.sending = false;
         let last_seq = Some(resumed.last_seq);
         let snapshot = resumed.mode == CatchupMode::Snapshot;
         if snapshot {
@@ -909,6 +926,10 @@ impl ChatState {
     /// The inspector sent a message; `queued` when there is no connection yet.
     pub fn push_user(&mut self, text: String, queued: bool) -> Changes {
         let mut changes = Changes::default();
+        if !queued {
+            self.sending = true;
+            changes.run = true;
+        }
         self.push(ItemKind::User { text, queued }, &mut changes);
         changes
     }
@@ -929,7 +950,7 @@ impl ChatState {
     /// The oldest held message, once no run of this thread is active and nothing is being
     /// caught up (a run that goes on at the server would otherwise be answered twice).
     pub fn release_held(&mut self) -> (Option<String>, Changes) {
-        if self.running() || self.catching_up.is_some() || self.held.is_empty() {
+        if self.running() || self.sending || self.catching_up.is_some() || self.held.is_empty() {
             return (None, Changes::default());
         }
         let text = self.held.remove(0);
@@ -1002,6 +1023,7 @@ impl ChatState {
         self.catching_up = None;
         // Never sent into another thread (the connection keeps them as the old one's draft).
         self.held.clear();
+        self.sending = false;
         Changes {
             reset: true,
             run: true,

@@ -585,6 +585,8 @@ fn local_actions() {
         state.push_user("hallo".into(), false),
         Changes {
             appended_from: Some(0),
+            // Sent: its run has not started yet (`sending`).
+            run: true,
             ..Changes::default()
         }
     );
@@ -1032,4 +1034,64 @@ fn messages_sent_during_a_run_wait_for_its_end() {
     state.hold("Voor t".into());
     state.switch_thread("u");
     assert!(state.held.is_empty());
+}
+
+/// A message sent is answered by `RUN_STARTED` a round trip later (longer on a slow link);
+/// the server stops a thread's running run for a new message, so one typed in that gap must
+/// wait like one typed during the answer. Whatever ends the wait: the run starting (and then
+/// ending), the message being refused, a reconnect, another thread.
+#[test]
+fn a_message_typed_before_the_last_ones_run_started_waits_for_it() {
+    let thread = |state: &mut ChatState| {
+        state.switch_thread("t");
+    };
+    let mut state = ChatState::default();
+    thread(&mut state);
+    assert!(!state.run_view().sending);
+    // Queued (no connection): nothing went out, nothing to wait for.
+    state.push_user("offline".into(), true);
+    assert!(!state.run_view().sending);
+
+    let changes = state.push_user("Start inspectie bij Trattoria Finta Fiore".into(), false);
+    assert!(changes.run, "the composer is told");
+    assert!(state.run_view().sending && !state.run_view().running);
+    state.hold("Bevinding: geen zeep".into());
+    assert_eq!(
+        state.release_held().0,
+        None,
+        "the first run has not started"
+    );
+    state.apply(&ev(
+        json!({"type": "RUN_STARTED", "threadId": "t", "runId": "r1"}),
+    ));
+    assert!(!state.run_view().sending);
+    assert_eq!(state.release_held().0, None, "and now it runs");
+    state.apply(&ev(
+        json!({"type": "RUN_FINISHED", "threadId": "t", "runId": "r1"}),
+    ));
+    assert_eq!(
+        state.release_held().0.as_deref(),
+        Some("Bevinding: geen zeep")
+    );
+
+    // Refused (too long, rate limited …): no run follows.
+    state.push_user("x".repeat(10), false);
+    state.apply(&ev(
+        json!({"type": "CUSTOM", "name": "agora:error", "value": {
+        "errorCode": "rate_limited", "message": "Te veel berichten"}}),
+    ));
+    assert!(!state.run_view().sending);
+
+    // A reconnect: the server says whether a run goes on.
+    state.push_user("verloren".into(), false);
+    state.apply(&ev(
+        json!({"type": "CUSTOM", "name": "agora:resumed", "value": {
+        "threadId": "t", "mode": "replay", "afterSeq": 1, "lastSeq": 1, "running": false}}),
+    ));
+    assert!(!state.run_view().sending);
+
+    // Another thread starts clean.
+    state.push_user("nog een".into(), false);
+    state.switch_thread("u");
+    assert!(!state.run_view().sending);
 }
