@@ -610,6 +610,19 @@ async fn bakery_inspection_in_english_without_allergen_information() {
     assert_pdf_has_the_form(&inspection);
     assert!(inspection.pdf.contains("HAP inspection report"));
     assert!(inspection.pdf.contains("Washing facilities"));
+    // The official terms stay, each with its English words after it.
+    assert!(
+        inspection
+            .pdf
+            .contains("4. Allergeneninformatie (Allergen information): Nee (No)"),
+        "{}",
+        inspection.pdf
+    );
+    assert!(
+        inspection.pdf.contains("Niet beoordeeld (Not assessed)"),
+        "{}",
+        inspection.pdf
+    );
 }
 
 /// The schema carries the original's values: every enumerated value of the original system's

@@ -8,7 +8,7 @@ use printpdf::{PdfDocument, PdfSaveOptions};
 
 use super::form::*;
 use super::layout::{BLACK, DARK_BLUE, Font, Frame, GREY, LABEL_WIDTH, Layout, severity_color};
-use crate::protocol::Lang;
+use crate::protocol::{Lang, hap_terms};
 
 /// A rendered PDF.
 #[derive(Debug, Clone)]
@@ -228,6 +228,17 @@ fn status(s: Option<Status>) -> &'static str {
     s.map_or(NOT_ASSESSED, Status::label)
 }
 
+/// A term of the form as an English report prints it: the official Dutch term, which the
+/// authority's systems and its inspectors read, with its English words after it ("Niet
+/// beoordeeld (Not assessed)"); a Dutch report, and anything the table does not know (a
+/// company's own words, a note), prints it as it is.
+fn official(term: &str, lang: Lang) -> String {
+    match hap_terms::shown(term, lang) {
+        english if english != term => format!("{term} ({english})"),
+        _ => term.to_owned(),
+    }
+}
+
 fn yes_no(b: Option<bool>) -> &'static str {
     match b {
         Some(true) => "Ja",
@@ -272,6 +283,9 @@ pub fn render_pdf(report: &HapReport) -> RenderedPdf {
     };
     let meta = &report.metadata;
     let mut layout = Layout::new(&meta.report_id, &labels.frame, meta.company_fictional);
+    let answer = |layout: &mut Layout<'_>, question: &str, given: &str| {
+        layout.question(question, &official(given, lang));
+    };
 
     // Title block.
     layout.space(6.0);
@@ -315,7 +329,12 @@ pub fn render_pdf(report: &HapReport) -> RenderedPdf {
     let mut n = 0;
     let heading = |layout: &mut Layout<'_>, i: usize| {
         let (title, st) = sections[i];
-        layout.heading(&format!("{}. {title}: {}", i + 1, st.label()));
+        layout.heading(&format!(
+            "{}. {}: {}",
+            i + 1,
+            official(title, lang),
+            official(st.label(), lang)
+        ));
     };
 
     // 1. Hygiëne algemeen.
@@ -335,8 +354,8 @@ pub fn render_pdf(report: &HapReport) -> RenderedPdf {
         h.equipment_cleanliness,
         h.equipment_maintenance,
     ];
-    for (label, answer) in labels.hygiene.iter().zip(answers) {
-        layout.question(label, status(answer));
+    for (label, given) in labels.hygiene.iter().zip(answers) {
+        answer(&mut layout, label, status(given));
     }
     observations(&mut layout, labels, &h.observations);
     violations(&mut layout, labels, &h.violations, &mut n);
@@ -344,19 +363,32 @@ pub fn render_pdf(report: &HapReport) -> RenderedPdf {
     // 2. Ongediertebestrijding/-wering.
     let p = &report.pest_control;
     heading(&mut layout, 1);
-    let types: Vec<String> = p.pest_types.iter().map(|t| format!("{t:?}")).collect();
-    layout.question(labels.pests[0], p.pest_prevention_compliant.label());
-    layout.question(labels.pests[1], p.pest_control_compliant.label());
-    layout.question(labels.pests[2], yes_no(p.pest_present));
+    let types: Vec<String> = p
+        .pest_types
+        .iter()
+        .map(|t| official(&format!("{t:?}"), lang))
+        .collect();
+    answer(
+        &mut layout,
+        labels.pests[0],
+        p.pest_prevention_compliant.label(),
+    );
+    answer(
+        &mut layout,
+        labels.pests[1],
+        p.pest_control_compliant.label(),
+    );
+    answer(&mut layout, labels.pests[2], yes_no(p.pest_present));
     if !types.is_empty() {
-        layout.question(labels.pests[3], &types.join(", "));
+        answer(&mut layout, labels.pests[3], &types.join(", "));
     }
-    layout.question(
+    answer(
+        &mut layout,
         labels.pests[4],
         p.pest_severity.map_or(NOT_ASSESSED, PestSeverity::label),
     );
     if let Some(other) = &p.pest_other_description {
-        layout.question(labels.pests[5], other);
+        answer(&mut layout, labels.pests[5], other);
     }
     observations(&mut layout, labels, &p.observations);
     violations(&mut layout, labels, &p.violations, &mut n);
@@ -364,9 +396,17 @@ pub fn render_pdf(report: &HapReport) -> RenderedPdf {
     // 3. Veilig omgaan met voedsel.
     let f = &report.food_safety;
     heading(&mut layout, 2);
-    layout.question(labels.food[0], f.storage_compliant.label());
-    layout.question(labels.food[1], f.preparation_cooling_compliant.label());
-    layout.question(labels.food[2], f.presentation_compliant.label());
+    answer(&mut layout, labels.food[0], f.storage_compliant.label());
+    answer(
+        &mut layout,
+        labels.food[1],
+        f.preparation_cooling_compliant.label(),
+    );
+    answer(
+        &mut layout,
+        labels.food[2],
+        f.presentation_compliant.label(),
+    );
     for t in &f.temperature_violations {
         let mut line = t.product.clone();
         line.push_str(": ");
@@ -374,10 +414,10 @@ pub fn render_pdf(report: &HapReport) -> RenderedPdf {
         if let Some(place) = &t.location {
             line.push_str(&format!(" ({place})"));
         }
-        layout.question(labels.food[3], &line);
+        answer(&mut layout, labels.food[3], &line);
     }
     if !f.unsafe_products.is_empty() {
-        layout.question(labels.food[4], &f.unsafe_products.join(", "));
+        answer(&mut layout, labels.food[4], &f.unsafe_products.join(", "));
     }
     observations(&mut layout, labels, &f.observations);
     violations(&mut layout, labels, &f.violations, &mut n);
@@ -385,47 +425,64 @@ pub fn render_pdf(report: &HapReport) -> RenderedPdf {
     // 4. Allergeneninformatie.
     let a = &report.allergen_info;
     heading(&mut layout, 3);
-    layout.question(labels.allergens[0], a.compliant.label());
-    layout.question(
+    answer(&mut layout, labels.allergens[0], a.compliant.label());
+    answer(
+        &mut layout,
         labels.allergens[1],
         a.information_method
             .map_or(NOT_ASSESSED, |m| method(m, lang)),
     );
-    layout.question(labels.allergens[2], yes_no(a.written_info_available));
-    layout.question(labels.allergens[3], yes_no(a.oral_info_adequate));
-    layout.question(labels.allergens[4], yes_no(a.signage_present));
+    answer(
+        &mut layout,
+        labels.allergens[2],
+        yes_no(a.written_info_available),
+    );
+    answer(
+        &mut layout,
+        labels.allergens[3],
+        yes_no(a.oral_info_adequate),
+    );
+    answer(&mut layout, labels.allergens[4], yes_no(a.signage_present));
     observations(&mut layout, labels, &a.observations);
     violations(&mut layout, labels, &a.violations, &mut n);
 
     // 5. Aanvullende informatie.
     let x = &report.additional_info;
     heading(&mut layout, 4);
-    layout.question(
+    answer(
+        &mut layout,
         labels.additional[0],
         text_or_not_assessed(x.inspection_location_description.as_deref()),
     );
-    layout.question(
+    answer(
+        &mut layout,
         labels.additional[1],
         x.hygiene_code_used.map_or(NOT_ASSESSED, HygieneCode::label),
     );
-    layout.question(
+    answer(
+        &mut layout,
         labels.additional[2],
         x.hygiene_code_assessed_against
             .map_or(NOT_ASSESSED, HygieneCode::label),
     );
-    layout.question(labels.additional[3], yes_no(x.mobile_temporary_location));
+    answer(
+        &mut layout,
+        labels.additional[3],
+        yes_no(x.mobile_temporary_location),
+    );
     let repeat = match (&x.repeat_violation_details, x.repeat_violation) {
         (Some(details), true) => format!("Ja. {details}"),
         (_, true) => "Ja".to_owned(),
         (_, false) => "Nee".to_owned(),
     };
-    layout.question(labels.additional[4], &repeat);
-    layout.question(
+    answer(&mut layout, labels.additional[4], &repeat);
+    answer(
+        &mut layout,
         labels.additional[5],
         text_or_not_assessed(x.action_required.as_deref()),
     );
     if let Some(notes) = x.inspector_notes.as_deref().filter(|s| !s.is_empty()) {
-        layout.question(labels.additional[6], notes);
+        answer(&mut layout, labels.additional[6], notes);
     }
     layout.space(10.0);
 
