@@ -20,10 +20,14 @@ pub fn category(text: &str) -> &'static str {
     };
     let phrase = |phrases: &[&str]| phrases.iter().any(|p| padded.contains(&format!(" {p} ")));
     // Raw food beside ready-to-eat food is cross-contamination, whatever it measures.
+    // Raw food on the board or knife that ready food then meets is the same matter.
     let raw_beside = about(&["rauw"], &["raw"])
         && about(
-            &[],
-            &["naast", "next", "boven", "above", "beside", "bij", "tussen"],
+            &["snijplank", "dezelfde", "zelfde"],
+            &[
+                "naast", "next", "boven", "above", "beside", "bij", "tussen", "plank", "board",
+                "same", "mes", "knife",
+            ],
         );
     if raw_beside {
         return "hygiene";
@@ -335,6 +339,7 @@ pub fn category(text: &str) -> &'static str {
             "crusted",
             "schoon",
             "reinig",
+            "gereinig",
             "clean",
             "snijplank",
             "kleding",

@@ -653,8 +653,16 @@ fn is_company_start(text: &str, w: &Words, knowledge: Option<&Knowledge>) -> boo
         "arrived at",
     ]);
     if place_word || (inspection_word && (start_word || w.any(&["bij", "at", "naar"]))) {
-        // "Ik zie bij de bar …" is an observation; a place word needs no concern after it.
-        if concerns(text).is_empty() || start_word || place_word {
+        // "Ik zie bij de bar …" is an observation; a place word needs no concern after it,
+        // and neither does a registered company named after it ("inspection at Sushi
+        // Fikusho": the raw fish is in its name).
+        let names_registered = || {
+            knowledge.is_some_and(|kb| {
+                company_query(text)
+                    .is_some_and(|q| matches!(kb.resolve_company(&q), Resolution::Match(_)))
+            })
+        };
+        if concerns(text).is_empty() || start_word || place_word || names_registered() {
             return true;
         }
     }
