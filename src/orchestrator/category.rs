@@ -434,11 +434,24 @@ pub fn category(text: &str) -> &'static str {
             "plint",
         ],
         &[
-            "hor", "horren", "lamp", "floor", "floors", "wall", "walls", "tile", "tiles", "door",
-            "doors", "gap", "window", "windows", "screen", "screens", "vent", "vents", "drain",
-            "drains", "leak", "leaks",
+            "hor", "horren", "lamp", "floor", "floors", "wall", "walls", "tile", "tiles", "gap",
+            "window", "windows", "screen", "screens", "vent", "vents", "drain", "drains", "leak",
+            "leaks",
         ],
-    ) {
+    ) || phrase(&[
+        // "door" alone is also Dutch ("tussen de bedrijven door"): the English door with
+        // its article or what it is.
+        "the door",
+        "a door",
+        "the doors",
+        "back door",
+        "front door",
+        "fire door",
+        "door seal",
+        "door frame",
+        "door is",
+        "doors are",
+    ]) {
         return "building";
     }
     "other"

@@ -348,8 +348,8 @@ impl Knowledge {
     }
 
     /// Whether any article of the corpus uses `word` (normalized): the word itself, one with
-    /// the same first five letters ("bewaren", "bewaard"), or a compound holding it
-    /// ("koelcel" in "koelcelthermometer"). A word the corpus never uses names a subject it
+    /// the same first five letters and about its length ("bewaren", "bewaard"), or a
+    /// compound of the corpus holding it ("koel" in "koelcel"). A word the corpus never uses names a subject it
     /// has nothing on.
     pub fn corpus_uses(&self, word: &str) -> bool {
         // "shops", "turns": a plural or a verb's -s says no more than the word without it.
@@ -366,11 +366,24 @@ impl Knowledge {
         {
             return true;
         }
+        // A compound of the question is not the corpus's because its last part is
+        // ("gasflessen" is not "flessen", "brandblussers" not "brand…"): the stem must be
+        // of a word of about the same length, and only the corpus's compounds count.
         let stem: String = word.chars().take(5).collect();
+        let length = word.chars().count();
         self.vocabulary.iter().any(|w| {
-            (word.chars().count() >= 5 && w.chars().count() >= 5 && w.starts_with(&stem))
+            let other = w.chars().count();
+            (length >= 5 && other >= 5 && other.abs_diff(length) <= 3 && w.starts_with(&stem))
                 || (word.len() >= 4 && w.contains(word))
-                || (w.len() >= 5 && word.contains(w.as_str()))
+                // A separable verb is its verb: "langskomen" is "komen".
+                || word.strip_suffix(w.as_str()).is_some_and(|particle| {
+                    w.len() >= 4
+                        && [
+                            "langs", "op", "af", "aan", "in", "uit", "mee", "door", "terug",
+                            "weg", "over", "voor", "na", "bij", "toe", "binnen", "schoon",
+                        ]
+                        .contains(&particle)
+                })
         })
     }
 

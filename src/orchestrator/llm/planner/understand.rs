@@ -291,6 +291,14 @@ fn is_year(word: &str) -> bool {
 }
 
 fn is_history_question(w: &Words) -> bool {
+    // "How often should the extinguishers be checked?", "hoe vaak moet de vetput geleegd
+    // worden?": a duty asked, not the past.
+    let duty = w.any(&[
+        "should", "must", "moet", "moeten", "dient", "dienen", "hoort", "horen", "need", "needs",
+    ]);
+    if duty && w.any_phrase(&["hoe vaak", "how often", "how many times"]) {
+        return false;
+    }
     w.any_phrase(&[
         "vorige inspectie",
         "vorige inspecties",
