@@ -869,39 +869,3 @@ mod tests {
         );
     }
 }
-#[cfg(test)]
-mod probe_tmp {
-    use super::*;
-    use crate::orchestrator::knowledge::Knowledge;
-    use serde_json::json;
-    #[test]
-    fn probe_coverage() {
-        let kb = Knowledge::load().unwrap();
-        let qs = std::fs::read_to_string("/tmp/a3/qs.txt").unwrap();
-        for q in qs.lines().filter(|l| !l.trim().is_empty()) {
-            let results: Vec<Value> = kb.search(q, 8).iter().map(|h| { let r = h.regulation;
-                json!({"id": r.id, "title": r.title, "titleEn": r.title_en, "summary": r.summary,
-                       "summaryEn": r.summary_en, "topics": r.topics,
-                       "score": (f64::from(h.score) * 100.0).round() / 100.0})}).collect();
-            let s = json!({"results": results});
-            let subj = subject_words(q);
-            eprintln!(
-                "Q {q}\n  covered={} share={:.2} retr={} unknown={} concerns={:?} subj={:?} foreign={:?} top={:?}",
-                covered(q, &s, Some(&kb)),
-                best_article_share(q, &s),
-                retrieval_covers(q, &s),
-                unknown_words(q, &s),
-                concerns(q),
-                subj.clone(),
-                subj.iter()
-                    .filter(|w| !kb.corpus_uses(w))
-                    .collect::<Vec<_>>(),
-                results
-                    .iter()
-                    .take(3)
-                    .map(|r| r["id"].as_str().unwrap().to_owned())
-                    .collect::<Vec<_>>()
-            );
-        }
-    }
-}

@@ -659,7 +659,19 @@ fn is_company_start(text: &str, w: &Words, knowledge: Option<&Knowledge>) -> boo
         "we re now at",
         "aangekomen bij",
         "arrived at",
+        "visiting",
+        "today s visit",
+        "next one is",
+        "next stop is",
+        "de volgende is",
+        "volgende is",
+        "we re doing",
     ]);
+    // "Starting at Kaas & Fictie on the market": a start with a place is a start, however
+    // sure the name is.
+    if start_word && w.any(&["at", "bij", "with", "met"]) {
+        return true;
+    }
     if place_word || (inspection_word && (start_word || w.any(&["bij", "at", "naar"]))) {
         // "Ik zie bij de bar …" is an observation; a place word needs no concern after it,
         // and neither does a registered company named after it ("inspection at Sushi
@@ -953,6 +965,16 @@ pub(super) fn company_query(text: &str) -> Option<String> {
         "volgende zaak: ",
         "inspection is ",
         "inspectie is ",
+        "today: ",
+        "today s visit: ",
+        "today's visit: ",
+        "visiting ",
+        "next one is ",
+        "next stop is ",
+        "de volgende is ",
+        "volgende is ",
+        "we're doing ",
+        "we are doing ",
     ];
     let cut = moves
         .iter()
@@ -1005,6 +1027,11 @@ pub(super) fn company_query(text: &str) -> Option<String> {
         " for inspection",
         " today",
         " vandaag",
+        " this morning",
+        " this afternoon",
+        " vanochtend",
+        " vanmorgen",
+        " vanmiddag",
         ", we ",
         ", i ",
         ", die ",
