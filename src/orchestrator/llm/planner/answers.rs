@@ -53,6 +53,9 @@ fn is_stop_word(word: &str) -> bool {
         "in", "on", "for", "with", "at", "is", "are", "be", "what", "which", "how", "may", "must",
         "can", "do", "does", "rules", "rule", "apply", "applies", "there", "this", "that", "it",
         "i", "we", "you", "should", "need", "by", "from", "as", "not", "no",
+        // How much or how often is asked, not what about: "hoeveel" would pick the article
+        // on the net quantity ("hoeveelheid").
+        "hoeveel", "vaak", "many", "much", "often",
     ];
     word.len() < 2 || STOP.contains(&word)
 }
@@ -602,6 +605,9 @@ const ELSEWHERE: &[(&[&str], &str, &str)] = &[
             "jarige",
             "year old",
             "years old",
+            "leerling",
+            "year-old",
+            "jaar oud",
         ],
         "Werk door jongeren (leeftijden, werktijden, verboden werk) regelen de Arbeidstijdenwet en het Arbeidstijdenbesluit; toezicht door de Nederlandse Arbeidsinspectie.",
         "Work by young people (ages, hours, prohibited work) is governed by the Working Hours Act and Decree (Arbeidstijdenwet, Arbeidstijdenbesluit); the Netherlands Labour Inspectorate (Nederlandse Arbeidsinspectie) enforces it.",
@@ -662,9 +668,11 @@ const ELSEWHERE: &[(&[&str], &str, &str)] = &[
             "propane",
             "lpg",
             "gas bottle",
+            "gasfles",
+            "gas cylinder",
         ],
-        "Installaties en gassen vallen onder de Omgevingswet (omgevingsdienst, de PGS-richtlijnen) en voor de veiligheid van werknemers het Arbobesluit (Nederlandse Arbeidsinspectie).",
-        "Installations and gases fall under the Omgevingswet (Environment and Planning Act, the environmental service or omgevingsdienst, PGS guidelines) and, for worker safety, the Arbobesluit (Netherlands Labour Inspectorate, Arbeidsinspectie).",
+        "Gasflessen en installaties: de brandveiligheid regelen de gemeente en de brandweer (veiligheidsregio), bij een evenement via de evenementenvergunning; de opslag valt onder de Omgevingswet (omgevingsdienst, PGS 15) en de veiligheid van werknemers onder het Arbobesluit (Nederlandse Arbeidsinspectie).",
+        "Gas cylinders and installations: fire safety is a matter for the municipality (gemeente) and the fire service (Brandweer, veiligheidsregio), at an event through the event permit; storage falls under the Omgevingswet (the environmental service or omgevingsdienst, PGS 15) and worker safety under the Arbobesluit (Nederlandse Arbeidsinspectie, the Netherlands Labour Authority).",
     ),
     (
         &[
@@ -867,5 +875,44 @@ mod tests {
             !other.contains("852/2004") && !other.contains("Hygiënecode"),
             "{other}"
         );
+    }
+}
+#[cfg(test)]
+mod probe_tmp {
+    use super::*;
+    use crate::orchestrator::inspection::InspectionState;
+    use crate::orchestrator::knowledge::Knowledge;
+    use serde_json::json;
+    #[test]
+    fn probe_coverage() {
+        let kb = Knowledge::load().unwrap();
+        let qs = std::fs::read_to_string("/tmp/a3/qs.txt").unwrap();
+        for q in qs.lines().filter(|l| !l.trim().is_empty()) {
+            let results: Vec<Value> = kb.search(q, 8).iter().map(|h| { let r = h.regulation;
+                json!({"id": r.id, "title": r.title, "titleEn": r.title_en, "summary": r.summary,
+                       "summaryEn": r.summary_en, "topics": r.topics,
+                       "score": (f64::from(h.score) * 100.0).round() / 100.0})}).collect();
+            let s = json!({"results": results});
+            let subj = subject_words(q);
+            let intent = crate::orchestrator::llm::planner::understand(
+                q,
+                &InspectionState::default(),
+                Some(&kb),
+            );
+            let turn = super::super::findings::split_turn(q);
+            eprintln!(
+                "Q {q}\n  {intent:?} obs={:?} covered={} share={:.2} retr={} unknown={} concerns={:?} foreign={:?} lang={:?}",
+                turn.observation.is_some(),
+                covered(q, &s, Some(&kb)),
+                best_article_share(q, &s),
+                retrieval_covers(q, &s),
+                unknown_words(q, &s),
+                concerns(q),
+                subj.iter()
+                    .filter(|w| !kb.corpus_uses(w))
+                    .collect::<Vec<_>>(),
+                super::super::lang::detect(q)
+            );
+        }
     }
 }

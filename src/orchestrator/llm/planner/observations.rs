@@ -337,7 +337,13 @@ fn split_by_topic(part: &str) -> Vec<String> {
             .contains(&w)
         });
         let phrases = phrases && !points_back;
-        let sayers = predicated(left) && predicated(right_clause);
+        // "…, zonder de vermelding ontdooid", "…, without a lid": a phrase of manner says
+        // how the thing before is, not something else.
+        let adjunct = ["zonder ", "without "]
+            .iter()
+            .any(|p| right_clause.to_lowercase().starts_with(p));
+        let phrases = phrases && !adjunct;
+        let sayers = predicated(left) && predicated(right_clause) && !adjunct;
         if (sayers || phrases) && a != b && a != "other" && b != "other" {
             out.push(left.to_owned());
             start = right;

@@ -105,7 +105,7 @@ pub(super) fn regulation_agent(thread: &Thread, allowed: &HashSet<&str>) -> Step
     // about either, is outside the corpus in the same way.
     if let (Some(seen), Some(q)) = (&observation, &question)
         && (asks_scope(q)
-            || (concerns(seen).is_empty()
+            || (concerns(&without_positions(seen)).is_empty()
                 && crate::orchestrator::knowledge::temperature_celsius(seen).is_none()))
         && !retrieval_covers(&format!("{seen} {q}"), asked_search)
     {
@@ -185,6 +185,17 @@ pub(super) fn regulation_agent(thread: &Thread, allowed: &HashSet<&str>) -> Step
         &found,
         lang,
     ))
+}
+
+/// `text` without the words that only say where something stands ("naast het fornuis",
+/// "next to the fryer"): beside food they hint at cross-contamination, beside a gas bottle
+/// at nothing.
+fn without_positions(text: &str) -> String {
+    normalize(text)
+        .split(' ')
+        .filter(|w| !["naast", "next", "beside", "bovenop", "tegen", "against"].contains(w))
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// A question whether something is food-safety law at all: "valt dat onder onze regels?", "is
