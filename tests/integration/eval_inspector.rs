@@ -26,8 +26,8 @@ struct Set {
     sealed: bool,
 }
 
-/// The first set (223/234 turns reached), the second set's tuning part (304/315, with the 12
-/// conversations of the third round) and its first held-aside part (124/131: its misses have
+/// The first set (223/234 turns reached), the second set's tuning part (362/375, with the 24
+/// conversations of the third round) and its first held-aside part (126/131: its misses have
 /// been read, so it is no longer clean), and the third, sealed held-aside set
 /// (`held_aside_3.json`, written from the domain and the data files only: 75/167 turns at its
 /// first run, 88/167 after the general rules of issue 32's second round, 91/167 after the
@@ -45,7 +45,7 @@ const SETS: &[Set] = &[
     },
     Set {
         file: "held_aside.json",
-        mark: 0.946,
+        mark: 0.961,
         sealed: false,
     },
     Set {

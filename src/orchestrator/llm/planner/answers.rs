@@ -442,11 +442,20 @@ pub(super) fn covered(question: &str, search: &Value, knowledge: Option<&Knowled
             || share >= 0.5
             || (foreign <= 1 && share >= 0.33);
     }
-    // Without a food-safety concern, every subject word must be a word of the corpus, or one
-    // article must speak of most of the subject: words scattered over several articles
-    // ("emergency" in one, "room" in another) are no answer.
-    retrieval_covers(question, search)
-        && (foreign == 0 || best_article_share(question, search) > 0.5)
+    speaks_of(question, search, knowledge)
+}
+
+/// Without a food-safety concern: the search covers `text`, and every subject word is a word
+/// of the corpus or one article speaks of most of the subject (words scattered over several
+/// articles, "emergency" in one and "room" in another, are no answer).
+pub(super) fn speaks_of(text: &str, search: &Value, knowledge: Option<&Knowledge>) -> bool {
+    let foreign = knowledge.map_or(0, |kb| {
+        subject_words(text)
+            .iter()
+            .filter(|w| !kb.corpus_uses(w))
+            .count()
+    });
+    retrieval_covers(text, search) && (foreign == 0 || best_article_share(text, search) > 0.5)
 }
 
 /// The question asks for a temperature: cold and heat of food are food-safety law.

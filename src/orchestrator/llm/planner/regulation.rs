@@ -6,9 +6,7 @@ use std::collections::HashSet;
 
 use serde_json::{Value, json};
 
-use super::answers::{
-    Article, corpus_answer, covered, not_covered, nothing_found, retrieval_covers,
-};
+use super::answers::{Article, corpus_answer, covered, not_covered, nothing_found, speaks_of};
 use super::conversation::{correction, refers_back};
 use super::findings::concern_names;
 use super::findings::{advice, severity_en, split_turn, suggested_severity};
@@ -107,7 +105,7 @@ pub(super) fn regulation_agent(thread: &Thread, allowed: &HashSet<&str>) -> Step
         && (asks_scope(q)
             || (concerns(&without_positions(seen)).is_empty()
                 && crate::orchestrator::knowledge::temperature_celsius(seen).is_none()))
-        && !retrieval_covers(&format!("{seen} {q}"), asked_search)
+        && !speaks_of(&format!("{seen} {q}"), asked_search, thread.knowledge)
     {
         return Step::Say(not_covered(&text, lang));
     }

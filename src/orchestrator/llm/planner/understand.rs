@@ -100,7 +100,19 @@ pub fn understand(text: &str, state: &InspectionState, knowledge: Option<&Knowle
     if is_report_request(&words) || verify::answers_questions(&state.verification, text) {
         return Intent::ReportRequest;
     }
-    if is_history_question(&words) || (state.company.is_some() && asks_about_the_past(text, &words))
+    // "Ik zie dat de brandblusser sinds 2022 niet is gekeurd, is dat een overtreding?": what
+    // the inspector sees now, whatever year it names, is no question about the past.
+    let observes = words
+        .list
+        .first()
+        .is_some_and(|w| ["bevinding", "finding", "geconstateerd", "constatering"].contains(w))
+        || words.any_phrase(&["ik zie", "ik constateer", "ik merk", "i see", "i notice"])
+            && words.list.len() > 3
+            && ["ik zie", "ik constateer", "ik merk", "i see", "i notice"]
+                .iter()
+                .any(|m| normalized.starts_with(m));
+    if is_history_question(&words)
+        || (state.company.is_some() && !observes && asks_about_the_past(text, &words))
     {
         // "De inspectiegeschiedenis van Slagerij X": another company is opened first; its
         // summary carries the history.
