@@ -1114,6 +1114,24 @@ mod sentences {
                 "Daarnaast: er ligt ongedierte-gif open tussen de meelzakken, en de deur naar buiten sluit niet goed.",
                 &["pests", "building"],
             ),
+            // Phrases without a verb, listed without an announcement.
+            (
+                "Muizenkeutels achter de rijstkoker, geen zeep bij de handenwasbak en een kapotte tegel bij de afvoer.",
+                &["pests", "hygiene", "building"],
+            ),
+            (
+                "Also noting no delivery notes for the frozen shrimp and a dead cockroach under the shelf.",
+                &["traceability", "pests"],
+            ),
+            // A phrase that points back or only qualifies stays with the one before.
+            (
+                "Open afvalzakken bij de achteringang, er zitten vliegen omheen.",
+                &["pests"],
+            ),
+            (
+                "Ontdooide garnalen liggen in de vitrine als vers, zonder de vermelding ontdooid.",
+                &["labelling"],
+            ),
         ];
         for (text, want) in cases {
             let turn = split_turn(text);
