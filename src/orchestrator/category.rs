@@ -20,10 +20,14 @@ pub fn category(text: &str) -> &'static str {
     };
     let phrase = |phrases: &[&str]| phrases.iter().any(|p| padded.contains(&format!(" {p} ")));
     // Raw food beside ready-to-eat food is cross-contamination, whatever it measures.
+    // Raw food on the board or knife that ready food then meets is the same matter.
     let raw_beside = about(&["rauw"], &["raw"])
         && about(
-            &[],
-            &["naast", "next", "boven", "above", "beside", "bij", "tussen"],
+            &["snijplank", "dezelfde", "zelfde"],
+            &[
+                "naast", "next", "boven", "above", "beside", "bij", "tussen", "plank", "board",
+                "same", "mes", "knife",
+            ],
         );
     if raw_beside {
         return "hygiene";
@@ -335,6 +339,7 @@ pub fn category(text: &str) -> &'static str {
             "crusted",
             "schoon",
             "reinig",
+            "gereinig",
             "clean",
             "snijplank",
             "kleding",
@@ -429,11 +434,24 @@ pub fn category(text: &str) -> &'static str {
             "plint",
         ],
         &[
-            "hor", "horren", "lamp", "floor", "floors", "wall", "walls", "tile", "tiles", "door",
-            "doors", "gap", "window", "windows", "screen", "screens", "vent", "vents", "drain",
-            "drains", "leak", "leaks",
+            "hor", "horren", "lamp", "floor", "floors", "wall", "walls", "tile", "tiles", "gap",
+            "window", "windows", "screen", "screens", "vent", "vents", "drain", "drains", "leak",
+            "leaks",
         ],
-    ) {
+    ) || phrase(&[
+        // "door" alone is also Dutch ("tussen de bedrijven door"): the English door with
+        // its article or what it is.
+        "the door",
+        "a door",
+        "the doors",
+        "back door",
+        "front door",
+        "fire door",
+        "door seal",
+        "door frame",
+        "door is",
+        "doors are",
+    ]) {
         return "building";
     }
     "other"

@@ -26,11 +26,12 @@ struct Set {
     sealed: bool,
 }
 
-/// The first set (223/234 turns reached), the second set's tuning part (255/265) and its first
-/// held-aside part (124/131: its misses have been read, so it is no longer clean), and the
-/// third, sealed held-aside set (`held_aside_3.json`, written from the domain and the data
-/// files only: 75/167 turns at its first run, 88/167 after the general rules of issue 32's
-/// second round; the agent's honest score on unseen talk).
+/// The first set (223/234 turns reached), the second set's tuning part (362/375, with the 24
+/// conversations of the third round) and its first held-aside part (126/131: its misses have
+/// been read, so it is no longer clean), and the third, sealed held-aside set
+/// (`held_aside_3.json`, written from the domain and the data files only: 75/167 turns at its
+/// first run, 88/167 after the general rules of issue 32's second round, 91/167 after the
+/// third; the agent's honest score on unseen talk).
 const SETS: &[Set] = &[
     Set {
         file: "inspector_turns.json",
@@ -39,17 +40,17 @@ const SETS: &[Set] = &[
     },
     Set {
         file: "inspector_turns_2.json",
-        mark: 0.962,
+        mark: 0.965,
         sealed: false,
     },
     Set {
         file: "held_aside.json",
-        mark: 0.946,
+        mark: 0.961,
         sealed: false,
     },
     Set {
         file: "held_aside_3.json",
-        mark: 0.526,
+        mark: 0.544,
         sealed: true,
     },
 ];

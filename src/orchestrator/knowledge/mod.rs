@@ -221,6 +221,9 @@ pub struct Knowledge {
     company_index: HashMap<String, usize>,
     /// The register's cities and name words, for [`Knowledge::resolve_company`].
     register_words: RegisterWords,
+    /// Every word the corpus uses (titles, summaries, topics), normalized, sorted: what
+    /// [`Knowledge::corpus_uses`] reads.
+    vocabulary: Vec<String>,
     reader: IndexReader,
     parser: QueryParser,
     id_field: Field,
@@ -310,7 +313,28 @@ impl Knowledge {
             build_ms = build_time.as_secs_f64() * 1000.0,
             "knowledge base loaded and search index built"
         );
+        let mut vocabulary: Vec<String> = regulations
+            .iter()
+            .flat_map(|r| {
+                let text = format!(
+                    "{} {} {} {} {}",
+                    r.title,
+                    r.title_en,
+                    r.summary,
+                    r.summary_en,
+                    r.topics.join(" ")
+                );
+                normalize(&text)
+                    .split(' ')
+                    .filter(|w| !w.is_empty())
+                    .map(str::to_owned)
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        vocabulary.sort();
+        vocabulary.dedup();
         Ok(Knowledge {
+            vocabulary,
             regulations,
             regulation_index,
             register_words: RegisterWords::read(&companies),
@@ -320,6 +344,46 @@ impl Knowledge {
             parser,
             id_field: fields.id,
             build_time,
+        })
+    }
+
+    /// Whether any article of the corpus uses `word` (normalized): the word itself, one with
+    /// the same first five letters and about its length ("bewaren", "bewaard"), or a
+    /// compound of the corpus holding it ("koel" in "koelcel"). A word the corpus never uses names a subject it
+    /// has nothing on.
+    pub fn corpus_uses(&self, word: &str) -> bool {
+        // "shops", "turns": a plural or a verb's -s says no more than the word without it.
+        if let Some(singular) = word.strip_suffix('s')
+            && singular.len() >= 4
+            && self.corpus_uses(singular)
+        {
+            return true;
+        }
+        if self
+            .vocabulary
+            .binary_search_by(|w| w.as_str().cmp(word))
+            .is_ok()
+        {
+            return true;
+        }
+        // A compound of the question is not the corpus's because its last part is
+        // ("gasflessen" is not "flessen", "brandblussers" not "brand…"): the stem must be
+        // of a word of about the same length, and only the corpus's compounds count.
+        let stem: String = word.chars().take(5).collect();
+        let length = word.chars().count();
+        self.vocabulary.iter().any(|w| {
+            let other = w.chars().count();
+            (length >= 5 && other >= 5 && other.abs_diff(length) <= 3 && w.starts_with(&stem))
+                || (word.len() >= 4 && w.contains(word))
+                // A separable verb is its verb: "langskomen" is "komen".
+                || word.strip_suffix(w.as_str()).is_some_and(|particle| {
+                    w.len() >= 4
+                        && [
+                            "langs", "op", "af", "aan", "in", "uit", "mee", "door", "terug",
+                            "weg", "over", "voor", "na", "bij", "toe", "binnen", "schoon",
+                        ]
+                        .contains(&particle)
+                })
         })
     }
 

@@ -212,6 +212,13 @@ fn is_kind(word: &str) -> bool {
     KINDS.contains(&word)
 }
 
+/// Words for any business ("the fish shop", "on the market", "the food truck"): they
+/// name no kind that another company's kind could conflict with.
+const GENERIC: &[&str] = &[
+    "shop", "store", "market", "food", "truck", "kitchen", "bar", "zaak", "winkel", "bv", "nv",
+    "vof",
+];
+
 fn is_filler(word: &str) -> bool {
     const FILLER: &[&str] = &[
         "de",
@@ -334,6 +341,17 @@ fn is_filler(word: &str) -> bool {
         "you",
         "please",
         "pull",
+        // Where and when in English: "on the market", "this morning", "visiting …".
+        "on",
+        "by",
+        "near",
+        "this",
+        "morning",
+        "afternoon",
+        "visiting",
+        "doing",
+        "next",
+        "stop",
     ];
     word.len() < 2 || FILLER.contains(&word)
 }
@@ -496,11 +514,12 @@ impl Knowledge {
                 }
                 let own = &words.own;
                 let conflict = query.kinds.iter().any(|kind| {
-                    !own.iter().any(|w| {
-                        word_similarity(kind, w) > 0.0
-                            || w.contains(kind.as_str())
-                            || (w.len() >= 4 && kind.starts_with(w))
-                    })
+                    !GENERIC.contains(&kind.as_str())
+                        && !own.iter().any(|w| {
+                            word_similarity(kind, w) > 0.0
+                                || w.contains(kind.as_str())
+                                || (w.len() >= 4 && kind.starts_with(w))
+                        })
                 });
                 // "sushizaak" is a "sushi" business: a compound of the company's own word counts
                 // as the same kind.
@@ -570,13 +589,19 @@ impl Knowledge {
             })
             .filter(|(_, words)| query.cities.is_empty() || query.cities.contains(&words.city))
             .filter(|(_, words)| {
-                query.kinds.iter().all(|kind| {
-                    words.own.iter().any(|w| {
-                        w.starts_with(kind.as_str())
-                            || (w.len() >= 4 && kind.starts_with(w.as_str()))
-                            || word_similarity(kind, w) > 0.0
+                // "the fish shop on the Waanbeeldkade": a generic English word for a
+                // business says nothing against the company on that street.
+                query
+                    .kinds
+                    .iter()
+                    .filter(|k| !GENERIC.contains(&k.as_str()))
+                    .all(|kind| {
+                        words.own.iter().any(|w| {
+                            w.starts_with(kind.as_str())
+                                || (w.len() >= 4 && kind.starts_with(w.as_str()))
+                                || word_similarity(kind, w) > 0.0
+                        })
                     })
-                })
             })
             .map(|(company, _)| Candidate {
                 company,

@@ -439,10 +439,44 @@ pub(super) fn correction(text: &str, state: &InspectionState) -> Option<Correcti
     }
     let named = named_finding(&words);
     let finding = match named {
-        Some(n) => state.open_findings().find(|f| f.number == n)?,
+        // "Update that finding: 16 degrees": a number that names no finding is a figure.
+        Some(n) => state
+            .open_findings()
+            .find(|f| f.number == n)
+            .or_else(|| state.open_findings().last())?,
         None => state.open_findings().last()?,
     };
-    let signal = words.iter().any(|w| SIGNALS.contains(w));
+    let padded = format!(" {normalized} ");
+    let signal = words.iter().any(|w| SIGNALS.contains(w))
+        || [
+            " klopt niet ",
+            " not right ",
+            " that s wrong ",
+            " dat is fout ",
+            " maak daar ",
+            " pas aan ",
+            " pas dat aan ",
+            " pas het aan ",
+        ]
+        .iter()
+        .any(|p| padded.contains(p));
+    // "Niet 48 maar 46 graden", "not 14, 16": the old figure named beside a new one.
+    let old_figure = numbers(&finding.description).into_iter().next();
+    let figures = numbers(text);
+    let names_old = words.len() <= 10
+        && figures.len() >= 2
+        && old_figure
+            .as_ref()
+            .is_some_and(|(_, old)| figures.iter().any(|(_, f)| f == old));
+    let signal = signal || names_old;
+    if let Some((new, old)) = not_but(text)
+        && let Some(description) = replace_value(&finding.description, &new, &old)
+    {
+        return Some(Correction {
+            replaces: finding.number,
+            description,
+        });
+    }
     if let Some((new, old)) = instead_of(text, signal)
         && let Some(description) = replace_value(&finding.description, &new, &old)
     {
@@ -480,7 +514,11 @@ pub(super) fn correction(text: &str, state: &InspectionState) -> Option<Correcti
             .iter()
             .all(|w| w.chars().all(|c| c.is_ascii_digit()) || FIGURE_ONLY.contains(w));
     if (signal || restates) && words.len() <= 14 {
-        let figure = numbers(text).into_iter().next();
+        // The new figure is the one that is not the old ("niet 48 maar 46").
+        let figure = figures
+            .iter()
+            .find(|(_, f)| old_figure.as_ref().is_none_or(|(_, old)| f != old))
+            .cloned();
         if let Some(new) = figure {
             let old = numbers(&finding.description).into_iter().next()?;
             if new.1 != old.1 {
@@ -616,6 +654,16 @@ fn instead_of(text: &str, signal: bool) -> Option<(String, String)> {
         "there are ",
         "moet zijn ",
         "should be ",
+        "i meant ",
+        "i mean ",
+        "ik bedoelde ",
+        "ik bedoel ",
+        "make that ",
+        "make it ",
+        "maak daar ",
+        "het ging om ",
+        "ging om ",
+        "gaat om ",
         "was ",
         "is ",
         ": ",
@@ -632,9 +680,32 @@ fn instead_of(text: &str, signal: bool) -> Option<(String, String)> {
     (!new.is_empty() && !old.is_empty()).then_some((new, old))
 }
 
+/// "Niet de aioli maar de tzatziki", "not the aioli, the tzatziki", "niet 48 maar 46
+/// graden": (new, old) of a sentence that opens by denying the old.
+fn not_but(text: &str) -> Option<(String, String)> {
+    let trimmed = text.trim().trim_end_matches(['.', '!']);
+    let lower = trimmed.to_lowercase();
+    let rest_at = ["nee, niet ", "nee niet ", "niet ", "no, not ", "not "]
+        .iter()
+        .find(|p| lower.starts_with(**p))
+        .map(|p| p.len())?;
+    let (cut, len) = [" maar ", " but ", ", "]
+        .iter()
+        .find_map(|m| lower[rest_at..].find(m).map(|i| (rest_at + i, m.len())))?;
+    if !trimmed.is_char_boundary(cut) || !trimmed.is_char_boundary(cut + len) {
+        return None;
+    }
+    let old = strip_articles(&trimmed[rest_at..cut]);
+    let new = strip_articles(&trimmed[cut + len..]);
+    let short = |t: &str| (1..=4).contains(&t.split_whitespace().count());
+    (short(&old) && short(&new)).then_some((new, old))
+}
+
 fn strip_articles(text: &str) -> String {
     let mut t = text.trim();
-    for article in ["de ", "het ", "een ", "die ", "the ", "a ", "an ", "that "] {
+    for article in [
+        "om ", "about ", "de ", "het ", "een ", "die ", "the ", "a ", "an ", "that ",
+    ] {
         if t.to_lowercase().starts_with(article) && t.is_char_boundary(article.len()) {
             t = t[article.len()..].trim_start();
         }
@@ -687,6 +758,13 @@ fn replace_value(description: &str, new: &str, old: &str) -> Option<String> {
     }
     let mut out = description.to_owned();
     out.replace_range(at..end, &new_words.join(" "));
+    // A new subject at the start opens the sentence.
+    if at == 0 {
+        let mut chars = out.chars();
+        out = chars
+            .next()
+            .map_or(String::new(), |f| f.to_uppercase().chain(chars).collect());
+    }
     Some(out)
 }
 
@@ -769,6 +847,47 @@ mod tests {
                 "Aioli in the display fridge has no date.",
                 "Oops, I meant the tzatziki.",
                 "Tzatziki in the display fridge has no date.",
+            ),
+            // The old value named beside the new, a denial first, an edit asked for.
+            (
+                "De soep in de bain-marie is 48 graden.",
+                "Nee, niet 48 maar 46 graden.",
+                "De soep in de bain-marie is 46 graden.",
+            ),
+            (
+                "The walk-in cooler is at 14 °C.",
+                "Not 14, 16.",
+                "The walk-in cooler is at 16 °C.",
+            ),
+            (
+                "De soep in de bain-marie is 48 graden.",
+                "Pas aan: 46 graden.",
+                "De soep in de bain-marie is 46 graden.",
+            ),
+            (
+                "The walk-in cooler is at 14 °C.",
+                "Update that finding: 16 degrees.",
+                "The walk-in cooler is at 16 °C.",
+            ),
+            (
+                "De granola op het buffet heeft geen allergeneninformatie.",
+                "Het ging om de chiapudding, niet om de granola.",
+                "De chiapudding op het buffet heeft geen allergeneninformatie.",
+            ),
+            (
+                "Aioli in the display fridge has no date.",
+                "Not the aioli, the tzatziki.",
+                "Tzatziki in the display fridge has no date.",
+            ),
+            (
+                "Aioli in the display fridge has no date.",
+                "I meant tzatziki, not aioli.",
+                "Tzatziki in the display fridge has no date.",
+            ),
+            (
+                "De aioli in de vitrine heeft geen datum.",
+                "Klopt niet, het is de tzatziki.",
+                "De tzatziki in de vitrine heeft geen datum.",
             ),
         ] {
             let got = correction(said, &state_with(finding));

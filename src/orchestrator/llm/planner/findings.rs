@@ -76,6 +76,9 @@ const MARKERS: &[&str] = &[
     "ik stel vast dat",
     "vastgesteld dat",
     "noteer",
+    "also noting",
+    "noting",
+    "also note",
     "note",
     "observation",
     "i found that",
@@ -92,10 +95,34 @@ const MARKERS: &[&str] = &[
     "we zien",
 ];
 
+/// An indirect question reported: "de organisatie vraagt of …", "the owner asks whether …".
+fn asks_indirectly(normalized: &str) -> bool {
+    let padded = format!(" {normalized} ");
+    [
+        " vraagt of ",
+        " vragen of ",
+        " vroeg of ",
+        " wil weten of ",
+        " willen weten of ",
+        " vraagt zich af ",
+        " asks whether ",
+        " asks if ",
+        " asked whether ",
+        " asked if ",
+        " wants to know ",
+        " want to know ",
+        " wonders whether ",
+        " wonders if ",
+    ]
+    .iter()
+    .any(|p| padded.contains(p))
+}
+
 fn is_question(clause: &str) -> bool {
     let normalized = normalize(clause);
     let first = normalized.split(' ').next().unwrap_or("");
     clause.trim_end().ends_with('?')
+        || asks_indirectly(&normalized)
         || QUESTION_WORDS.contains(&first)
         || QUESTION_OPENINGS
             .iter()

@@ -78,6 +78,14 @@ const DUTCH_WORDS: &[&str] = &[
     "beginnen",
     "volgende",
     "verder",
+    "vandaag",
+    "vanochtend",
+    "vanmorgen",
+    "vanmiddag",
+    "goedemorgen",
+    "goedemiddag",
+    "ben",
+    "sta",
 ];
 const ENGLISH_WORDS: &[&str] = &[
     "the",
@@ -159,6 +167,20 @@ const ENGLISH_WORDS: &[&str] = &[
     "just",
     "our",
     "my",
+    // Openings of a day in the field, and the contractions only English has.
+    "today",
+    "morning",
+    "afternoon",
+    "visiting",
+    "visit",
+    "doing",
+    "here",
+    "now",
+    "done",
+    "re",
+    "ll",
+    "ve",
+    "m",
 ];
 
 /// The sentence's language, or `None` when it is too short to tell.

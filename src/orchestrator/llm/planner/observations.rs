@@ -282,12 +282,16 @@ fn split_by_topic(part: &str) -> Vec<String> {
         // The nearest join after `from` that a subject follows.
         // After a comma or a full stop any clause may start; after "en"/"and" one with its
         // own subject ("… en de vloer is vies", not "kip en vis op 9 graden").
+        // In a list of phrases ("muizenkeutels achter de rijstkoker, geen zeep bij de
+        // handenwasbak en een kapotte tegel") the last "en"/"and" joins an item of its own.
+        let listing = lower[start..from].contains(", ");
         let next = JOINS
             .iter()
             .filter_map(|j| {
                 let i = lower[from..].find(j)? + from;
                 let right = i + j.len();
                 (j.starts_with([',', '.'])
+                    || listing
                     || SUBJECTS.iter().any(|s| lower[right..].starts_with(s)))
                 .then_some((i, right))
             })
@@ -299,7 +303,48 @@ fn split_by_topic(part: &str) -> Vec<String> {
         let left = &part[start..at];
         let right_clause = next_sentence(&part[right..]);
         let (a, b) = (category(left), category(right_clause));
-        if predicated(left) && predicated(right_clause) && a != b && a != "other" && b != "other" {
+        let words = |t: &str| normalize(t).split(' ').filter(|w| !w.is_empty()).count();
+        // Two clauses that each say something, or, joined by a comma or in a list, two
+        // phrases of two words or more that name what they are about ("muizenkeutels achter
+        // de rijstkoker, geen zeep …", "no delivery notes … and a dead cockroach …").
+        let phrases = words(left) >= 2
+            && words(right_clause) >= 2
+            && (lower[at..right].starts_with(',')
+                || listing
+                || predicated(left)
+                || predicated(right_clause));
+        // "…, er zitten vliegen omheen", "…, with flies around it": a phrase that points
+        // back at the one before elaborates it.
+        let points_back = normalize(right_clause).split(' ').any(|w| {
+            [
+                "it",
+                "its",
+                "them",
+                "omheen",
+                "eromheen",
+                "erop",
+                "erin",
+                "erbij",
+                "eraan",
+                "ervan",
+                "eronder",
+                "erachter",
+                "daarop",
+                "daarin",
+                "daarbij",
+                "daaronder",
+            ]
+            .contains(&w)
+        });
+        let phrases = phrases && !points_back;
+        // "…, zonder de vermelding ontdooid", "…, without a lid": a phrase of manner says
+        // how the thing before is, not something else.
+        let adjunct = ["zonder ", "without "]
+            .iter()
+            .any(|p| right_clause.to_lowercase().starts_with(p));
+        let phrases = phrases && !adjunct;
+        let sayers = predicated(left) && predicated(right_clause) && !adjunct;
+        if (sayers || phrases) && a != b && a != "other" && b != "other" {
             out.push(left.to_owned());
             start = right;
         }
@@ -1068,6 +1113,24 @@ mod sentences {
             (
                 "Daarnaast: er ligt ongedierte-gif open tussen de meelzakken, en de deur naar buiten sluit niet goed.",
                 &["pests", "building"],
+            ),
+            // Phrases without a verb, listed without an announcement.
+            (
+                "Muizenkeutels achter de rijstkoker, geen zeep bij de handenwasbak en een kapotte tegel bij de afvoer.",
+                &["pests", "hygiene", "building"],
+            ),
+            (
+                "Also noting no delivery notes for the frozen shrimp and a dead cockroach under the shelf.",
+                &["traceability", "pests"],
+            ),
+            // A phrase that points back or only qualifies stays with the one before.
+            (
+                "Open afvalzakken bij de achteringang, er zitten vliegen omheen.",
+                &["pests"],
+            ),
+            (
+                "Ontdooide garnalen liggen in de vitrine als vers, zonder de vermelding ontdooid.",
+                &["labelling"],
             ),
         ];
         for (text, want) in cases {

@@ -6,9 +6,7 @@ use std::collections::HashSet;
 
 use serde_json::{Value, json};
 
-use super::answers::{
-    Article, corpus_answer, covered, not_covered, nothing_found, retrieval_covers,
-};
+use super::answers::{Article, corpus_answer, covered, not_covered, nothing_found, speaks_of};
 use super::conversation::{correction, refers_back};
 use super::findings::concern_names;
 use super::findings::{advice, severity_en, split_turn, suggested_severity};
@@ -93,7 +91,7 @@ pub(super) fn regulation_agent(thread: &Thread, allowed: &HashSet<&str>) -> Step
     if observed.is_empty()
         && let Some(q) = &question
         && !refers_back(&text)
-        && !covered(q, asked_search)
+        && !covered(q, asked_search, thread.knowledge)
     {
         return Step::Say(not_covered(q, lang));
     }
@@ -105,9 +103,9 @@ pub(super) fn regulation_agent(thread: &Thread, allowed: &HashSet<&str>) -> Step
     // about either, is outside the corpus in the same way.
     if let (Some(seen), Some(q)) = (&observation, &question)
         && (asks_scope(q)
-            || (concerns(seen).is_empty()
+            || (concerns(&without_positions(seen)).is_empty()
                 && crate::orchestrator::knowledge::temperature_celsius(seen).is_none()))
-        && !retrieval_covers(&format!("{seen} {q}"), asked_search)
+        && !speaks_of(&format!("{seen} {q}"), asked_search, thread.knowledge)
     {
         return Step::Say(not_covered(&text, lang));
     }
@@ -185,6 +183,17 @@ pub(super) fn regulation_agent(thread: &Thread, allowed: &HashSet<&str>) -> Step
         &found,
         lang,
     ))
+}
+
+/// `text` without the words that only say where something stands ("naast het fornuis",
+/// "next to the fryer"): beside food they hint at cross-contamination, beside a gas bottle
+/// at nothing.
+fn without_positions(text: &str) -> String {
+    normalize(text)
+        .split(' ')
+        .filter(|w| !["naast", "next", "beside", "bovenop", "tegen", "against"].contains(w))
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// A question whether something is food-safety law at all: "valt dat onder onze regels?", "is

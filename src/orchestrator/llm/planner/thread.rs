@@ -48,11 +48,13 @@ pub(super) struct Thread<'a> {
     pub intent: Intent,
     /// What the turns before the last one were about.
     pub conversation: Conversation,
+    /// The corpus and register, when the planner has them.
+    pub knowledge: Option<&'a Knowledge>,
 }
 
 impl<'a> Thread<'a> {
     /// Reads the thread; `knowledge` lets a bare company name count as an inspection start.
-    pub(super) fn read(messages: &'a [Message], knowledge: Option<&Knowledge>) -> Thread<'a> {
+    pub(super) fn read(messages: &'a [Message], knowledge: Option<&'a Knowledge>) -> Thread<'a> {
         let last_user = messages.iter().rposition(|m| matches!(m, Message::User(_)));
         let mut outcomes: Vec<Outcome> = Vec::new();
         let mut by_id: HashMap<String, usize> = HashMap::new();
@@ -108,6 +110,7 @@ impl<'a> Thread<'a> {
             lang,
             intent,
             conversation,
+            knowledge,
         }
     }
 

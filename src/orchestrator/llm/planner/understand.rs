@@ -100,7 +100,19 @@ pub fn understand(text: &str, state: &InspectionState, knowledge: Option<&Knowle
     if is_report_request(&words) || verify::answers_questions(&state.verification, text) {
         return Intent::ReportRequest;
     }
-    if is_history_question(&words) || (state.company.is_some() && asks_about_the_past(text, &words))
+    // "Ik zie dat de brandblusser sinds 2022 niet is gekeurd, is dat een overtreding?": what
+    // the inspector sees now, whatever year it names, is no question about the past.
+    let observes = words
+        .list
+        .first()
+        .is_some_and(|w| ["bevinding", "finding", "geconstateerd", "constatering"].contains(w))
+        || words.any_phrase(&["ik zie", "ik constateer", "ik merk", "i see", "i notice"])
+            && words.list.len() > 3
+            && ["ik zie", "ik constateer", "ik merk", "i see", "i notice"]
+                .iter()
+                .any(|m| normalized.starts_with(m));
+    if is_history_question(&words)
+        || (state.company.is_some() && !observes && asks_about_the_past(text, &words))
     {
         // "De inspectiegeschiedenis van Slagerij X": another company is opened first; its
         // summary carries the history.
@@ -291,6 +303,14 @@ fn is_year(word: &str) -> bool {
 }
 
 fn is_history_question(w: &Words) -> bool {
+    // "How often should the extinguishers be checked?", "hoe vaak moet de vetput geleegd
+    // worden?": a duty asked, not the past.
+    let duty = w.any(&[
+        "should", "must", "moet", "moeten", "dient", "dienen", "hoort", "horen", "need", "needs",
+    ]);
+    if duty && w.any_phrase(&["hoe vaak", "how often", "how many times"]) {
+        return false;
+    }
     w.any_phrase(&[
         "vorige inspectie",
         "vorige inspecties",
@@ -651,10 +671,30 @@ fn is_company_start(text: &str, w: &Words, knowledge: Option<&Knowledge>) -> boo
         "we re now at",
         "aangekomen bij",
         "arrived at",
+        "visiting",
+        "today s visit",
+        "next one is",
+        "next stop is",
+        "de volgende is",
+        "volgende is",
+        "we re doing",
     ]);
+    // "Starting at Kaas & Fictie on the market": a start with a place is a start, however
+    // sure the name is.
+    if start_word && w.any(&["at", "bij", "with", "met"]) {
+        return true;
+    }
     if place_word || (inspection_word && (start_word || w.any(&["bij", "at", "naar"]))) {
-        // "Ik zie bij de bar …" is an observation; a place word needs no concern after it.
-        if concerns(text).is_empty() || start_word || place_word {
+        // "Ik zie bij de bar …" is an observation; a place word needs no concern after it,
+        // and neither does a registered company named after it ("inspection at Sushi
+        // Fikusho": the raw fish is in its name).
+        let names_registered = || {
+            knowledge.is_some_and(|kb| {
+                company_query(text)
+                    .is_some_and(|q| matches!(kb.resolve_company(&q), Resolution::Match(_)))
+            })
+        };
+        if concerns(text).is_empty() || start_word || place_word || names_registered() {
             return true;
         }
     }
@@ -937,6 +977,16 @@ pub(super) fn company_query(text: &str) -> Option<String> {
         "volgende zaak: ",
         "inspection is ",
         "inspectie is ",
+        "today: ",
+        "today s visit: ",
+        "today's visit: ",
+        "visiting ",
+        "next one is ",
+        "next stop is ",
+        "de volgende is ",
+        "volgende is ",
+        "we're doing ",
+        "we are doing ",
     ];
     let cut = moves
         .iter()
@@ -989,6 +1039,11 @@ pub(super) fn company_query(text: &str) -> Option<String> {
         " for inspection",
         " today",
         " vandaag",
+        " this morning",
+        " this afternoon",
+        " vanochtend",
+        " vanmorgen",
+        " vanmiddag",
         ", we ",
         ", i ",
         ", die ",
