@@ -54,6 +54,14 @@ pub trait Peers: Send + Sync + 'static {
         after_seq: u64,
     ) -> Result<Option<Vec<SharedEvent>>, StoreError>;
 
+    /// Every logged event of the thread from `run_id`'s first on (empty when the log has
+    /// none of it): a run of another instance, replayed to a client that reloads here.
+    async fn run_events(
+        &self,
+        thread_id: &str,
+        run_id: &str,
+    ) -> Result<Vec<SharedEvent>, StoreError>;
+
     /// Hands `decision` to the instance whose run waits for it. Refused like a local answer:
     /// unknown, already answered, someone else's, or no live run waits for it any more.
     async fn forward_decision(&self, decision: ForwardedDecision) -> Result<(), Refusal>;
@@ -80,6 +88,14 @@ impl Peers for Alone {
         _after_seq: u64,
     ) -> Result<Option<Vec<SharedEvent>>, StoreError> {
         Ok(None)
+    }
+
+    async fn run_events(
+        &self,
+        _thread_id: &str,
+        _run_id: &str,
+    ) -> Result<Vec<SharedEvent>, StoreError> {
+        Ok(Vec::new())
     }
 
     async fn forward_decision(&self, _decision: ForwardedDecision) -> Result<(), Refusal> {

@@ -92,6 +92,22 @@ impl Peers for PgPeers {
         Ok(Some(events))
     }
 
+    async fn run_events(
+        &self,
+        thread_id: &str,
+        run_id: &str,
+    ) -> Result<Vec<SharedEvent>, StoreError> {
+        let mut events = self.store.run_events(thread_id, run_id, FETCH).await?;
+        let mut fetched = events.len();
+        while fetched == FETCH as usize {
+            let last = events.last().map_or(0, |e| e.seq);
+            let more = self.store.events_after(thread_id, last, FETCH).await?;
+            fetched = more.len();
+            events.extend(more);
+        }
+        Ok(events)
+    }
+
     async fn forward_decision(&self, decision: ForwardedDecision) -> Result<(), Refusal> {
         let pending = match self.store.pending_approval(&decision.approval_id).await {
             Ok(Some(pending)) => pending,
@@ -282,11 +298,14 @@ async fn keep_leases(store: Arc<SqlStore>, orchestrator: Arc<Orchestrator>) {
     }
 }
 
-/// Tells whoever follows the thread, on any instance, that its run ended with its instance.
+/// Tells whoever follows the thread, on any instance, that its run ended with its instance:
+/// `RUN_ERROR run_interrupted`, and in AGORA's dialect `RUN_FINISHED` after it, as every other
+/// error flow of that dialect ends (the protocol's "Error Handling" flow; the standard dialect
+/// ends at `RUN_ERROR`).
 async fn announce_interrupted(store: &SqlStore, thread_id: &str, run_id: &str) {
     let code = crate::protocol::ErrorCode::RunInterrupted;
-    let mut event = Event::run_error(code.text(crate::protocol::Lang::Nl), code);
-    if let Event::RunError(error) = &mut event {
+    let mut error = Event::run_error(code.text(crate::protocol::Lang::Nl), code);
+    if let Event::RunError(error) = &mut error {
         error
             .base
             .extra
@@ -294,16 +313,27 @@ async fn announce_interrupted(store: &SqlStore, thread_id: &str, run_id: &str) {
         error.base.extra.insert("runId".to_owned(), run_id.into());
     }
     let result = async {
-        let seq = store.last_event_seq(thread_id).await? + 1;
-        let json = serde_json::to_string(&event).map_err(|e| StoreError::Backend(e.to_string()))?;
-        store
-            .append_events(&[SharedEvent {
+        let (last, body) = store.last_event(thread_id).await?.unwrap_or_default();
+        // AGORA's events carry their number; the standard dialect's do not. A run that logged
+        // nothing was AGORA's unless told otherwise (a socket's, the default client).
+        let agora = body.is_empty() || body.contains(r#""seq":"#);
+        let mut ending = vec![error];
+        if agora {
+            ending.push(Event::run_finished(thread_id, run_id));
+        }
+        let mut events = Vec::with_capacity(ending.len());
+        for (seq, event) in (last + 1..).zip(ending) {
+            let json =
+                serde_json::to_string(&event).map_err(|e| StoreError::Backend(e.to_string()))?;
+            let json = if agora { with_seq(json, seq) } else { json };
+            events.push(SharedEvent {
                 thread_id: thread_id.to_owned(),
                 seq,
                 run_id: run_id.into(),
-                json: with_seq(json, seq).into(),
-            }])
-            .await
+                json: json.into(),
+            });
+        }
+        store.append_events(&events).await
     };
     if let Err(e) = result.await {
         tracing::warn!(error = %e, thread_id, "interrupted run not announced");

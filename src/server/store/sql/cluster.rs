@@ -185,6 +185,38 @@ impl SqlStore {
             .collect())
     }
 
+    /// The logged events of the thread from `run_id`'s first on, in order, at most `limit`:
+    /// what a client that reloads on another instance than the run's replays.
+    pub async fn run_events(
+        &self,
+        thread_id: &str,
+        run_id: &str,
+        limit: u32,
+    ) -> Result<Vec<SharedEvent>, StoreError> {
+        let _timed = timed("run_events");
+        let rows: Vec<(i64, String, String)> = sqlx::query_as(&self.sql(
+            "SELECT seq, run_id, body FROM thread_events WHERE thread_id = ? AND seq >= \
+             (SELECT MIN(seq) FROM thread_events WHERE thread_id = ? AND run_id = ?) \
+             ORDER BY seq LIMIT ?",
+        ))
+        .bind(thread_id)
+        .bind(thread_id)
+        .bind(run_id)
+        .bind(i64::from(limit))
+        .fetch_all(&self.pool)
+        .await
+        .map_err(backend)?;
+        Ok(rows
+            .into_iter()
+            .map(|(seq, run_id, body)| SharedEvent {
+                thread_id: thread_id.to_owned(),
+                seq: u64::try_from(seq).unwrap_or(0),
+                run_id: run_id.into(),
+                json: body.into(),
+            })
+            .collect())
+    }
+
     /// The highest number the log holds for the thread (0 when none): a run starting on any
     /// instance numbers its events above it.
     pub async fn last_event_seq(&self, thread_id: &str) -> Result<u64, StoreError> {
@@ -196,6 +228,19 @@ impl SqlStore {
                 .await
                 .map_err(backend)?;
         Ok(last.and_then(|n| u64::try_from(n).ok()).unwrap_or(0))
+    }
+
+    /// The thread's newest logged event: its number and JSON (`None` when the log has none).
+    pub async fn last_event(&self, thread_id: &str) -> Result<Option<(u64, String)>, StoreError> {
+        let _timed = timed("last_event");
+        let row: Option<(i64, String)> = sqlx::query_as(&self.sql(
+            "SELECT seq, body FROM thread_events WHERE thread_id = ? ORDER BY seq DESC LIMIT 1",
+        ))
+        .bind(thread_id)
+        .fetch_optional(&self.pool)
+        .await
+        .map_err(backend)?;
+        Ok(row.map(|(seq, body)| (u64::try_from(seq).unwrap_or(0), body)))
     }
 
     /// Forgets logged events older than `age`; returns how many.
