@@ -62,6 +62,18 @@ pub trait Peers: Send + Sync + 'static {
         run_id: &str,
     ) -> Result<Vec<SharedEvent>, StoreError>;
 
+    /// Asks the instances that run them to stop `user_id`'s running runs: the run `run_id`, or
+    /// every run on `thread_id` (none on a thread that holds the message `unless_held`).
+    /// Durable (a mark on the run, which its instance finds when rung or, the ring missed, at
+    /// its next lease renewal). Returns the runs asked.
+    async fn cancel_elsewhere(
+        &self,
+        user_id: &str,
+        run_id: Option<&str>,
+        thread_id: Option<&str>,
+        unless_held: Option<&str>,
+    ) -> Result<Vec<String>, StoreError>;
+
     /// Hands `decision` to the instance whose run waits for it. Refused like a local answer:
     /// unknown, already answered, someone else's, or no live run waits for it any more.
     async fn forward_decision(&self, decision: ForwardedDecision) -> Result<(), Refusal>;
@@ -95,6 +107,16 @@ impl Peers for Alone {
         _thread_id: &str,
         _run_id: &str,
     ) -> Result<Vec<SharedEvent>, StoreError> {
+        Ok(Vec::new())
+    }
+
+    async fn cancel_elsewhere(
+        &self,
+        _user_id: &str,
+        _run_id: Option<&str>,
+        _thread_id: Option<&str>,
+        _unless_held: Option<&str>,
+    ) -> Result<Vec<String>, StoreError> {
         Ok(Vec::new())
     }
 

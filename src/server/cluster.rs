@@ -28,6 +28,9 @@ use crate::server::store::SqlStore;
 const EVENTS_CHANNEL: &str = "agora_events";
 /// Channel that carries an approval decision to the instance whose run waits (payload: JSON).
 const DECISIONS_CHANNEL: &str = "agora_decisions";
+/// Channel that rings the instance whose run someone asked to stop (payload: the run id; the
+/// request itself is the run's `cancel_requested_at`).
+const CANCELS_CHANNEL: &str = "agora_cancels";
 /// Events waiting to be written before new ones are dropped (and logged): a database that
 /// stopped answering must not take the memory with it.
 const QUEUE_LIMIT: usize = 100_000;
@@ -108,6 +111,26 @@ impl Peers for PgPeers {
         Ok(events)
     }
 
+    async fn cancel_elsewhere(
+        &self,
+        user_id: &str,
+        run_id: Option<&str>,
+        thread_id: Option<&str>,
+        unless_held: Option<&str>,
+    ) -> Result<Vec<String>, StoreError> {
+        let marked = self
+            .store
+            .request_cancel(user_id, run_id, thread_id, unless_held)
+            .await?;
+        for run_id in &marked {
+            // Only the doorbell: a ring lost is made up by the lease renewal's look.
+            if let Err(e) = self.store.notify(CANCELS_CHANNEL, run_id).await {
+                tracing::warn!(error = %e, run_id, "cancel not rung; its instance finds it at its next renewal");
+            }
+        }
+        Ok(marked)
+    }
+
     async fn forward_decision(&self, decision: ForwardedDecision) -> Result<(), Refusal> {
         let pending = match self.store.pending_approval(&decision.approval_id).await {
             Ok(Some(pending)) => pending,
@@ -176,7 +199,7 @@ async fn listen(store: Arc<SqlStore>, url: String, orchestrator: Arc<Orchestrato
             }
         };
         if let Err(e) = listener
-            .listen_all([EVENTS_CHANNEL, DECISIONS_CHANNEL])
+            .listen_all([EVENTS_CHANNEL, DECISIONS_CHANNEL, CANCELS_CHANNEL])
             .await
         {
             tracing::error!(error = %e, "LISTEN failed; retrying");
@@ -194,6 +217,9 @@ async fn listen(store: Arc<SqlStore>, url: String, orchestrator: Arc<Orchestrato
                         catch_up(&store, &orchestrator, notification.payload()).await;
                     }
                     DECISIONS_CHANNEL => deliver(&orchestrator, notification.payload()),
+                    CANCELS_CHANNEL => {
+                        orchestrator.cancel_here(notification.payload());
+                    }
                     _ => {}
                 },
                 // The connection dropped; the listener reconnects, and what was rung in
@@ -277,8 +303,13 @@ async fn keep_leases(store: Arc<SqlStore>, orchestrator: Arc<Orchestrator>) {
     let mut last_prune = tokio::time::Instant::now();
     loop {
         ticks.tick().await;
-        if let Err(e) = store.renew_leases().await {
-            tracing::error!(error = %e, "run leases not renewed");
+        match store.renew_leases().await {
+            Ok(renewal) => {
+                for run_id in &renewal.cancel_requested {
+                    orchestrator.cancel_here(run_id);
+                }
+            }
+            Err(e) => tracing::error!(error = %e, "run leases not renewed"),
         }
         match store.interrupt_expired_runs().await {
             Ok(expired) => {

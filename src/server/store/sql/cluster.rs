@@ -28,6 +28,15 @@ impl Default for Lease {
     }
 }
 
+/// What [`SqlStore::renew_leases`] did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Renewal {
+    /// Runs whose claim was extended.
+    pub renewed: u64,
+    /// Those of them someone asked to stop.
+    pub cancel_requested: Vec<String>,
+}
+
 /// A run whose instance stopped renewing its lease, now marked `interrupted`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ExpiredRun {
@@ -53,19 +62,72 @@ impl SqlStore {
     }
 
     /// Extends the claim on every run this instance still has `running`, and re-reads the
-    /// database's clock. Returns how many runs.
-    pub async fn renew_leases(&self) -> Result<u64, StoreError> {
+    /// database's clock. Says how many runs, and which of them someone asked to stop (the
+    /// poll behind the `agora_cancels` doorbell: the same statement, nothing more).
+    pub async fn renew_leases(&self) -> Result<Renewal, StoreError> {
         let _timed = timed("renew_leases");
         self.sync_clock().await?;
-        let renewed = sqlx::query(&self.sql(
-            "UPDATE runs SET lease_expires_at = ? WHERE status = 'running' AND instance_id = ?",
+        let rows: Vec<(String, Option<i64>)> = sqlx::query_as(&self.sql(
+            "UPDATE runs SET lease_expires_at = ? WHERE status = 'running' AND instance_id = ? \
+             RETURNING id, cancel_requested_at",
         ))
         .bind(self.lease_expiry())
         .bind(&self.lease.instance_id)
-        .execute(&self.writer)
+        .fetch_all(&self.writer)
         .await
         .map_err(backend)?;
-        Ok(renewed.rows_affected())
+        Ok(Renewal {
+            renewed: rows.len() as u64,
+            cancel_requested: rows
+                .into_iter()
+                .filter_map(|(id, asked)| asked.map(|_| id))
+                .collect(),
+        })
+    }
+
+    /// Marks for stopping the `running` runs on threads of `owner`: the run `run_id`, or
+    /// every run on `thread_id`; none on a thread that holds the message `unless_held` already
+    /// (a resend must not stop the run that answers it: one snapshot sees both the message and
+    /// its run, which is stored after it). Returns the runs marked (their instance is then rung).
+    pub async fn request_cancel(
+        &self,
+        owner: &str,
+        run_id: Option<&str>,
+        thread_id: Option<&str>,
+        unless_held: Option<&str>,
+    ) -> Result<Vec<String>, StoreError> {
+        let _timed = timed("request_cancel");
+        let mut sql = String::from(
+            "UPDATE runs SET cancel_requested_at = ? WHERE status = 'running' \
+             AND thread_id IN (SELECT id FROM threads WHERE owner = ?)",
+        );
+        if run_id.is_some() {
+            sql.push_str(" AND id = ?");
+        }
+        if thread_id.is_some() {
+            sql.push_str(" AND thread_id = ?");
+        }
+        if unless_held.is_some() {
+            sql.push_str(
+                " AND NOT EXISTS (SELECT 1 FROM messages m WHERE m.thread_id = runs.thread_id AND m.id = ?)",
+            );
+        }
+        sql.push_str(" RETURNING id");
+        let sql = self.sql(&sql);
+        let mut query = sqlx::query_as::<_, (String,)>(&sql)
+            .bind(self.now())
+            .bind(owner);
+        if let Some(run_id) = run_id {
+            query = query.bind(run_id);
+        }
+        if let Some(thread_id) = thread_id {
+            query = query.bind(thread_id);
+        }
+        if let Some(message_id) = unless_held {
+            query = query.bind(message_id);
+        }
+        let marked = query.fetch_all(&self.writer).await.map_err(backend)?;
+        Ok(marked.into_iter().map(|(id,)| id).collect())
     }
 
     /// Marks `interrupted` every run still `running` whose lease ran out (its instance died or
