@@ -151,13 +151,24 @@ impl Peers for PgPeers {
             return Err(Refusal::Unknown);
         }
         let payload = serde_json::to_string(&decision).map_err(|_| Refusal::Unknown)?;
-        self.store
-            .notify(DECISIONS_CHANNEL, &payload)
+        // Kept first (the first answer wins, on any instance), then rung: an instance that
+        // was not listening finds it when it listens again or at its next lease renewal.
+        match self
+            .store
+            .keep_answer(&decision.approval_id, &payload)
             .await
-            .map_err(|e| {
-                tracing::error!(error = %e, "approval could not be forwarded");
-                Refusal::Unknown
-            })
+        {
+            Ok(true) => {}
+            Ok(false) => return Err(Refusal::Duplicate),
+            Err(e) => {
+                tracing::error!(error = %e, "approval answer could not be kept");
+                return Err(Refusal::Unknown);
+            }
+        }
+        if let Err(e) = self.store.notify(DECISIONS_CHANNEL, &payload).await {
+            tracing::warn!(error = %e, "approval answer not rung; its instance finds it at its next look");
+        }
+        Ok(())
     }
 }
 
@@ -207,6 +218,7 @@ async fn listen(store: Arc<SqlStore>, url: String, orchestrator: Arc<Orchestrato
             continue;
         }
         // Anything rung while this instance was not listening.
+        take_kept_answers(&store, &orchestrator).await;
         for thread_id in orchestrator.journals.attended_threads() {
             catch_up(&store, &orchestrator, &thread_id).await;
         }
@@ -225,6 +237,7 @@ async fn listen(store: Arc<SqlStore>, url: String, orchestrator: Arc<Orchestrato
                 // The connection dropped; the listener reconnects, and what was rung in
                 // between is read again.
                 Ok(None) => {
+                    take_kept_answers(&store, &orchestrator).await;
                     for thread_id in orchestrator.journals.attended_threads() {
                         catch_up(&store, &orchestrator, &thread_id).await;
                     }
@@ -266,6 +279,23 @@ async fn catch_up(store: &SqlStore, orchestrator: &Orchestrator, thread_id: &str
                 return;
             }
         }
+    }
+}
+
+/// Answers another instance kept for approvals that wait here (their ring may have been
+/// missed): delivered now. Nothing is read while no approval waits here.
+async fn take_kept_answers(store: &SqlStore, orchestrator: &Orchestrator) {
+    let waiting = orchestrator.approvals.pending_ids();
+    if waiting.is_empty() {
+        return;
+    }
+    match store.kept_answers(&waiting).await {
+        Ok(answers) => {
+            for answer in answers {
+                deliver(orchestrator, &answer);
+            }
+        }
+        Err(e) => tracing::warn!(error = %e, "kept approval answers unreadable"),
     }
 }
 
@@ -311,6 +341,7 @@ async fn keep_leases(store: Arc<SqlStore>, orchestrator: Arc<Orchestrator>) {
             }
             Err(e) => tracing::error!(error = %e, "run leases not renewed"),
         }
+        take_kept_answers(&store, &orchestrator).await;
         match store.interrupt_expired_runs().await {
             Ok(expired) => {
                 for run in expired {

@@ -314,6 +314,12 @@ impl SqlStore {
             .execute(&self.writer)
             .await
             .map_err(backend)?;
+        // Answers kept for a run elsewhere: taken long ago, or their run is gone.
+        sqlx::query(&self.sql("DELETE FROM approval_answers WHERE created_at < ?"))
+            .bind(cutoff)
+            .execute(&self.writer)
+            .await
+            .map_err(backend)?;
         Ok(deleted.rows_affected())
     }
 
@@ -341,6 +347,40 @@ impl SqlStore {
             run_alive: row.status.as_deref() == Some("running")
                 && row.lease_expires_at.is_some_and(|l| l >= now),
         }))
+    }
+
+    /// Keeps an approval's answer given on another instance than its run's, until that one
+    /// takes it: the first answer only (false when one is kept already).
+    pub async fn keep_answer(&self, approval_id: &str, body: &str) -> Result<bool, StoreError> {
+        let _timed = timed("keep_answer");
+        let kept = sqlx::query(&self.sql(
+            "INSERT INTO approval_answers (approval_id, body, created_at) VALUES (?, ?, ?) \
+             ON CONFLICT DO NOTHING",
+        ))
+        .bind(approval_id)
+        .bind(body)
+        .bind(self.now())
+        .execute(&self.writer)
+        .await
+        .map_err(backend)?;
+        Ok(kept.rows_affected() == 1)
+    }
+
+    /// The kept answers to these approvals (see [`Self::keep_answer`]).
+    pub async fn kept_answers(&self, approval_ids: &[String]) -> Result<Vec<String>, StoreError> {
+        let _timed = timed("kept_answers");
+        if approval_ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let marks = vec!["?"; approval_ids.len()].join(", ");
+        let sql = format!("SELECT body FROM approval_answers WHERE approval_id IN ({marks})");
+        let sql = self.sql(&sql);
+        let mut query = sqlx::query_as::<_, (String,)>(&sql);
+        for id in approval_ids {
+            query = query.bind(id);
+        }
+        let rows = query.fetch_all(&self.pool).await.map_err(backend)?;
+        Ok(rows.into_iter().map(|(body,)| body).collect())
     }
 
     /// Takes one run from `account`'s allowance of `per_minute` (GCRA, one statement, so
