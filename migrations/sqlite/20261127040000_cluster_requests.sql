@@ -8,3 +8,13 @@ CREATE TABLE approval_answers (
     body        TEXT NOT NULL,
     created_at  INTEGER NOT NULL
 );
+
+-- Generated reports (PDF and JSON) where every instance finds them; written with several
+-- instances only (an instance alone keeps them in its data directory).
+CREATE TABLE report_files (
+    name       TEXT PRIMARY KEY NOT NULL,
+    thread_id  TEXT NOT NULL,
+    body       BLOB NOT NULL,
+    created_at INTEGER NOT NULL
+);
+CREATE INDEX report_files_thread ON report_files (thread_id);

@@ -646,3 +646,47 @@ async fn an_approval_answered_while_a_listens_again_is_not_lost() {
     );
     assert_eq!(run_statuses(&url, &thread).await, ["finished", "finished"]);
 }
+
+/// Issue 35, point 5: a report made on A is downloaded on B (each has its own data
+/// directory): PDF and JSON, the same bytes.
+#[tokio::test]
+async fn a_report_made_on_a_is_served_by_b() {
+    let url = fresh_database().await;
+    let a = Instance::start(&url).await;
+    let b = Instance::start(&url).await;
+    let thread = uuid::Uuid::new_v4().to_string();
+    let (_, _, approval_id) = report_waiting_for_approval(&a, &thread).await;
+    let mut socket = a.socket().await;
+    socket.send(&resume(&thread, None)).await;
+    socket.answer_approval(&approval_id, true, None).await;
+    let rest = socket.until_finished().await;
+    let result = rest
+        .iter()
+        .find(|e| {
+            e["type"] == "TOOL_CALL_RESULT"
+                && e["content"]
+                    .as_str()
+                    .is_some_and(|c| c.contains("reportId"))
+        })
+        .unwrap_or_else(|| panic!("the report's result: {rest:?}"));
+    let content: Value = serde_json::from_str(result["content"].as_str().unwrap()).unwrap();
+    let pdf_url = content["downloadUrl"].as_str().unwrap();
+    let json_url = content["jsonUrl"].as_str().unwrap();
+    let fetch = |instance: &Instance, path: &str| {
+        let url = format!("http://{}{path}", instance.binary.addr);
+        async move {
+            let response = reqwest::get(url).await.unwrap();
+            let status = response.status();
+            (status, response.bytes().await.unwrap().to_vec())
+        }
+    };
+    for path in [pdf_url, json_url] {
+        let (on_a, from_a) = fetch(&a, path).await;
+        assert_eq!(on_a, 200, "{path} on A");
+        let (on_b, from_b) = fetch(&b, path).await;
+        assert_eq!(on_b, 200, "{path} on B");
+        assert!(from_a == from_b, "{path}: the same bytes on both");
+    }
+    let (_, pdf) = fetch(&b, pdf_url).await;
+    assert!(pdf.starts_with(b"%PDF"), "a PDF");
+}

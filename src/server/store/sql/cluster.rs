@@ -383,6 +383,56 @@ impl SqlStore {
         Ok(rows.into_iter().map(|(body,)| body).collect())
     }
 
+    /// Keeps a report file where every instance finds it (see `server::report_shelf`).
+    pub async fn put_report_file(
+        &self,
+        name: &str,
+        thread_id: &str,
+        body: &[u8],
+    ) -> Result<(), StoreError> {
+        let _timed = timed("put_report_file");
+        sqlx::query(&self.sql(
+            "INSERT INTO report_files (name, thread_id, body, created_at) VALUES (?, ?, ?, ?) \
+             ON CONFLICT (name) DO UPDATE SET body = excluded.body",
+        ))
+        .bind(name)
+        .bind(thread_id)
+        .bind(body.to_vec())
+        .bind(self.now())
+        .execute(&self.writer)
+        .await
+        .map_err(backend)?;
+        Ok(())
+    }
+
+    /// A kept report file, if any.
+    pub async fn report_file(&self, name: &str) -> Result<Option<Vec<u8>>, StoreError> {
+        let _timed = timed("report_file");
+        let row: Option<(Vec<u8>,)> =
+            sqlx::query_as(&self.sql("SELECT body FROM report_files WHERE name = ?"))
+                .bind(name)
+                .fetch_optional(&self.pool)
+                .await
+                .map_err(backend)?;
+        Ok(row.map(|(body,)| body))
+    }
+
+    /// Forgets the kept report files of these threads.
+    pub async fn delete_report_files(
+        &self,
+        thread_ids: &std::collections::HashSet<String>,
+    ) -> Result<(), StoreError> {
+        let _timed = timed("delete_report_files");
+        for thread_id in thread_ids {
+            sqlx::query(&self.sql("DELETE FROM report_files WHERE thread_id = ?"))
+                .bind(thread_id)
+                .execute(&self.writer)
+                .await
+                .map_err(backend)?;
+        }
+        Ok(())
+    }
+
     /// Takes one run from `account`'s allowance of `per_minute` (GCRA, one statement, so
     /// instances agree): `Ok(None)` when allowed, else how long to wait.
     pub async fn take_run_slot(
