@@ -136,8 +136,9 @@ impl Orchestrator {
                 return Ok(logged);
             }
             if self.peers.seq_floor(thread_id).await? >= after_seq {
-                // The log is past the number and lacks it: pruned or never ours.
-                return Ok(None);
+                // The log reached the number since the read above (its write committed in
+                // between), or is past it and lacks it (pruned, never ours): one last read.
+                return self.peers.events_after(thread_id, after_seq).await;
             }
             tokio::time::sleep(LOG_POLL).await;
         }
