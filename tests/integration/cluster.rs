@@ -304,6 +304,11 @@ async fn run_statuses(database_url: &str, thread: &str) -> Vec<String> {
     rows.into_iter().map(|(status,)| status).collect()
 }
 
+/// The socket URL of an instance for a user (dev mode names them).
+fn as_user(instance: &Instance, user: &str) -> String {
+    format!("ws://{}/ws?user_id={user}", instance.binary.addr)
+}
+
 /// How many user messages the thread holds in the shared database.
 async fn user_messages(database_url: &str, thread: &str) -> i64 {
     use sqlx::Connection;
@@ -467,7 +472,9 @@ async fn the_same_message_on_a_and_b_at_once_is_answered_once() {
     let b = Instance::start(&url).await;
     for round in 0..20 {
         let thread = uuid::Uuid::new_v4().to_string();
-        let mut first = a.socket().await;
+        // One inspector a round: 60 runs from one account would meet its runs-per-minute limit.
+        let user = format!("inspecteur-{round}");
+        let mut first = common::Socket::connect(&as_user(&a, &user)).await;
         first
             .ask(&thread, "Start inspectie bij Trattoria Finta Fiore")
             .await;
@@ -478,7 +485,10 @@ async fn the_same_message_on_a_and_b_at_once_is_answered_once() {
             "messages": [{ "id": message_id, "role": "user", "content": "Welke regels gelden voor allergeneninformatie?" }],
             "context": {},
         });
-        let (mut on_a, mut on_b) = (a.socket().await, b.socket().await);
+        let (mut on_a, mut on_b) = (
+            common::Socket::connect(&as_user(&a, &user)).await,
+            common::Socket::connect(&as_user(&b, &user)).await,
+        );
         tokio::join!(on_a.send(&message), on_b.send(&message));
         let quiet = Duration::from_millis(1000);
         let (heard_a, heard_b) = tokio::join!(
