@@ -657,7 +657,11 @@ async fn an_approval_answered_while_a_listens_again_is_not_lost() {
     tokio::time::sleep(OUTAGE).await;
     proxy.set(ProxyMode::Up);
     socket.answer_approval(&approval_id, true, None).await;
-    let rest = socket.until_finished().await;
+    // Bounded: a lost answer leaves the run waiting until its approval expires, and the
+    // socket's pings would keep a plain wait going that long.
+    let rest = tokio::time::timeout(Duration::from_secs(60), socket.until_finished())
+        .await
+        .expect("the run completes once the answer is found");
     let report_result = rest
         .iter()
         .find(|e| e["type"] == "TOOL_CALL_RESULT")
