@@ -268,6 +268,11 @@ impl Approvals {
         Ok(())
     }
 
+    /// The requests that wait for an answer here.
+    pub fn pending_ids(&self) -> Vec<String> {
+        self.lock().pending.keys().cloned().collect()
+    }
+
     /// Forgets a request whose run stopped waiting (expired or cancelled).
     pub fn settle(&self, approval_id: &str) {
         let mut inner = self.lock();

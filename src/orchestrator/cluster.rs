@@ -54,6 +54,26 @@ pub trait Peers: Send + Sync + 'static {
         after_seq: u64,
     ) -> Result<Option<Vec<SharedEvent>>, StoreError>;
 
+    /// Every logged event of the thread from `run_id`'s first on (empty when the log has
+    /// none of it): a run of another instance, replayed to a client that reloads here.
+    async fn run_events(
+        &self,
+        thread_id: &str,
+        run_id: &str,
+    ) -> Result<Vec<SharedEvent>, StoreError>;
+
+    /// Asks the instances that run them to stop `user_id`'s running runs: the run `run_id`, or
+    /// every run on `thread_id` (none on a thread that holds the message `unless_held`).
+    /// Durable (a mark on the run, which its instance finds when rung or, the ring missed, at
+    /// its next lease renewal). Returns the runs asked.
+    async fn cancel_elsewhere(
+        &self,
+        user_id: &str,
+        run_id: Option<&str>,
+        thread_id: Option<&str>,
+        unless_held: Option<&str>,
+    ) -> Result<Vec<String>, StoreError>;
+
     /// Hands `decision` to the instance whose run waits for it. Refused like a local answer:
     /// unknown, already answered, someone else's, or no live run waits for it any more.
     async fn forward_decision(&self, decision: ForwardedDecision) -> Result<(), Refusal>;
@@ -80,6 +100,24 @@ impl Peers for Alone {
         _after_seq: u64,
     ) -> Result<Option<Vec<SharedEvent>>, StoreError> {
         Ok(None)
+    }
+
+    async fn run_events(
+        &self,
+        _thread_id: &str,
+        _run_id: &str,
+    ) -> Result<Vec<SharedEvent>, StoreError> {
+        Ok(Vec::new())
+    }
+
+    async fn cancel_elsewhere(
+        &self,
+        _user_id: &str,
+        _run_id: Option<&str>,
+        _thread_id: Option<&str>,
+        _unless_held: Option<&str>,
+    ) -> Result<Vec<String>, StoreError> {
+        Ok(Vec::new())
     }
 
     async fn forward_decision(&self, _decision: ForwardedDecision) -> Result<(), Refusal> {

@@ -134,6 +134,18 @@ pub struct StoredThread {
     pub state: Value,
     /// The thread's last run and how it ended, when the journal does not know it.
     pub last_run: Option<(String, String)>,
+    /// A run going on on another instance, whose events from its start were imported: the
+    /// snapshot stops before it and its events follow, as for a run of this instance.
+    pub elsewhere: Option<RunStart>,
+}
+
+/// Where a run of another instance begins, in the journal and in the stored messages.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RunStart {
+    /// The number of its first logged event.
+    pub first_seq: u64,
+    /// Stored messages before it, the user's message that started it included.
+    pub messages_before: usize,
 }
 
 /// The stored messages were read before a run began that the snapshot must stop before:
@@ -562,13 +574,21 @@ impl Journal {
             mut messages,
             state,
             last_run,
+            elsewhere,
         } = stored;
-        // The live run's start, if the journal still has it.
-        let live = inner.live.clone().filter(|live| {
+        // The live run's start (this instance's, else another's), if the journal still has it.
+        let start = match &inner.live {
+            Some(live) => Some(RunStart {
+                first_seq: live.first_seq,
+                messages_before: live.messages_before,
+            }),
+            None => elsewhere.filter(|_| inner.remote_run.is_some()),
+        };
+        let live = start.filter(|start| {
             inner
                 .entries
                 .front()
-                .is_some_and(|first| first.seq <= live.first_seq)
+                .is_some_and(|first| first.seq <= start.first_seq)
         });
         if let Some(live) = &live {
             if messages.len() < live.messages_before {

@@ -4,11 +4,18 @@
 
 use serde_json::json;
 
-use super::journal::{SnapshotReason, StoredThread};
+use std::time::Duration;
+
+use super::journal::{RunStart, SnapshotReason, StoredThread};
 use super::store::{RunRecord, RunStatus, StoreError};
 use super::thread::{last_agent, now_millis};
 use super::{Orchestrator, Outbox, inspection};
 use crate::protocol::{Event, Message, MessagesSnapshot};
+
+/// How long a resume waits for another instance's event log to reach the client's number.
+const LOG_CATCH_UP: Duration = Duration::from_secs(1);
+/// How often it looks meanwhile.
+const LOG_POLL: Duration = Duration::from_millis(25);
 
 /// How [`Orchestrator::resume`] answered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -31,30 +38,22 @@ impl Orchestrator {
         events: &Outbox,
     ) -> Result<Resumption, StoreError> {
         let journal = self.journals.journal(thread_id);
+        let max_bytes = self.config.journal.max_bytes_per_thread;
         let reason = match after_seq {
             None => SnapshotReason::Requested,
             Some(after) => {
                 let mut replayed = journal.replay(connection_id, events, after);
-                if replayed.is_err()
-                    && self.peers.shared()
-                    && let Some(shared) = self.peers.events_after(thread_id, after).await?
-                {
+                if replayed.is_err() && self.peers.shared() {
                     // The run went on (or began) on another instance: what it sent is in the
                     // shared log.
-                    let max_bytes = self.config.journal.max_bytes_per_thread;
-                    let running = self
-                        .store
-                        .runs(thread_id)
+                    let elsewhere = self.running_elsewhere(&journal).await?;
+                    if let Some(shared) = self
+                        .logged_after(thread_id, after, elsewhere.is_some())
                         .await?
-                        .into_iter()
-                        .rev()
-                        .find(|run| run.status == RunStatus::Running);
-                    journal.import(
-                        &shared,
-                        max_bytes,
-                        running.as_ref().map(|run| run.id.as_str()),
-                    );
-                    replayed = journal.replay(connection_id, events, after);
+                    {
+                        journal.import(&shared, max_bytes, elsewhere.as_deref());
+                        replayed = journal.replay(connection_id, events, after);
+                    }
                 }
                 match replayed {
                     Ok(sent) => {
@@ -68,9 +67,25 @@ impl Orchestrator {
                 }
             }
         };
+        // A run of another instance goes on: its events from its start, so the snapshot
+        // shows it live (its approval request included) as it would a run of this instance.
+        let mut elsewhere = None;
+        if self.peers.shared()
+            && let Some(run_id) = self.running_elsewhere(&journal).await?
+        {
+            let logged = self.peers.run_events(thread_id, &run_id).await?;
+            if let Some(first) = logged.first() {
+                elsewhere = Some(first.seq);
+                journal.import(&logged, max_bytes, Some(&run_id));
+            }
+        }
         // Read, then send under the journal's lock; read again if a run began in between.
         for _ in 0..3 {
-            let stored = self.stored_thread(thread_id).await?;
+            let mut stored = self.stored_thread(thread_id).await?;
+            stored.elsewhere = elsewhere.map(|first_seq| RunStart {
+                first_seq,
+                messages_before: through_last_user_message(&stored.messages),
+            });
             if let Ok(sent) = journal.snapshot(connection_id, events, reason, stored) {
                 self.journals.followed_by(&journal, connection_id);
                 return Ok(Resumption {
@@ -82,6 +97,51 @@ impl Orchestrator {
         Err(StoreError::Conflict(
             "the thread kept changing while it was read".to_owned(),
         ))
+    }
+
+    /// The thread's run going on on another instance, as the store says: `running` while
+    /// this instance's journal has no run of its own.
+    async fn running_elsewhere(
+        &self,
+        journal: &super::journal::Journal,
+    ) -> Result<Option<String>, StoreError> {
+        if journal.live_run().is_some() {
+            return Ok(None);
+        }
+        let runs = match self.store.runs(&journal.thread_id).await {
+            Ok(runs) => runs,
+            Err(StoreError::NotFound(_)) => return Ok(None),
+            Err(e) => return Err(e),
+        };
+        Ok(runs
+            .into_iter()
+            .rev()
+            .find(|run| run.status == RunStatus::Running)
+            .map(|run| run.id))
+    }
+
+    /// The logged events from `after_seq` on (see `Peers::events_after`). A number newer than
+    /// the log, while a run goes on elsewhere, is one its instance sent a moment ago and has
+    /// not written yet (writes are batched): it is waited for, up to [`LOG_CATCH_UP`].
+    async fn logged_after(
+        &self,
+        thread_id: &str,
+        after_seq: u64,
+        running_elsewhere: bool,
+    ) -> Result<Option<Vec<super::cluster::SharedEvent>>, StoreError> {
+        let since = std::time::Instant::now();
+        loop {
+            let logged = self.peers.events_after(thread_id, after_seq).await?;
+            if logged.is_some() || !running_elsewhere || since.elapsed() >= LOG_CATCH_UP {
+                return Ok(logged);
+            }
+            if self.peers.seq_floor(thread_id).await? >= after_seq {
+                // The log reached the number since the read above (its write committed in
+                // between), or is past it and lacks it (pruned, never ours): one last read.
+                return self.peers.events_after(thread_id, after_seq).await;
+            }
+            tokio::time::sleep(LOG_POLL).await;
+        }
     }
 
     /// An HTTP stream comes back to `run` (whose thread the caller owns): the run's kept
@@ -160,6 +220,16 @@ impl Orchestrator {
             last_run: last_run.map(|r| (r.id, status.to_owned())),
             messages,
             state,
+            elsewhere: None,
         })
     }
+}
+
+/// How many stored messages come before a run that is still going on: the thread up to the
+/// user's message that started it (a run stores its own messages as it goes).
+fn through_last_user_message(messages: &[Message]) -> usize {
+    messages
+        .iter()
+        .rposition(|m| matches!(m, Message::User(_)))
+        .map_or(messages.len(), |i| i + 1)
 }

@@ -15,6 +15,9 @@ use super::run::{Publisher, Run, debug_verifier};
 use super::store::RunStatus;
 use super::{CANCEL_WAIT, Orchestrator, Outbox, metrics};
 
+/// How often a stop asked of another instance looks whether the run is stored ended.
+const STORED_END_POLL: std::time::Duration = std::time::Duration::from_millis(50);
+
 /// The run a thread has going, so a new input or a cancel can stop it.
 pub(crate) struct ActiveRun {
     run_id: String,
@@ -147,21 +150,123 @@ impl Orchestrator {
         }
     }
 
-    /// Stops `user_id`'s active run with this id, from any connection, and waits (at most
-    /// [`CANCEL_WAIT`]) until it has ended and is stored. Returns its thread, or `None` when no
-    /// such run is active here.
+    /// Stops `user_id`'s active run with this id, from any connection, here or (several
+    /// instances) on the instance that runs it, and waits (at most [`CANCEL_WAIT`]) until it
+    /// has ended and is stored. Returns its thread, or `None` when no such run is active.
     pub async fn cancel_run(&self, run_id: &str, user_id: &str) -> Option<String> {
-        let (thread_id, done) = {
+        let here = {
             let active = self.active();
-            let (thread, run) = active
+            active
                 .iter()
-                .find(|(_, run)| run.run_id == run_id && run.user_id == user_id)?;
-            run.cancel.cancel();
-            (thread.clone(), run.done.clone())
+                .find(|(_, run)| run.run_id == run_id && run.user_id == user_id)
+                .map(|(thread, run)| {
+                    run.cancel.cancel();
+                    (thread.clone(), run.done.clone())
+                })
+        };
+        let Some((thread_id, done)) = here else {
+            return self.cancel_run_elsewhere(run_id, user_id).await;
         };
         // A run whose reader stopped reading can hang on its full queue; it is stopped anyway.
         let _ = tokio::time::timeout(CANCEL_WAIT, done.cancelled()).await;
         Some(thread_id)
+    }
+
+    /// [`Self::cancel_run`] for a run of another instance.
+    async fn cancel_run_elsewhere(&self, run_id: &str, user_id: &str) -> Option<String> {
+        if !self.peers.shared() {
+            return None;
+        }
+        let asked = self
+            .peers
+            .cancel_elsewhere(user_id, Some(run_id), None, None)
+            .await
+            .inspect_err(|e| tracing::error!(error = %e, run_id, "cancel not asked"))
+            .ok()?;
+        if asked.is_empty() {
+            return None;
+        }
+        self.until_stored_ended(&asked).await;
+        self.store.run(run_id).await.ok().map(|run| run.thread_id)
+    }
+
+    /// Stops `user_id`'s runs on the thread that other instances run, unless the thread holds
+    /// the message `unless_held` already (a resend), and waits (at most [`CANCEL_WAIT`]) until
+    /// they are stored ended: a new turn follows the last one on every instance, as here.
+    pub(crate) async fn stop_thread_elsewhere(
+        &self,
+        thread_id: &str,
+        user_id: &str,
+        unless_held: Option<&str>,
+    ) -> Result<(), super::store::StoreError> {
+        if !self.peers.shared() {
+            return Ok(());
+        }
+        let asked = self
+            .peers
+            .cancel_elsewhere(user_id, None, Some(thread_id), unless_held)
+            .await?;
+        self.until_stored_ended(&asked).await;
+        Ok(())
+    }
+
+    /// Waits, at most [`CANCEL_WAIT`], until none of `run_ids` is stored `running`.
+    async fn until_stored_ended(&self, run_ids: &[String]) {
+        let deadline = tokio::time::Instant::now() + CANCEL_WAIT;
+        for run_id in run_ids {
+            while tokio::time::Instant::now() < deadline {
+                match self.store.run(run_id).await {
+                    Ok(run) if run.status == RunStatus::Running => {}
+                    _ => break,
+                }
+                tokio::time::sleep(STORED_END_POLL).await;
+            }
+        }
+    }
+
+    /// Stops the run with this id if it runs here, whoever it belongs to: another instance
+    /// checked the owner and marked it (`agora_cancels`). Whether it was here.
+    pub fn cancel_here(&self, run_id: &str) -> bool {
+        let active = self.active();
+        let run = active.values().find(|run| run.run_id == run_id);
+        if let Some(run) = run {
+            tracing::info!(run_id, "stopped on another instance's request");
+            run.cancel.cancel();
+        }
+        run.is_some()
+    }
+
+    /// [`Self::cancel`], and (several instances) the matching runs of other instances when
+    /// none was here: by run id, by thread, or every thread this connection follows.
+    pub async fn cancel_anywhere(
+        &self,
+        user_id: &str,
+        connection_id: u64,
+        run_id: Option<&str>,
+        thread_id: Option<&str>,
+    ) -> Result<usize, super::store::StoreError> {
+        let here = self.cancel(user_id, connection_id, run_id, thread_id);
+        if here > 0 || !self.peers.shared() {
+            return Ok(here);
+        }
+        let threads = match (run_id, thread_id) {
+            (None, None) => self
+                .journals
+                .followed_threads(connection_id)
+                .into_iter()
+                .map(Some)
+                .collect(),
+            (_, thread) => vec![thread.map(str::to_owned)],
+        };
+        let mut asked = 0;
+        for thread in threads {
+            asked += self
+                .peers
+                .cancel_elsewhere(user_id, run_id, thread.as_deref(), None)
+                .await?
+                .len();
+        }
+        Ok(asked)
     }
 
     /// Stops runs of `user_id` (a run belongs to its user, not to the socket that started

@@ -28,6 +28,9 @@ use crate::server::store::SqlStore;
 const EVENTS_CHANNEL: &str = "agora_events";
 /// Channel that carries an approval decision to the instance whose run waits (payload: JSON).
 const DECISIONS_CHANNEL: &str = "agora_decisions";
+/// Channel that rings the instance whose run someone asked to stop (payload: the run id; the
+/// request itself is the run's `cancel_requested_at`).
+const CANCELS_CHANNEL: &str = "agora_cancels";
 /// Events waiting to be written before new ones are dropped (and logged): a database that
 /// stopped answering must not take the memory with it.
 const QUEUE_LIMIT: usize = 100_000;
@@ -92,6 +95,42 @@ impl Peers for PgPeers {
         Ok(Some(events))
     }
 
+    async fn run_events(
+        &self,
+        thread_id: &str,
+        run_id: &str,
+    ) -> Result<Vec<SharedEvent>, StoreError> {
+        let mut events = self.store.run_events(thread_id, run_id, FETCH).await?;
+        let mut fetched = events.len();
+        while fetched == FETCH as usize {
+            let last = events.last().map_or(0, |e| e.seq);
+            let more = self.store.events_after(thread_id, last, FETCH).await?;
+            fetched = more.len();
+            events.extend(more);
+        }
+        Ok(events)
+    }
+
+    async fn cancel_elsewhere(
+        &self,
+        user_id: &str,
+        run_id: Option<&str>,
+        thread_id: Option<&str>,
+        unless_held: Option<&str>,
+    ) -> Result<Vec<String>, StoreError> {
+        let marked = self
+            .store
+            .request_cancel(user_id, run_id, thread_id, unless_held)
+            .await?;
+        for run_id in &marked {
+            // Only the doorbell: a ring lost is made up by the lease renewal's look.
+            if let Err(e) = self.store.notify(CANCELS_CHANNEL, run_id).await {
+                tracing::warn!(error = %e, run_id, "cancel not rung; its instance finds it at its next renewal");
+            }
+        }
+        Ok(marked)
+    }
+
     async fn forward_decision(&self, decision: ForwardedDecision) -> Result<(), Refusal> {
         let pending = match self.store.pending_approval(&decision.approval_id).await {
             Ok(Some(pending)) => pending,
@@ -112,13 +151,24 @@ impl Peers for PgPeers {
             return Err(Refusal::Unknown);
         }
         let payload = serde_json::to_string(&decision).map_err(|_| Refusal::Unknown)?;
-        self.store
-            .notify(DECISIONS_CHANNEL, &payload)
+        // Kept first (the first answer wins, on any instance), then rung: an instance that
+        // was not listening finds it when it listens again or at its next lease renewal.
+        match self
+            .store
+            .keep_answer(&decision.approval_id, &payload)
             .await
-            .map_err(|e| {
-                tracing::error!(error = %e, "approval could not be forwarded");
-                Refusal::Unknown
-            })
+        {
+            Ok(true) => {}
+            Ok(false) => return Err(Refusal::Duplicate),
+            Err(e) => {
+                tracing::error!(error = %e, "approval answer could not be kept");
+                return Err(Refusal::Unknown);
+            }
+        }
+        if let Err(e) = self.store.notify(DECISIONS_CHANNEL, &payload).await {
+            tracing::warn!(error = %e, "approval answer not rung; its instance finds it at its next look");
+        }
+        Ok(())
     }
 }
 
@@ -160,7 +210,7 @@ async fn listen(store: Arc<SqlStore>, url: String, orchestrator: Arc<Orchestrato
             }
         };
         if let Err(e) = listener
-            .listen_all([EVENTS_CHANNEL, DECISIONS_CHANNEL])
+            .listen_all([EVENTS_CHANNEL, DECISIONS_CHANNEL, CANCELS_CHANNEL])
             .await
         {
             tracing::error!(error = %e, "LISTEN failed; retrying");
@@ -168,6 +218,7 @@ async fn listen(store: Arc<SqlStore>, url: String, orchestrator: Arc<Orchestrato
             continue;
         }
         // Anything rung while this instance was not listening.
+        take_kept_answers(&store, &orchestrator).await;
         for thread_id in orchestrator.journals.attended_threads() {
             catch_up(&store, &orchestrator, &thread_id).await;
         }
@@ -178,11 +229,15 @@ async fn listen(store: Arc<SqlStore>, url: String, orchestrator: Arc<Orchestrato
                         catch_up(&store, &orchestrator, notification.payload()).await;
                     }
                     DECISIONS_CHANNEL => deliver(&orchestrator, notification.payload()),
+                    CANCELS_CHANNEL => {
+                        orchestrator.cancel_here(notification.payload());
+                    }
                     _ => {}
                 },
                 // The connection dropped; the listener reconnects, and what was rung in
                 // between is read again.
                 Ok(None) => {
+                    take_kept_answers(&store, &orchestrator).await;
                     for thread_id in orchestrator.journals.attended_threads() {
                         catch_up(&store, &orchestrator, &thread_id).await;
                     }
@@ -227,6 +282,23 @@ async fn catch_up(store: &SqlStore, orchestrator: &Orchestrator, thread_id: &str
     }
 }
 
+/// Answers another instance kept for approvals that wait here (their ring may have been
+/// missed): delivered now. Nothing is read while no approval waits here.
+async fn take_kept_answers(store: &SqlStore, orchestrator: &Orchestrator) {
+    let waiting = orchestrator.approvals.pending_ids();
+    if waiting.is_empty() {
+        return;
+    }
+    match store.kept_answers(&waiting).await {
+        Ok(answers) => {
+            for answer in answers {
+                deliver(orchestrator, &answer);
+            }
+        }
+        Err(e) => tracing::warn!(error = %e, "kept approval answers unreadable"),
+    }
+}
+
 /// A decision another instance checked and sent: to the run waiting here, if it is here.
 fn deliver(orchestrator: &Orchestrator, payload: &str) {
     let Ok(decision) = serde_json::from_str::<ForwardedDecision>(payload) else {
@@ -261,9 +333,15 @@ async fn keep_leases(store: Arc<SqlStore>, orchestrator: Arc<Orchestrator>) {
     let mut last_prune = tokio::time::Instant::now();
     loop {
         ticks.tick().await;
-        if let Err(e) = store.renew_leases().await {
-            tracing::error!(error = %e, "run leases not renewed");
+        match store.renew_leases().await {
+            Ok(renewal) => {
+                for run_id in &renewal.cancel_requested {
+                    orchestrator.cancel_here(run_id);
+                }
+            }
+            Err(e) => tracing::error!(error = %e, "run leases not renewed"),
         }
+        take_kept_answers(&store, &orchestrator).await;
         match store.interrupt_expired_runs().await {
             Ok(expired) => {
                 for run in expired {
@@ -282,11 +360,14 @@ async fn keep_leases(store: Arc<SqlStore>, orchestrator: Arc<Orchestrator>) {
     }
 }
 
-/// Tells whoever follows the thread, on any instance, that its run ended with its instance.
+/// Tells whoever follows the thread, on any instance, that its run ended with its instance:
+/// `RUN_ERROR run_interrupted`, and in AGORA's dialect `RUN_FINISHED` after it, as every other
+/// error flow of that dialect ends (the protocol's "Error Handling" flow; the standard dialect
+/// ends at `RUN_ERROR`).
 async fn announce_interrupted(store: &SqlStore, thread_id: &str, run_id: &str) {
     let code = crate::protocol::ErrorCode::RunInterrupted;
-    let mut event = Event::run_error(code.text(crate::protocol::Lang::Nl), code);
-    if let Event::RunError(error) = &mut event {
+    let mut error = Event::run_error(code.text(crate::protocol::Lang::Nl), code);
+    if let Event::RunError(error) = &mut error {
         error
             .base
             .extra
@@ -294,16 +375,27 @@ async fn announce_interrupted(store: &SqlStore, thread_id: &str, run_id: &str) {
         error.base.extra.insert("runId".to_owned(), run_id.into());
     }
     let result = async {
-        let seq = store.last_event_seq(thread_id).await? + 1;
-        let json = serde_json::to_string(&event).map_err(|e| StoreError::Backend(e.to_string()))?;
-        store
-            .append_events(&[SharedEvent {
+        let (last, body) = store.last_event(thread_id).await?.unwrap_or_default();
+        // AGORA's events carry their number; the standard dialect's do not. A run that logged
+        // nothing was AGORA's unless told otherwise (a socket's, the default client).
+        let agora = body.is_empty() || body.contains(r#""seq":"#);
+        let mut ending = vec![error];
+        if agora {
+            ending.push(Event::run_finished(thread_id, run_id));
+        }
+        let mut events = Vec::with_capacity(ending.len());
+        for (seq, event) in (last + 1..).zip(ending) {
+            let json =
+                serde_json::to_string(&event).map_err(|e| StoreError::Backend(e.to_string()))?;
+            let json = if agora { with_seq(json, seq) } else { json };
+            events.push(SharedEvent {
                 thread_id: thread_id.to_owned(),
                 seq,
                 run_id: run_id.into(),
-                json: with_seq(json, seq).into(),
-            }])
-            .await
+                json: json.into(),
+            });
+        }
+        store.append_events(&events).await
     };
     if let Err(e) = result.await {
         tracing::warn!(error = %e, thread_id, "interrupted run not announced");

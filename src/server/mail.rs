@@ -12,7 +12,7 @@
 //! no real address; for them the last address the inspector wrote in the conversation is used
 //! ("stuur het naar jan@voorbeeld.nl"), else nothing is sent and the card says why.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -150,7 +150,7 @@ impl MailServer {
 pub struct Mailer {
     server: Option<Arc<MailServer>>,
     db: Arc<dyn Database>,
-    reports_dir: PathBuf,
+    reports: super::report_shelf::ReportShelf,
 }
 
 /// A resend that cannot start.
@@ -166,11 +166,15 @@ pub enum ResendError {
 
 impl Mailer {
     /// Without a server nothing is sent and every report's status is `off`.
-    pub fn new(server: Option<MailServer>, db: Arc<dyn Database>, reports_dir: PathBuf) -> Self {
+    pub fn new(
+        server: Option<MailServer>,
+        db: Arc<dyn Database>,
+        reports: super::report_shelf::ReportShelf,
+    ) -> Self {
         Self {
             server: server.map(Arc::new),
             db,
-            reports_dir,
+            reports,
         }
     }
 
@@ -303,9 +307,9 @@ impl Mailer {
     }
 
     async fn read_report(&self, report_id: &str) -> Result<ReportFiles, String> {
-        let read = |ext: &str| tokio::fs::read(self.reports_dir.join(format!("{report_id}.{ext}")));
+        let read = |ext: &str| self.reports.read_owned(format!("{report_id}.{ext}"));
         let (pdf, json) = match (read("pdf").await, read("json").await) {
-            (Ok(pdf), Ok(json)) => (pdf, json),
+            (Some(pdf), Some(json)) => (pdf, json),
             _ => return Err("the report's files are no longer there".to_owned()),
         };
         let form: HapReport = serde_json::from_slice(&json)

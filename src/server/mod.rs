@@ -10,6 +10,7 @@ mod error;
 mod http;
 pub mod mail;
 pub mod observe;
+mod report_shelf;
 mod reports;
 pub mod rest;
 pub mod run_limits;
@@ -94,12 +95,15 @@ impl AppState {
             }
             None => None,
         };
-        let mailer = mail::Mailer::new(
-            mail_server,
-            db.clone(),
+        let reports = report_shelf::ReportShelf::new(
             orchestrator.config().reports_dir.clone(),
+            shared.then(|| sql.clone()),
         );
-        orchestrator.on_report_made(Arc::new(mailer.clone()));
+        let mailer = mail::Mailer::new(mail_server, db.clone(), reports.clone());
+        orchestrator.on_report_made(Arc::new(report_shelf::SharingReports {
+            shelf: reports.clone(),
+            then: mailer.clone(),
+        }));
         if let (true, Some(url)) = (shared, &config.database_url) {
             cluster::spawn_tasks(sql.clone(), url.clone(), orchestrator.clone());
         }
@@ -126,6 +130,7 @@ impl AppState {
             sockets,
             streams,
             mailer,
+            reports,
         })
     }
 }

@@ -74,10 +74,20 @@ pub async fn metrics() -> Response {
         .into_response()
 }
 
+/// How long `/ready` waits for the database.
+const READY_TIMEOUT: std::time::Duration = std::time::Duration::from_millis(800);
+
 /// `GET /ready`: 200 when the database answers, 503 (with the reason) when it does not, so a
 /// load balancer sends no one to an instance that cannot store what they do.
+///
+/// The check has its own short timeout: a database that hangs (or a pool that waits for a
+/// connection, 10 s) is "not ready" within a second, before a probe's own timeout.
 pub async fn ready(State(state): State<AppState>) -> Response {
-    match state.db.ping().await {
+    let answered = match tokio::time::timeout(READY_TIMEOUT, state.db.ping()).await {
+        Ok(answered) => answered.map_err(|e| e.to_string()),
+        Err(_) => Err(format!("no answer within {} ms", READY_TIMEOUT.as_millis())),
+    };
+    match answered {
         Ok(()) => axum::Json(serde_json::json!({ "status": "ready" })).into_response(),
         Err(e) => {
             tracing::warn!(error = %e, "not ready: the database does not answer");

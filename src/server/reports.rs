@@ -28,11 +28,11 @@ pub async fn download(
         .rsplit_once('.')
         .map_or(file.as_str(), |(stem, _)| stem);
     owned_report(&state, &user, stem).await?;
-    let reports = state.config.data_dir.join("reports");
-    let path = reports.join(&file);
-    let bytes = tokio::fs::read(&path)
+    let bytes = state
+        .reports
+        .read(&file)
         .await
-        .map_err(|_| AppError::NotFound("no such report".to_owned()))?;
+        .ok_or_else(|| AppError::NotFound("no such report".to_owned()))?;
     Ok((
         [
             (header::CONTENT_TYPE, content_type.to_owned()),
@@ -70,10 +70,10 @@ async fn owned_report(
     if !valid_name(report_id) {
         return Err(missing());
     }
-    let reports = state.config.data_dir.join("reports");
-    let record: serde_json::Value = tokio::fs::read(reports.join(format!("{report_id}.json")))
+    let record: serde_json::Value = state
+        .reports
+        .read(&format!("{report_id}.json"))
         .await
-        .ok()
         .and_then(|bytes| serde_json::from_slice(&bytes).ok())
         .ok_or_else(missing)?;
     let thread_id = thread_of(&record).unwrap_or_default();
@@ -133,15 +133,6 @@ fn thread_of(record: &serde_json::Value) -> Option<&str> {
     record["metadata"]["session_id"]
         .as_str()
         .or_else(|| record["threadId"].as_str())
-}
-
-/// Deletes the report files (PDF and JSON) of a thread, when the thread itself is deleted.
-pub async fn delete_for_thread(reports: &std::path::Path, thread_id: &str) {
-    delete_for_threads(
-        reports,
-        &std::collections::HashSet::from([thread_id.to_owned()]),
-    )
-    .await;
 }
 
 /// Deletes the report files of these threads (a deleted user's): one pass over the folder,

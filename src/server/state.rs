@@ -37,6 +37,8 @@ pub struct AppState {
     pub streams: Arc<StreamSlots>,
     /// Mails approved reports (when `--smtp-url` is set) and keeps their mail status.
     pub mailer: Mailer,
+    /// Generated reports, on disk and (several instances) in the database.
+    pub reports: super::report_shelf::ReportShelf,
 }
 
 impl FromRef<AppState> for LeptosOptions {

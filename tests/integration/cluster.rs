@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use common::binary::Binary;
 use common::postgres::fresh_database;
-use common::{TempDir, streamed_text, strings};
+use common::{TempDir, of_type, streamed_text, strings};
 use serde_json::{Value, json};
 
 /// Seconds a run's lease lasts in these tests (30 by default).
@@ -25,8 +25,12 @@ struct Instance {
 
 impl Instance {
     async fn start(database_url: &str) -> Self {
+        Self::start_with_lease(database_url, LEASE_SECS).await
+    }
+
+    async fn start_with_lease(database_url: &str, lease_secs: u64) -> Self {
         let dir = TempDir::new("agora-cluster");
-        let lease = LEASE_SECS.to_string();
+        let lease = lease_secs.to_string();
         let args = ["--database-url", database_url, "--run-lease-secs", &lease];
         let binary = Binary::start(
             args.iter()
@@ -156,6 +160,15 @@ async fn a_killed_instance_s_run_is_marked_interrupted_by_the_other() {
     let error = ended.last().unwrap();
     assert_eq!(error["code"], "run_interrupted", "{error}");
     assert_eq!(seq(error), last_seen + 1, "{error}");
+    // Issue 35, point 7: as every other error flow of AGORA's dialect, RUN_FINISHED follows.
+    // Bounded: the socket's pings would keep a plain `next` waiting for ever.
+    let finished = tokio::time::timeout(Duration::from_secs(30), follower.next())
+        .await
+        .expect("RUN_FINISHED after RUN_ERROR");
+    assert_eq!(finished["type"], "RUN_FINISHED", "{finished}");
+    assert_eq!(seq(&finished), last_seen + 2, "{finished}");
+    assert_eq!(finished["threadId"], thread.as_str(), "{finished}");
+    assert_eq!(finished["runId"], error["runId"], "{finished}");
     // The lease runs out at most LEASE_SECS after A's last renewal; B looks every third of it.
     eprintln!("interrupted {} ms after the kill", waited.as_millis());
     assert!(
@@ -276,4 +289,433 @@ async fn nobody_follows_someone_elses_thread_through_the_other_instance() {
     assert_eq!(koen.status(), 200);
     let body = koen.text().await.unwrap();
     assert!(body.contains(SECRET), "{body}");
+}
+
+/// The run statuses of a thread, oldest first, read from the shared database itself.
+async fn run_statuses(database_url: &str, thread: &str) -> Vec<String> {
+    use sqlx::Connection;
+    let mut db = sqlx::PgConnection::connect(database_url).await.unwrap();
+    let rows: Vec<(String,)> =
+        sqlx::query_as("SELECT status FROM runs WHERE thread_id = $1 ORDER BY started_at, rowid")
+            .bind(thread)
+            .fetch_all(&mut db)
+            .await
+            .unwrap();
+    rows.into_iter().map(|(status,)| status).collect()
+}
+
+/// The socket URL of an instance for a user (dev mode names them).
+fn as_user(instance: &Instance, user: &str) -> String {
+    format!("ws://{}/ws?user_id={user}", instance.binary.addr)
+}
+
+/// How many user messages the thread holds in the shared database.
+async fn user_messages(database_url: &str, thread: &str) -> i64 {
+    use sqlx::Connection;
+    let mut db = sqlx::PgConnection::connect(database_url).await.unwrap();
+    let (count,): (i64,) =
+        sqlx::query_as("SELECT COUNT(*) FROM messages WHERE thread_id = $1 AND role = 'user'")
+            .bind(thread)
+            .fetch_one(&mut db)
+            .await
+            .unwrap();
+    count
+}
+
+fn approval_id_of(event: &Value) -> &str {
+    event["value"]["approvalId"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no approval id: {event}"))
+}
+
+/// Issue 35, point 1: a reload (no number) on B while A's run waits for its approval shows
+/// the run live, the approval request included, and approving it there finishes the run.
+#[tokio::test]
+async fn a_reload_on_b_while_a_s_run_waits_shows_its_approval_and_approving_there_ends_it() {
+    let url = fresh_database().await;
+    let a = Instance::start(&url).await;
+    let b = Instance::start(&url).await;
+    let thread = uuid::Uuid::new_v4().to_string();
+    let (_, shown, approval_id) = report_waiting_for_approval(&a, &thread).await;
+
+    let mut socket = b.socket().await;
+    socket.send(&resume(&thread, None)).await;
+    let resumed = socket.next().await;
+    assert_eq!(resumed["name"], "agora:resumed", "{resumed}");
+    assert_eq!(resumed["value"]["mode"], "snapshot", "{resumed}");
+    assert_eq!(resumed["value"]["running"], true, "{resumed}");
+    let caught_up = socket.until_approval_request().await;
+    assert_eq!(approval_id_of(caught_up.last().unwrap()), approval_id);
+    // The snapshot stops before the run, whose events then follow from its start: nothing
+    // shown twice, nothing missing.
+    let snapshot = caught_up
+        .iter()
+        .find(|e| e["type"] == "MESSAGES_SNAPSHOT")
+        .unwrap_or_else(|| panic!("a snapshot: {caught_up:?}"));
+    let texts = strings(&snapshot["messages"]).join(" ");
+    assert!(texts.contains("Genereer het inspectierapport"), "{texts}");
+    let run_started = caught_up
+        .iter()
+        .position(|e| e["type"] == "RUN_STARTED")
+        .unwrap_or_else(|| panic!("the run from its start: {caught_up:?}"));
+    let numbers = |events: &[Value]| -> Vec<u64> {
+        events
+            .iter()
+            .filter(|e| e.get("seq").is_some())
+            .map(seq)
+            .collect()
+    };
+    let replayed = numbers(&caught_up[run_started..]);
+    let first_shown = shown
+        .iter()
+        .position(|e| e["type"] == "RUN_STARTED")
+        .unwrap();
+    let originally = numbers(&shown[first_shown..]);
+    assert_eq!(replayed, originally);
+
+    socket.answer_approval(&approval_id, true, None).await;
+    let rest = socket.until_finished().await;
+    let report_result = rest
+        .iter()
+        .find(|e| e["type"] == "TOOL_CALL_RESULT")
+        .unwrap_or_else(|| panic!("the report's result: {rest:?}"));
+    assert!(
+        !report_result["content"]
+            .as_str()
+            .unwrap_or("")
+            .contains("afgewezen"),
+        "{report_result}"
+    );
+    assert_eq!(
+        run_statuses(&url, &thread).await,
+        ["finished", "finished"],
+        "both runs ended well"
+    );
+}
+
+/// Issue 35, point 1: the newest number, on B at once (before A's batched log write has it):
+/// a replay from there, not a snapshot that misses the run.
+#[tokio::test]
+async fn resuming_on_b_with_the_newest_number_at_once_replays_from_it() {
+    let url = fresh_database().await;
+    let a = Instance::start(&url).await;
+    let b = Instance::start(&url).await;
+    for _ in 0..5 {
+        let thread = uuid::Uuid::new_v4().to_string();
+        // Open before: the resume goes out the moment the approval request arrives.
+        let mut socket = b.socket().await;
+        let (_, shown, approval_id) = report_waiting_for_approval(&a, &thread).await;
+        let last_seen = seq(shown.last().unwrap());
+        socket.send(&resume(&thread, Some(last_seen))).await;
+        let resumed = socket.next().await;
+        assert_eq!(resumed["value"]["mode"], "replay", "{resumed}");
+        assert_eq!(resumed["value"]["running"], true, "{resumed}");
+        assert_eq!(resumed["value"]["lastSeq"], last_seen, "{resumed}");
+        socket.answer_approval(&approval_id, true, None).await;
+        let rest = socket.until_finished().await;
+        assert_eq!(seq(&rest[0]), last_seen + 1, "{rest:?}");
+    }
+}
+
+/// Issue 35, point 2: `agora:cancel_run` on B stops the run A runs (it waits for its
+/// approval), and B's follower sees it end; a new message on B stops A's run too.
+#[tokio::test]
+async fn a_cancel_on_b_stops_a_s_run_and_so_does_a_new_message_there() {
+    let url = fresh_database().await;
+    let a = Instance::start(&url).await;
+    let b = Instance::start(&url).await;
+
+    let thread = uuid::Uuid::new_v4().to_string();
+    let (_, shown, _) = report_waiting_for_approval(&a, &thread).await;
+    let mut socket = b.socket().await;
+    socket
+        .send(&resume(&thread, Some(seq(shown.last().unwrap()))))
+        .await;
+    assert_eq!(socket.next().await["value"]["running"], true);
+    let asked = Instant::now();
+    socket
+        .send(&json!({ "type": "CUSTOM", "name": "agora:cancel_run", "value": { "threadId": thread } }))
+        .await;
+    let ended = socket
+        .until(|e| e["type"] == "RUN_ERROR" || e["name"] == "agora:error")
+        .await;
+    let latency = asked.elapsed();
+    let error = ended.last().unwrap();
+    assert_eq!(error["code"], "cancelled", "{error}");
+    let finished = tokio::time::timeout(Duration::from_secs(30), socket.next())
+        .await
+        .expect("RUN_FINISHED after RUN_ERROR");
+    assert_eq!(finished["type"], "RUN_FINISHED", "{finished}");
+    eprintln!("cancel on B ended A's run {} ms later", latency.as_millis());
+    assert_eq!(run_statuses(&url, &thread).await, ["finished", "cancelled"]);
+
+    // A new message on B while A's run waits: A's run stops before B's begins.
+    let thread = uuid::Uuid::new_v4().to_string();
+    report_waiting_for_approval(&a, &thread).await;
+    let mut socket = b.socket().await;
+    socket
+        .ask(&thread, "Welke regels gelden voor allergeneninformatie?")
+        .await;
+    assert!(!streamed_text(&socket.until_finished().await).is_empty());
+    assert_eq!(
+        run_statuses(&url, &thread).await,
+        ["finished", "cancelled", "finished"]
+    );
+}
+
+/// Issue 35, point 3: the same message (same id) sent to A and B at once, as an offline
+/// queue flushed through two connections does, is answered by one run, 20 times over.
+#[tokio::test]
+async fn the_same_message_on_a_and_b_at_once_is_answered_once() {
+    let url = fresh_database().await;
+    let a = Instance::start(&url).await;
+    let b = Instance::start(&url).await;
+    for round in 0..20 {
+        let thread = uuid::Uuid::new_v4().to_string();
+        // One inspector a round: 60 runs from one account would meet its runs-per-minute limit.
+        let user = format!("inspecteur-{round}");
+        let mut first = common::Socket::connect(&as_user(&a, &user)).await;
+        first
+            .ask(&thread, "Start inspectie bij Trattoria Finta Fiore")
+            .await;
+        first.until_finished().await;
+        let message_id = format!("msg-{}", uuid::Uuid::new_v4().simple());
+        let message = json!({
+            "threadId": thread,
+            "messages": [{ "id": message_id, "role": "user", "content": "Welke regels gelden voor allergeneninformatie?" }],
+            "context": {},
+        });
+        let (mut on_a, mut on_b) = (
+            common::Socket::connect(&as_user(&a, &user)).await,
+            common::Socket::connect(&as_user(&b, &user)).await,
+        );
+        tokio::join!(on_a.send(&message), on_b.send(&message));
+        let quiet = Duration::from_millis(1000);
+        let (heard_a, heard_b) = tokio::join!(
+            on_a.events_until_quiet(quiet),
+            on_b.events_until_quiet(quiet)
+        );
+        let started =
+            of_type(&heard_a, "RUN_STARTED").len() + of_type(&heard_b, "RUN_STARTED").len();
+        assert_eq!(started, 1, "round {round}: {heard_a:?} {heard_b:?}");
+        assert_eq!(
+            run_statuses(&url, &thread).await,
+            ["finished", "finished"],
+            "round {round}"
+        );
+        // Stored once, under one id.
+        assert_eq!(user_messages(&url, &thread).await, 2, "round {round}");
+    }
+}
+
+/// A TCP proxy in front of PostgreSQL that the test can take down, for one instance: its
+/// connections are cut, and new ones refused (as a database that stopped) or held without an
+/// answer (as one that hangs).
+struct DbProxy {
+    addr: std::net::SocketAddr,
+    mode: std::sync::Arc<std::sync::Mutex<ProxyMode>>,
+    links: std::sync::Arc<std::sync::Mutex<Vec<tokio::task::JoinHandle<()>>>>,
+    accept: tokio::task::JoinHandle<()>,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum ProxyMode {
+    Up,
+    Refusing,
+    Hanging,
+}
+
+impl DbProxy {
+    async fn start(database_url: &str) -> (Self, String) {
+        let (head, rest) = database_url.split_once('@').unwrap();
+        let (upstream, database) = rest.split_once('/').unwrap();
+        let upstream = upstream.to_owned();
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let mode = std::sync::Arc::new(std::sync::Mutex::new(ProxyMode::Up));
+        let links = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let accept = tokio::spawn({
+            let (mode, links) = (mode.clone(), links.clone());
+            async move {
+                while let Ok((mut client, _)) = listener.accept().await {
+                    let current = *mode.lock().unwrap();
+                    let upstream = upstream.clone();
+                    let link = tokio::spawn(async move {
+                        match current {
+                            ProxyMode::Up => {
+                                let Ok(mut server) =
+                                    tokio::net::TcpStream::connect(&upstream).await
+                                else {
+                                    return;
+                                };
+                                let _ =
+                                    tokio::io::copy_bidirectional(&mut client, &mut server).await;
+                            }
+                            ProxyMode::Refusing => drop(client),
+                            ProxyMode::Hanging => {
+                                std::future::pending::<()>().await;
+                                drop(client);
+                            }
+                        }
+                    });
+                    links.lock().unwrap().push(link);
+                }
+            }
+        });
+        let url = format!("{head}@{addr}/{database}");
+        (
+            Self {
+                addr,
+                mode,
+                links,
+                accept,
+            },
+            url,
+        )
+    }
+
+    /// Cuts every connection through it, and treats new ones so from now on.
+    fn set(&self, mode: ProxyMode) {
+        *self.mode.lock().unwrap() = mode;
+        if mode != ProxyMode::Up {
+            for link in self.links.lock().unwrap().drain(..) {
+                link.abort();
+            }
+        }
+    }
+}
+
+impl Drop for DbProxy {
+    fn drop(&mut self) {
+        self.accept.abort();
+        self.set(ProxyMode::Refusing);
+        let _ = self.addr;
+    }
+}
+
+/// Issue 35, point 6: while the database hangs, `/ready` says 503 within a second (its own
+/// short check), before a probe's own timeout; and 200 again once it answers.
+#[tokio::test]
+async fn ready_says_503_at_once_while_the_database_hangs() {
+    let url = fresh_database().await;
+    let (proxy, through_proxy) = DbProxy::start(&url).await;
+    let a = Instance::start(&through_proxy).await;
+    let probe = reqwest::Client::builder()
+        .timeout(Duration::from_secs(2))
+        .build()
+        .unwrap();
+    let ready = || probe.get(format!("http://{}/ready", a.binary.addr)).send();
+    assert_eq!(ready().await.unwrap().status(), 200);
+    proxy.set(ProxyMode::Hanging);
+    for _ in 0..3 {
+        let asked = Instant::now();
+        let answer = ready()
+            .await
+            .unwrap_or_else(|e| panic!("no answer within the probe's 2 s: {e}"));
+        eprintln!(
+            "/ready answered {} in {} ms",
+            answer.status(),
+            asked.elapsed().as_millis()
+        );
+        assert_eq!(answer.status(), 503);
+        let body: Value = answer.json().await.unwrap();
+        assert_eq!(body["status"], "unavailable", "{body}");
+    }
+    proxy.set(ProxyMode::Up);
+    let mut back = false;
+    for _ in 0..100 {
+        if ready().await.is_ok_and(|r| r.status() == 200) {
+            back = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(back, "ready again once the database answers");
+}
+
+/// Issue 35, point 4: A's database connections (its LISTEN too) drop while its run waits for
+/// an approval; the database comes back and the approval is answered on B at once, before A
+/// listens again. A finds the answer (kept in the database) and the run completes.
+#[tokio::test]
+async fn an_approval_answered_while_a_listens_again_is_not_lost() {
+    /// Long enough that nobody interrupts A's run while it cannot renew its lease.
+    const LONG_LEASE: u64 = 120;
+    const OUTAGE: Duration = Duration::from_secs(5);
+    let url = fresh_database().await;
+    let (proxy, through_proxy) = DbProxy::start(&url).await;
+    let a = Instance::start_with_lease(&through_proxy, LONG_LEASE).await;
+    let b = Instance::start_with_lease(&url, LONG_LEASE).await;
+    let thread = uuid::Uuid::new_v4().to_string();
+    let (_, shown, approval_id) = report_waiting_for_approval(&a, &thread).await;
+    let mut socket = b.socket().await;
+    socket
+        .send(&resume(&thread, Some(seq(shown.last().unwrap()))))
+        .await;
+    assert_eq!(socket.next().await["value"]["running"], true);
+
+    proxy.set(ProxyMode::Refusing);
+    tokio::time::sleep(OUTAGE).await;
+    proxy.set(ProxyMode::Up);
+    socket.answer_approval(&approval_id, true, None).await;
+    // Bounded: a lost answer leaves the run waiting until its approval expires, and the
+    // socket's pings would keep a plain wait going that long.
+    let rest = tokio::time::timeout(Duration::from_secs(60), socket.until_finished())
+        .await
+        .expect("the run completes once the answer is found");
+    let report_result = rest
+        .iter()
+        .find(|e| e["type"] == "TOOL_CALL_RESULT")
+        .unwrap_or_else(|| panic!("the report's result: {rest:?}"));
+    assert!(
+        !report_result["content"]
+            .as_str()
+            .unwrap_or("")
+            .contains("afgewezen"),
+        "{report_result}"
+    );
+    assert_eq!(run_statuses(&url, &thread).await, ["finished", "finished"]);
+}
+
+/// Issue 35, point 5: a report made on A is downloaded on B (each has its own data
+/// directory): PDF and JSON, the same bytes.
+#[tokio::test]
+async fn a_report_made_on_a_is_served_by_b() {
+    let url = fresh_database().await;
+    let a = Instance::start(&url).await;
+    let b = Instance::start(&url).await;
+    let thread = uuid::Uuid::new_v4().to_string();
+    let (_, _, approval_id) = report_waiting_for_approval(&a, &thread).await;
+    let mut socket = a.socket().await;
+    socket.send(&resume(&thread, None)).await;
+    socket.answer_approval(&approval_id, true, None).await;
+    let rest = socket.until_finished().await;
+    let result = rest
+        .iter()
+        .find(|e| {
+            e["type"] == "TOOL_CALL_RESULT"
+                && e["content"]
+                    .as_str()
+                    .is_some_and(|c| c.contains("reportId"))
+        })
+        .unwrap_or_else(|| panic!("the report's result: {rest:?}"));
+    let content: Value = serde_json::from_str(result["content"].as_str().unwrap()).unwrap();
+    let pdf_url = content["downloadUrl"].as_str().unwrap();
+    let json_url = content["jsonUrl"].as_str().unwrap();
+    let fetch = |instance: &Instance, path: &str| {
+        let url = format!("http://{}{path}", instance.binary.addr);
+        async move {
+            let response = reqwest::get(url).await.unwrap();
+            let status = response.status();
+            (status, response.bytes().await.unwrap().to_vec())
+        }
+    };
+    for path in [pdf_url, json_url] {
+        let (on_a, from_a) = fetch(&a, path).await;
+        assert_eq!(on_a, 200, "{path} on A");
+        let (on_b, from_b) = fetch(&b, path).await;
+        assert_eq!(on_b, 200, "{path} on B");
+        assert!(from_a == from_b, "{path}: the same bytes on both");
+    }
+    let (_, pdf) = fetch(&b, pdf_url).await;
+    assert!(pdf.starts_with(b"%PDF"), "a PDF");
 }

@@ -551,8 +551,8 @@ async fn a_dead_instances_runs_are_interrupted_once_their_lease_runs_out(backend
     // Both renew in time: nothing expires.
     for _ in 0..4 {
         tokio::time::sleep(Duration::from_millis(150)).await;
-        assert_eq!(a.renew_leases().await.unwrap(), 1);
-        assert_eq!(b.renew_leases().await.unwrap(), 1);
+        assert_eq!(a.renew_leases().await.unwrap().renewed, 1);
+        assert_eq!(b.renew_leases().await.unwrap().renewed, 1);
         assert!(b.interrupt_expired_runs().await.unwrap().is_empty());
     }
     // A stops renewing (it died): B marks A's run, and only A's, interrupted.

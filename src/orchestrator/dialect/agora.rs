@@ -65,6 +65,12 @@ pub(super) async fn prepare(
             return Ok(Prepared::Answered(String::new()));
         }
         orchestrator.stop_thread(&thread_id).await;
+    } else {
+        // Its run may go on on another instance (one PostgreSQL, several instances).
+        orchestrator
+            .stop_thread_elsewhere(&thread_id, user_id, client_id.as_deref())
+            .await
+            .map_err(StartError::Store)?;
     }
     let title = text.clone();
     let message = Message::User(UserMessage {

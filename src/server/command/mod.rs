@@ -108,7 +108,7 @@ pub async fn apply(
             named_user,
         } => decide::apply(state, caller, response, named_user.as_deref()).await,
         Command::Cancel { cancel, named_user } => {
-            cancel::apply(state, caller, &cancel, named_user.as_deref())
+            cancel::apply(state, caller, &cancel, named_user.as_deref()).await
         }
         Command::StopRun { run_id } => stop::apply(state, caller, &run_id).await,
         Command::History { request, to } => follow::history(state, caller, &to, &request).await,

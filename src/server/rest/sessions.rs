@@ -205,7 +205,9 @@ pub async fn delete(
     state.db.delete_thread(&session_id).await?;
     // Nothing of it stays readable: not through a resume or a reattach to its old runs.
     state.orchestrator.journals.forget(&session_id);
-    crate::server::reports::delete_for_thread(&state.config.data_dir.join("reports"), &session_id)
+    state
+        .reports
+        .delete_for_threads(&std::collections::HashSet::from([session_id.clone()]))
         .await;
     Ok(Json(
         json!({ "success": true, "message": "Session deleted" }),

@@ -306,8 +306,7 @@ pub async fn delete(
     for thread in &threads {
         state.orchestrator.journals.forget(thread);
     }
-    crate::server::reports::delete_for_threads(&state.config.data_dir.join("reports"), &threads)
-        .await;
+    state.reports.delete_for_threads(&threads).await;
     Ok(Json(json!({
         "success": true,
         "message": "User and associated sessions deleted",

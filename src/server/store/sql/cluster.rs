@@ -28,6 +28,15 @@ impl Default for Lease {
     }
 }
 
+/// What [`SqlStore::renew_leases`] did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Renewal {
+    /// Runs whose claim was extended.
+    pub renewed: u64,
+    /// Those of them someone asked to stop.
+    pub cancel_requested: Vec<String>,
+}
+
 /// A run whose instance stopped renewing its lease, now marked `interrupted`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ExpiredRun {
@@ -53,19 +62,72 @@ impl SqlStore {
     }
 
     /// Extends the claim on every run this instance still has `running`, and re-reads the
-    /// database's clock. Returns how many runs.
-    pub async fn renew_leases(&self) -> Result<u64, StoreError> {
+    /// database's clock. Says how many runs, and which of them someone asked to stop (the
+    /// poll behind the `agora_cancels` doorbell: the same statement, nothing more).
+    pub async fn renew_leases(&self) -> Result<Renewal, StoreError> {
         let _timed = timed("renew_leases");
         self.sync_clock().await?;
-        let renewed = sqlx::query(&self.sql(
-            "UPDATE runs SET lease_expires_at = ? WHERE status = 'running' AND instance_id = ?",
+        let rows: Vec<(String, Option<i64>)> = sqlx::query_as(&self.sql(
+            "UPDATE runs SET lease_expires_at = ? WHERE status = 'running' AND instance_id = ? \
+             RETURNING id, cancel_requested_at",
         ))
         .bind(self.lease_expiry())
         .bind(&self.lease.instance_id)
-        .execute(&self.writer)
+        .fetch_all(&self.writer)
         .await
         .map_err(backend)?;
-        Ok(renewed.rows_affected())
+        Ok(Renewal {
+            renewed: rows.len() as u64,
+            cancel_requested: rows
+                .into_iter()
+                .filter_map(|(id, asked)| asked.map(|_| id))
+                .collect(),
+        })
+    }
+
+    /// Marks for stopping the `running` runs on threads of `owner`: the run `run_id`, or
+    /// every run on `thread_id`; none on a thread that holds the message `unless_held` already
+    /// (a resend must not stop the run that answers it: one snapshot sees both the message and
+    /// its run, which is stored after it). Returns the runs marked (their instance is then rung).
+    pub async fn request_cancel(
+        &self,
+        owner: &str,
+        run_id: Option<&str>,
+        thread_id: Option<&str>,
+        unless_held: Option<&str>,
+    ) -> Result<Vec<String>, StoreError> {
+        let _timed = timed("request_cancel");
+        let mut sql = String::from(
+            "UPDATE runs SET cancel_requested_at = ? WHERE status = 'running' \
+             AND thread_id IN (SELECT id FROM threads WHERE owner = ?)",
+        );
+        if run_id.is_some() {
+            sql.push_str(" AND id = ?");
+        }
+        if thread_id.is_some() {
+            sql.push_str(" AND thread_id = ?");
+        }
+        if unless_held.is_some() {
+            sql.push_str(
+                " AND NOT EXISTS (SELECT 1 FROM messages m WHERE m.thread_id = runs.thread_id AND m.id = ?)",
+            );
+        }
+        sql.push_str(" RETURNING id");
+        let sql = self.sql(&sql);
+        let mut query = sqlx::query_as::<_, (String,)>(&sql)
+            .bind(self.now())
+            .bind(owner);
+        if let Some(run_id) = run_id {
+            query = query.bind(run_id);
+        }
+        if let Some(thread_id) = thread_id {
+            query = query.bind(thread_id);
+        }
+        if let Some(message_id) = unless_held {
+            query = query.bind(message_id);
+        }
+        let marked = query.fetch_all(&self.writer).await.map_err(backend)?;
+        Ok(marked.into_iter().map(|(id,)| id).collect())
     }
 
     /// Marks `interrupted` every run still `running` whose lease ran out (its instance died or
@@ -185,6 +247,38 @@ impl SqlStore {
             .collect())
     }
 
+    /// The logged events of the thread from `run_id`'s first on, in order, at most `limit`:
+    /// what a client that reloads on another instance than the run's replays.
+    pub async fn run_events(
+        &self,
+        thread_id: &str,
+        run_id: &str,
+        limit: u32,
+    ) -> Result<Vec<SharedEvent>, StoreError> {
+        let _timed = timed("run_events");
+        let rows: Vec<(i64, String, String)> = sqlx::query_as(&self.sql(
+            "SELECT seq, run_id, body FROM thread_events WHERE thread_id = ? AND seq >= \
+             (SELECT MIN(seq) FROM thread_events WHERE thread_id = ? AND run_id = ?) \
+             ORDER BY seq LIMIT ?",
+        ))
+        .bind(thread_id)
+        .bind(thread_id)
+        .bind(run_id)
+        .bind(i64::from(limit))
+        .fetch_all(&self.pool)
+        .await
+        .map_err(backend)?;
+        Ok(rows
+            .into_iter()
+            .map(|(seq, run_id, body)| SharedEvent {
+                thread_id: thread_id.to_owned(),
+                seq: u64::try_from(seq).unwrap_or(0),
+                run_id: run_id.into(),
+                json: body.into(),
+            })
+            .collect())
+    }
+
     /// The highest number the log holds for the thread (0 when none): a run starting on any
     /// instance numbers its events above it.
     pub async fn last_event_seq(&self, thread_id: &str) -> Result<u64, StoreError> {
@@ -198,11 +292,30 @@ impl SqlStore {
         Ok(last.and_then(|n| u64::try_from(n).ok()).unwrap_or(0))
     }
 
+    /// The thread's newest logged event: its number and JSON (`None` when the log has none).
+    pub async fn last_event(&self, thread_id: &str) -> Result<Option<(u64, String)>, StoreError> {
+        let _timed = timed("last_event");
+        let row: Option<(i64, String)> = sqlx::query_as(&self.sql(
+            "SELECT seq, body FROM thread_events WHERE thread_id = ? ORDER BY seq DESC LIMIT 1",
+        ))
+        .bind(thread_id)
+        .fetch_optional(&self.pool)
+        .await
+        .map_err(backend)?;
+        Ok(row.map(|(seq, body)| (u64::try_from(seq).unwrap_or(0), body)))
+    }
+
     /// Forgets logged events older than `age`; returns how many.
     pub async fn prune_events(&self, age: Duration) -> Result<u64, StoreError> {
         let _timed = timed("prune_events");
         let cutoff = self.now() - i64::try_from(age.as_millis()).unwrap_or(i64::MAX / 2);
         let deleted = sqlx::query(&self.sql("DELETE FROM thread_events WHERE created_at < ?"))
+            .bind(cutoff)
+            .execute(&self.writer)
+            .await
+            .map_err(backend)?;
+        // Answers kept for a run elsewhere: taken long ago, or their run is gone.
+        sqlx::query(&self.sql("DELETE FROM approval_answers WHERE created_at < ?"))
             .bind(cutoff)
             .execute(&self.writer)
             .await
@@ -234,6 +347,90 @@ impl SqlStore {
             run_alive: row.status.as_deref() == Some("running")
                 && row.lease_expires_at.is_some_and(|l| l >= now),
         }))
+    }
+
+    /// Keeps an approval's answer given on another instance than its run's, until that one
+    /// takes it: the first answer only (false when one is kept already).
+    pub async fn keep_answer(&self, approval_id: &str, body: &str) -> Result<bool, StoreError> {
+        let _timed = timed("keep_answer");
+        let kept = sqlx::query(&self.sql(
+            "INSERT INTO approval_answers (approval_id, body, created_at) VALUES (?, ?, ?) \
+             ON CONFLICT DO NOTHING",
+        ))
+        .bind(approval_id)
+        .bind(body)
+        .bind(self.now())
+        .execute(&self.writer)
+        .await
+        .map_err(backend)?;
+        Ok(kept.rows_affected() == 1)
+    }
+
+    /// The kept answers to these approvals (see [`Self::keep_answer`]).
+    pub async fn kept_answers(&self, approval_ids: &[String]) -> Result<Vec<String>, StoreError> {
+        let _timed = timed("kept_answers");
+        if approval_ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let marks = vec!["?"; approval_ids.len()].join(", ");
+        let sql = format!("SELECT body FROM approval_answers WHERE approval_id IN ({marks})");
+        let sql = self.sql(&sql);
+        let mut query = sqlx::query_as::<_, (String,)>(&sql);
+        for id in approval_ids {
+            query = query.bind(id);
+        }
+        let rows = query.fetch_all(&self.pool).await.map_err(backend)?;
+        Ok(rows.into_iter().map(|(body,)| body).collect())
+    }
+
+    /// Keeps a report file where every instance finds it (see `server::report_shelf`).
+    pub async fn put_report_file(
+        &self,
+        name: &str,
+        thread_id: &str,
+        body: &[u8],
+    ) -> Result<(), StoreError> {
+        let _timed = timed("put_report_file");
+        sqlx::query(&self.sql(
+            "INSERT INTO report_files (name, thread_id, body, created_at) VALUES (?, ?, ?, ?) \
+             ON CONFLICT (name) DO UPDATE SET body = excluded.body",
+        ))
+        .bind(name)
+        .bind(thread_id)
+        .bind(body.to_vec())
+        .bind(self.now())
+        .execute(&self.writer)
+        .await
+        .map_err(backend)?;
+        Ok(())
+    }
+
+    /// A kept report file, if any.
+    pub async fn report_file(&self, name: &str) -> Result<Option<Vec<u8>>, StoreError> {
+        let _timed = timed("report_file");
+        let row: Option<(Vec<u8>,)> =
+            sqlx::query_as(&self.sql("SELECT body FROM report_files WHERE name = ?"))
+                .bind(name)
+                .fetch_optional(&self.pool)
+                .await
+                .map_err(backend)?;
+        Ok(row.map(|(body,)| body))
+    }
+
+    /// Forgets the kept report files of these threads.
+    pub async fn delete_report_files(
+        &self,
+        thread_ids: &std::collections::HashSet<String>,
+    ) -> Result<(), StoreError> {
+        let _timed = timed("delete_report_files");
+        for thread_id in thread_ids {
+            sqlx::query(&self.sql("DELETE FROM report_files WHERE thread_id = ?"))
+                .bind(thread_id)
+                .execute(&self.writer)
+                .await
+                .map_err(backend)?;
+        }
+        Ok(())
     }
 
     /// Takes one run from `account`'s allowance of `per_minute` (GCRA, one statement, so

@@ -34,7 +34,7 @@ mod rows;
 mod store;
 mod turn;
 
-pub use cluster::{ExpiredRun, Lease, PendingApproval};
+pub use cluster::{ExpiredRun, Lease, PendingApproval, Renewal};
 use errors::{
     backend, corrupt, error_kind, redact, thread_insert_error, thread_not_found, user_not_found,
 };
@@ -274,12 +274,20 @@ impl SqlStore {
         .execute(&mut **tx)
         .await
         .map_err(backend)?;
-        let row =
-            sqlx::query_as::<_, ThreadRow>(&self.sql(&format!("{THREAD_COLUMNS} WHERE id = ?")))
-                .bind(thread_id)
-                .fetch_one(&mut **tx)
-                .await
-                .map_err(backend)?;
+        // Locked until the transaction ends (PostgreSQL; SQLite has one writer anyway): turns
+        // on one thread begin one after the other on every instance, so a message id sent to
+        // two instances at once is taken by one; the other finds it held.
+        let lock = match self.dialect {
+            SqlDialect::Postgres => " FOR UPDATE",
+            SqlDialect::Sqlite => "",
+        };
+        let row = sqlx::query_as::<_, ThreadRow>(
+            &self.sql(&format!("{THREAD_COLUMNS} WHERE id = ?{lock}")),
+        )
+        .bind(thread_id)
+        .fetch_one(&mut **tx)
+        .await
+        .map_err(backend)?;
         if row.owner != owner {
             return Err(thread_not_found(thread_id));
         }
