@@ -156,6 +156,8 @@ test.describe("approval with edits", () => {
         await expect(dialog).toBeVisible();
         const findings = dialog.getByTestId("findings");
         await expect(findings.getByRole("listitem")).toHaveCount(2);
+        // Each finding with the articles it cites, by citation and title: a wrong one is seen here.
+        await expect(findings.getByRole("listitem").nth(1)).toContainText("852/2004");
         const summary = dialog.getByTestId("form-summary");
         await expect(summary).toContainText(`${w.violations}: 2`);
         await expect(summary).not.toContainText(w.refilled);

@@ -150,10 +150,34 @@ pub struct FindingEdit {
     pub removed: bool,
     /// Its words are being changed.
     pub editing: bool,
+    /// The articles it cites, as the request explains its ids (`articles`: citation,
+    /// `title`, `titleEn`); shown under it, so a wrong one is seen before it is signed.
+    pub articles: Vec<Value>,
 }
 
-/// The findings of the report's call, unchanged.
-pub fn finding_edits(params: &Value) -> Vec<FindingEdit> {
+impl FindingEdit {
+    /// "852/2004, Bijlage II – Handenwasgelegenheid; …" in the page's language.
+    pub fn articles_in(&self, lang: Lang) -> String {
+        let title_key = match lang {
+            Lang::En => "titleEn",
+            Lang::Nl => "title",
+        };
+        self.articles
+            .iter()
+            .map(|a| {
+                let title = Some(str_at(a, title_key))
+                    .filter(|t| !t.is_empty())
+                    .unwrap_or(str_at(a, "title"));
+                format!("{} – {title}", str_at(a, "citation"))
+            })
+            .collect::<Vec<_>>()
+            .join("; ")
+    }
+}
+
+/// The findings of the report's call, unchanged, each with its articles as `explained` (the
+/// request's `articles`, by id) names them.
+pub fn finding_edits(params: &Value, explained: Option<&Value>) -> Vec<FindingEdit> {
     list(params, "findings")
         .iter()
         .map(|f| FindingEdit {
@@ -161,6 +185,10 @@ pub fn finding_edits(params: &Value) -> Vec<FindingEdit> {
             severity: str_at(f, "severity").to_owned(),
             removed: false,
             editing: false,
+            articles: list(f, "regulation_ids")
+                .iter()
+                .filter_map(|id| explained?.get(id.as_str()?).cloned())
+                .collect(),
         })
         .collect()
 }
@@ -317,11 +345,36 @@ mod tests {
     }
 
     #[test]
+    fn each_finding_shows_the_articles_the_request_explains() {
+        let params = json!({"kvk": "99990001", "findings": [
+            {"description": "Geen zeep", "regulation_ids": ["a", "onbekend", "b"]},
+            {"description": "Vloer vuil"}
+        ]});
+        let explained = json!({
+            "a": {"citation": "852/2004, Bijlage II", "title": "Wastafels", "titleEn": "Wash basins"},
+            "b": {"citation": "Hygiënecode", "title": "Handen wassen", "titleEn": ""}
+        });
+        let edits = finding_edits(&params, Some(&explained));
+        assert_eq!(
+            edits[0].articles_in(Lang::Nl),
+            "852/2004, Bijlage II – Wastafels; Hygiënecode – Handen wassen"
+        );
+        // English titles where the corpus has them.
+        assert_eq!(
+            edits[0].articles_in(Lang::En),
+            "852/2004, Bijlage II – Wash basins; Hygiënecode – Handen wassen"
+        );
+        assert_eq!(edits[1].articles_in(Lang::Nl), "");
+        // Articles are shown, not edited: the approval stays as asked.
+        assert_eq!(edited_args(&params, &edits), None);
+    }
+
+    #[test]
     fn unchanged_findings_approve_as_asked() {
         let params = params();
-        assert_eq!(edited_args(&params, &finding_edits(&params)), None);
+        assert_eq!(edited_args(&params, &finding_edits(&params, None)), None);
         // Only spaces around the words: unchanged too.
-        let mut edits = finding_edits(&params);
+        let mut edits = finding_edits(&params, None);
         edits[0].description = " Rauwe vis naast groenten ".to_owned();
         assert_eq!(edited_args(&params, &edits), None);
     }
@@ -336,7 +389,7 @@ mod tests {
                 {"description": "Van het model", "severity": "licht"}
             ]
         });
-        let mut edits = finding_edits(&params);
+        let mut edits = finding_edits(&params, None);
         edits[0].description = "Rauwe vis boven de groenten".to_owned();
         edits[0].severity = "matig".to_owned();
         edits[1].removed = true;
@@ -362,19 +415,19 @@ mod tests {
                 {"description": "Van het model", "severity": "licht"}
             ]
         });
-        let mut edits = finding_edits(&params);
+        let mut edits = finding_edits(&params, None);
         edits[1].removed = true;
         let args = Value::Object(edited_args(&params, &edits).expect("changed"));
         assert_eq!(args["findings"], json!([params["findings"][0]]));
         assert!(args.get("leave_out").is_none(), "it has no number to name");
 
-        let mut edits = finding_edits(&params);
+        let mut edits = finding_edits(&params, None);
         edits[0].severity = "ernstig".to_owned();
         let args = Value::Object(edited_args(&params, &edits).expect("changed"));
         assert_eq!(args["findings"][0]["severity"], "ernstig");
         assert_eq!(args["findings"][0]["description"], "Geen zeep");
         // Words wiped out are no correction: the finding keeps its own.
-        let mut edits = finding_edits(&params);
+        let mut edits = finding_edits(&params, None);
         edits[0].description = "   ".to_owned();
         assert_eq!(edited_args(&params, &edits), None);
     }

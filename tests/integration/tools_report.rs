@@ -288,6 +288,36 @@ async fn an_unknown_kvk_falls_back_on_the_company_the_inspector_named() {
     assert!(matches!(err, ToolError::NotFound(_)), "{err:?}");
 }
 
+/// The approval request says what each cited id is: citation and titles in both languages,
+/// so the dialog shows a wrong article before it reaches the official report. Unknown ids are
+/// not explained (the report cites none of them); a call citing nothing adds nothing.
+#[test]
+fn the_report_explains_the_articles_its_findings_cite() {
+    let toolbox = Toolbox::new(Arc::new(Knowledge::load().unwrap()));
+    let tool = toolbox.get("generate_final_report").unwrap();
+    let about = tool.explain(&json!({"kvk": "99990001", "findings": [
+        {"description": "Geen zeep bij de handenwasbak", "regulation_ids": ["852-2004-bijlage-ii-hfst-i-4", "bestaat-niet"]},
+        {"description": "Vloer vuil"}
+    ]}));
+    let articles = about["articles"].as_object().unwrap();
+    assert_eq!(articles.len(), 1, "{about:#?}");
+    let article = &articles["852-2004-bijlage-ii-hfst-i-4"];
+    assert_eq!(
+        article["citation"],
+        "Verordening (EG) nr. 852/2004, Bijlage II, Hoofdstuk I, punt 4"
+    );
+    assert_eq!(article["title"], "Wastafels voor handen wassen");
+    assert!(
+        article["titleEn"]
+            .as_str()
+            .unwrap()
+            .starts_with("Hand-washing basins"),
+        "{article}"
+    );
+    let nothing = tool.explain(&json!({"kvk": "99990001", "findings": [{"description": "x"}]}));
+    assert!(nothing.is_empty());
+}
+
 #[tokio::test]
 async fn report_argument_errors_name_the_field() {
     let dir = reports_dir();

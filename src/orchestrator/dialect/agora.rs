@@ -196,6 +196,7 @@ impl Adapter for Agora {
             risk,
             display_name,
             description,
+            about,
         } = ask;
         let approval_id = format!("appr_{}", Uuid::new_v4().simple());
         let orchestrator = &run.orchestrator;
@@ -230,8 +231,9 @@ impl Adapter for Agora {
             reasoning,
             risk_level: risk,
             approval_id: approval_id.clone(),
-            extra: [("toolCallId".to_owned(), json!(call.id))]
+            extra: about
                 .into_iter()
+                .chain([("toolCallId".to_owned(), json!(call.id))])
                 .collect(),
         });
         out.emit(request.into_event());

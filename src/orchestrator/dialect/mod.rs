@@ -21,7 +21,7 @@ pub(crate) mod standard;
 
 use std::sync::Arc;
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use super::approval::Decision;
 use super::llm::ToolSpec;
@@ -139,6 +139,9 @@ pub(crate) struct ApprovalAsk<'a> {
     /// The tool as the user sees it: its Dutch name and description.
     pub display_name: &'a str,
     pub description: &'a str,
+    /// What a person needs beside the arguments to judge them (`Tool::explain`): sent with
+    /// the request, in AGORA's `agora:tool_approval_request` and in the interrupt's metadata.
+    pub about: Map<String, Value>,
 }
 
 /// Where a run's dialect shows. Every method has the run's view of the moment; an adapter

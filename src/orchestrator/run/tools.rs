@@ -55,6 +55,10 @@ impl Run {
                         risk,
                         display_name,
                         description,
+                        about: tool
+                            .as_ref()
+                            .map(|tool| tool.explain(&arguments))
+                            .unwrap_or_default(),
                     },
                 )
                 .await?;

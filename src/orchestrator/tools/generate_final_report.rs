@@ -8,7 +8,7 @@
 use std::sync::Arc;
 
 use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 use time::OffsetDateTime;
 use time::format_description::well_known::Rfc3339;
 
@@ -155,6 +155,32 @@ impl Tool for GenerateFinalReport {
 
     fn check(&self, args: &Value) -> Result<(), ToolError> {
         self.checked_args(args).map(drop)
+    }
+
+    /// The articles the findings cite by id, with their citation and titles in both
+    /// languages: the dialog shows each finding with them, so a wrong article is seen
+    /// before it reaches the official report. Ids not in the corpus are left out (the
+    /// report cites none of them either).
+    fn explain(&self, args: &Value) -> Map<String, Value> {
+        let articles: Map<String, Value> = args
+            .get("findings")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(|finding| finding.get("regulation_ids")?.as_array())
+            .flatten()
+            .filter_map(Value::as_str)
+            .filter_map(|id| self.knowledge.regulation(id))
+            .map(|r| {
+                let about =
+                    json!({"citation": r.citation, "title": r.title, "titleEn": r.title_en});
+                (r.id.clone(), about)
+            })
+            .collect();
+        if articles.is_empty() {
+            return Map::new();
+        }
+        Map::from_iter([("articles".to_owned(), Value::Object(articles))])
     }
 
     /// A KVK number that is not in the register becomes the thread's company (see `draft`)

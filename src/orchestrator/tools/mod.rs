@@ -102,6 +102,12 @@ pub trait Tool: Send + Sync {
         args
     }
 
+    /// What a person asked to approve a call needs beside its arguments (the report: the
+    /// titles of the articles its findings cite by id), sent with the approval request.
+    fn explain(&self, _args: &Value) -> Map<String, Value> {
+        Map::new()
+    }
+
     /// The tool as offered to a model.
     fn spec(&self) -> ToolSpec {
         ToolSpec {

@@ -148,6 +148,9 @@ fn FindingRow(edits: RwSignal<Vec<FindingEdit>>, i: usize) -> impl IntoView {
                 {sentence}
                 " "
                 <span class="text-slate-600 dark:text-slate-300">{severity}</span>
+                <span class="block text-xs text-slate-600 dark:text-slate-300">
+                    {move || row.with(|e| e.articles_in(prefs.lang.get()))}
+                </span>
             </span>
             // Its number stays in sight while its words are corrected.
             <span hidden=move || !editing()>{format!("{n}.")}</span>

@@ -74,7 +74,12 @@ fn Dialog() -> impl IntoView {
         let findings = request.with(|r| {
             r.as_ref()
                 .filter(|r| r.tool_name == "generate_final_report")
-                .map(|r| finding_edits(&Value::Object(r.parameters.clone())))
+                .map(|r| {
+                    finding_edits(
+                        &Value::Object(r.parameters.clone()),
+                        r.extra.get("articles"),
+                    )
+                })
                 .unwrap_or_default()
         });
         edits.set(findings);

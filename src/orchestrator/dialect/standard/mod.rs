@@ -249,6 +249,7 @@ impl Adapter for Standard {
             arguments,
             risk,
             display_name,
+            about,
             ..
         } = ask;
         let id = format!("int_{}", Uuid::new_v4().simple());
@@ -286,11 +287,11 @@ impl Adapter for Standard {
                 decision: None,
             })
             .await?;
-        let metadata = [
+        let metadata = about.into_iter().chain([
             ("toolName".to_owned(), json!(call.function.name)),
             ("arguments".to_owned(), arguments.clone()),
             ("riskLevel".to_owned(), json!(risk_name)),
-        ];
+        ]);
         self.interrupts.push(Interrupt {
             id,
             reason: record.reason,
