@@ -179,13 +179,13 @@ fn assert_pdf_has_the_form(inspection: &Inspection) {
         .iter()
         .map(|s| (s["title"].as_str().unwrap(), s["status"].as_str().unwrap()))
     {
-        // An English report adds the English words after each official term.
+        // An English report adds the English words after the official section title.
         let term = |official: &str| match report["metadata"]["language"].as_str() {
             Some("en") => format!("{official} ({})", hap_terms::shown(official, Lang::En)),
             _ => official.to_owned(),
         };
         assert!(
-            text.contains(&format!("{}: {}", term(section), term(status))),
+            text.contains(&format!("{}: {status}", term(section))),
             "PDF lacks the section {section:?} ({status}):\n{text}"
         );
     }
@@ -620,7 +620,7 @@ async fn bakery_inspection_in_english_without_allergen_information() {
     assert!(
         inspection
             .pdf
-            .contains("4. Allergeneninformatie (Allergen information): Nee (No)"),
+            .contains("4. Allergeneninformatie (Allergen information): Nee"),
         "{}",
         inspection.pdf
     );

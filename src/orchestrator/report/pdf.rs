@@ -329,11 +329,14 @@ pub fn render_pdf(report: &HapReport) -> RenderedPdf {
     let mut n = 0;
     let heading = |layout: &mut Layout<'_>, i: usize| {
         let (title, st) = sections[i];
+        // The status in its official term only: with its English words too, the longest
+        // heading wrapped and left ")" on a line of its own; the rows under it say it in
+        // English.
         layout.heading(&format!(
             "{}. {}: {}",
             i + 1,
             official(title, lang),
-            official(st.label(), lang)
+            st.label()
         ));
     };
 
