@@ -7,8 +7,8 @@ export CARGO_TARGET_DIR ?= $(HOME)/.cache/agora-hai/target
 export PATH := $(HOME)/.cargo/bin:$(PATH)
 BIN := $(CARGO_TARGET_DIR)/release/agora-hai
 
-.PHONY: run test setup setup-test build site fmt lint test-native e2e bench bench-load bench-large \
-	tests-built tools-then-site
+.PHONY: run test setup build site fmt lint test-native e2e bench bench-load bench-large \
+	native-lane site-lane
 
 run: setup build
 	AGORA_ADDR=$${AGORA_ADDR:-127.0.0.1:8000} AGORA_AUTH=$${AGORA_AUTH:-dev} $(BIN)
@@ -20,9 +20,13 @@ run: setup build
 CLIPPY_ENV := RUSTC_WORKSPACE_WRAPPER=clippy-driver CLIPPY_ARGS=-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__
 
 # Two lanes at once, each with its own build directory (debug, and wasm-release), so neither
-# waits on the other's lock: the native tests compile (with their lints) while the Rust tools
-# install and the site builds. The tests, the two-instance test and Playwright then start the
-# server binary that the test build makes anyway for the integration tests
+# waits on the other's lock:
+# - the native lane installs what the tests need (apt, PyPI, end2end's npm), compiles the native
+#   tests with their lints, and runs every native test but the bundle's (static_assets);
+# - the site lane installs the Rust tools and Tailwind/binaryen (no project code needed; the
+#   tools' install is the longest single step of a cold run) and builds the site.
+# Then the bundle's tests and Playwright, which need both. The tests, the two-instance test and
+# Playwright start the server binary that the test build makes anyway for the integration tests
 # (`target/debug/agora-hai`, linted, with debug assertions and overflow checks on; a debug build
 # reads the site from `target/site` at run time, so it serves the bundle just built, and it asks
 # for it by cargo-leptos's name: LEPTOS_OUTPUT_NAME in .cargo/config.toml). The release server is
@@ -30,25 +34,24 @@ CLIPPY_ENV := RUSTC_WORKSPACE_WRAPPER=clippy-driver CLIPPY_ARGS=-D__CLIPPY_HACKE
 # (17.5 of a cold run's minutes) for a binary no test needs.
 TEST_BIN := $(CARGO_TARGET_DIR)/debug/agora-hai
 
-test: setup-test
+test:
 	$(MAKE) --no-print-directory fmt
-	$(MAKE) --no-print-directory -j2 --output-sync=line tests-built tools-then-site
-	$(MAKE) --no-print-directory test-native e2e AGORA_BIN=$(TEST_BIN)
+	$(MAKE) --no-print-directory -j2 --output-sync=line native-lane site-lane
+	$(MAKE) --no-print-directory test-native TEST_FILTER=static_assets
+	$(MAKE) --no-print-directory e2e AGORA_BIN=$(TEST_BIN)
 	@echo "make test: all checks passed"
 
 setup:
 	@scripts/setup.sh
 
-# What the tests need besides the build's tools (those come in `tools-then-site`).
-setup-test:
+native-lane:
 	@scripts/setup.sh test-only
+	$(CLIPPY_ENV) cargo test --features ssr --all-targets --no-run
+	$(MAKE) --no-print-directory test-native AGORA_BIN=$(TEST_BIN) TEST_FILTER="-- --skip static_assets"
 
-tools-then-site:
+site-lane:
 	@scripts/setup.sh tools
 	$(MAKE) --no-print-directory site LINT=1
-
-tests-built:
-	$(CLIPPY_ENV) cargo test --features ssr --all-targets --no-run
 
 # The server embeds the finished site, so the frontend is built first, then the server.
 # The frontend's std is rebuilt for size (Cargo.toml's lib-cargo-args): panics carry no message
@@ -81,8 +84,9 @@ lint:
 # Beside a throw-away PostgreSQL (the store tests run on both databases; tests/integration/cluster.rs runs
 # two instances of the release binary on it).
 AGORA_BIN ?= $(BIN)
+# TEST_FILTER narrows it (`make test-native TEST_FILTER=cluster`).
 test-native:
-	AGORA_BIN=$(AGORA_BIN) scripts/with-postgres.sh env $(CLIPPY_ENV) cargo test --features ssr
+	AGORA_BIN=$(AGORA_BIN) scripts/with-postgres.sh env $(CLIPPY_ENV) cargo test --features ssr $(TEST_FILTER)
 
 e2e:
 	cd end2end && E2E_PORT=$$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])') \

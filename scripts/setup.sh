@@ -2,11 +2,11 @@
 # Installs what the build (and, with `test`, the tests) need, each only when missing.
 #   scripts/setup.sh              what `make run` needs: the Rust tools, then Tailwind and wasm-opt
 #   scripts/setup.sh test         that, and what the tests need
-#   scripts/setup.sh tools        the Rust tools alone (rustup parts, wasm-bindgen, cargo-leptos)
-#   scripts/setup.sh test-only    what the tests need but the build does not (apt, PyPI, npm)
-# `make test` runs `tools` beside the test build: cargo-leptos's install is about 13 minutes of a
-# cold run that needs no project code, so it overlaps the longest native build instead of
-# preceding it.
+#   scripts/setup.sh tools        what the build needs (the same as no argument)
+#   scripts/setup.sh test-only    what the tests need but the build does not (apt, PyPI, end2end's npm)
+# `make test` runs `tools` and `test-only` in two lanes at once: cargo-leptos's install is about
+# 13 minutes of a cold run that needs no project code, so it overlaps the test set-up, the
+# native test build and the native tests instead of preceding them.
 # Everything comes from the package registries: crates.io, npm, Debian apt, rustup targets.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -135,7 +135,7 @@ test_tools() {
 case "${1:-}" in
   "") rust_tools; node_tools ;;
   test) rust_tools; node_tools; test_tools ;;
-  tools) rust_tools ;;
-  test-only) node_tools; test_tools ;;
+  tools) rust_tools; node_tools ;;
+  test-only) test_tools ;;
   *) echo "usage: scripts/setup.sh [test|tools|test-only]" >&2; exit 2 ;;
 esac

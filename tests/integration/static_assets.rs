@@ -2,10 +2,10 @@
 //! `make build` writes beside each file (scripts/precompress.mjs), once compressed and with the
 //! original's type; any other client gets the file itself.
 //!
-//! Debug builds read target/site from disk, so these tests see whatever the last frontend build
-//! left there. `make test` builds first, so there they check the real bundle; run alone before
-//! any build they skip, and with a build but no fresh `.gz` they check the plain path, which the
-//! router's CompressionLayer gzips on the fly.
+//! Debug builds read target/site from disk, so these tests check whatever the last frontend build
+//! (`make site`) left there. They need it: without a bundle, or with a `.gz`/`.br` older than its
+//! file, they fail and say so rather than check less. `make test` runs them after the site is
+//! built (every other native test runs while it builds).
 #![cfg(feature = "ssr")]
 
 use crate::common;
@@ -30,33 +30,27 @@ fn site(path: &str) -> PathBuf {
         .join(path)
 }
 
-/// The file as built, or `None` (with a note) before any frontend build.
-fn built(path: &str) -> Option<Vec<u8>> {
-    match std::fs::read(site(path)) {
-        Ok(bytes) => Some(bytes),
-        Err(_) => {
-            eprintln!(
-                "skipped: {} is not built yet (make build makes it)",
-                site(path).display()
-            );
-            None
-        }
-    }
+/// The file as built; a test fails when the bundle was never built.
+fn built(path: &str) -> Vec<u8> {
+    std::fs::read(site(path)).unwrap_or_else(|e| {
+        panic!(
+            "{} is not built ({e}): these tests check the bundle `make site` makes",
+            site(path).display()
+        )
+    })
 }
 
-/// The `.gz` the server should send for `path`: present and not older than the file.
-fn fresh_gz(path: &str) -> Option<Vec<u8>> {
+/// The precompressed `path.ext` (`gz` or `br`) that `make site` writes beside `path`, which the
+/// server should send: present and not older than the file.
+fn precompressed(path: &str, ext: &str) -> Vec<u8> {
     let modified = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
-    let gz = site(&format!("{path}.gz"));
-    match (modified(&gz), modified(&site(path))) {
-        (Some(gz_time), Some(file_time)) if gz_time >= file_time => std::fs::read(gz).ok(),
-        _ => {
-            eprintln!(
-                "note: no fresh {} (node scripts/precompress.mjs makes it); checking the plain path",
-                gz.display()
-            );
-            None
-        }
+    let file = site(&format!("{path}.{ext}"));
+    match (modified(&file), modified(&site(path))) {
+        (Some(packed), Some(plain)) if packed >= plain => std::fs::read(&file).unwrap(),
+        _ => panic!(
+            "no fresh {} (`make site` runs scripts/precompress.mjs after the build)",
+            file.display()
+        ),
     }
 }
 
@@ -93,8 +87,8 @@ fn header(headers: &HeaderMap, name: impl reqwest::header::AsHeaderName) -> &str
 async fn a_client_that_accepts_gzip_gets_the_precompressed_bundle_once_compressed() {
     let server = TestServer::start().await;
     for (path, mime) in BUNDLE {
-        let Some(raw) = built(path) else { return };
-        let gz = fresh_gz(path);
+        let raw = built(path);
+        let gz = precompressed(path, "gz");
         let response = get(&server, path, &[("accept-encoding", "gzip, deflate")]).await;
         assert_eq!(response.status(), StatusCode::OK, "{path}");
         let headers = response.headers().clone();
@@ -113,35 +107,23 @@ async fn a_client_that_accepts_gzip_gets_the_precompressed_bundle_once_compresse
         assert_eq!(&body[..2], &[0x1f, 0x8b], "{path}: gzip magic");
         assert!(body.len() < raw.len(), "{path}: {} bytes", body.len());
         assert!(gunzip(&body) == raw, "{path}: does not gunzip to the file");
-        if let Some(gz) = gz {
-            // The zopfli file itself, not the CompressionLayer's own gzip of the file.
-            assert!(
-                body == gz,
-                "{path}: {} bytes sent, the .gz has {}",
-                body.len(),
-                gz.len()
-            );
-            let etag = header(&headers, ETAG).to_owned();
-            assert!(etag.ends_with("-gz\""), "{path}: etag {etag}");
-            let again = get(
-                &server,
-                path,
-                &[("accept-encoding", "gzip"), ("if-none-match", &etag)],
-            )
-            .await;
-            assert_eq!(again.status(), StatusCode::NOT_MODIFIED, "{path}");
-            assert_eq!(header(again.headers(), ETAG), etag, "{path}");
-        }
-    }
-}
-
-/// The `.br` the server should send for `path`: present and not older than the file.
-fn fresh_br(path: &str) -> Option<Vec<u8>> {
-    let modified = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
-    let br = site(&format!("{path}.br"));
-    match (modified(&br), modified(&site(path))) {
-        (Some(br_time), Some(file_time)) if br_time >= file_time => std::fs::read(br).ok(),
-        _ => None,
+        // The zopfli file itself, not the CompressionLayer's own gzip of the file.
+        assert!(
+            body == gz,
+            "{path}: {} bytes sent, the .gz has {}",
+            body.len(),
+            gz.len()
+        );
+        let etag = header(&headers, ETAG).to_owned();
+        assert!(etag.ends_with("-gz\""), "{path}: etag {etag}");
+        let again = get(
+            &server,
+            path,
+            &[("accept-encoding", "gzip"), ("if-none-match", &etag)],
+        )
+        .await;
+        assert_eq!(again.status(), StatusCode::NOT_MODIFIED, "{path}");
+        assert_eq!(header(again.headers(), ETAG), etag, "{path}");
     }
 }
 
@@ -149,8 +131,8 @@ fn fresh_br(path: &str) -> Option<Vec<u8>> {
 async fn a_client_that_accepts_brotli_gets_the_brotli_file() {
     let server = TestServer::start().await;
     for (path, mime) in BUNDLE {
-        let Some(raw) = built(path) else { return };
-        let Some(br) = fresh_br(path) else { continue };
+        let raw = built(path);
+        let br = precompressed(path, "br");
         let response = get(
             &server,
             path,
@@ -172,7 +154,7 @@ async fn a_client_that_accepts_brotli_gets_the_brotli_file() {
 async fn any_other_client_gets_the_file_itself() {
     let server = TestServer::start().await;
     for (path, mime) in BUNDLE {
-        let Some(raw) = built(path) else { return };
+        let raw = built(path);
         let mut plain_etag = None;
         for accept in [
             None,
@@ -205,15 +187,14 @@ async fn any_other_client_gets_the_file_itself() {
         let etag = plain_etag.unwrap();
         let plain = get(&server, path, &[("if-none-match", &etag)]).await;
         assert_eq!(plain.status(), StatusCode::NOT_MODIFIED, "{path}");
-        if fresh_gz(path).is_some() {
-            let gzip = get(
-                &server,
-                path,
-                &[("accept-encoding", "gzip"), ("if-none-match", &etag)],
-            )
-            .await;
-            assert_eq!(gzip.status(), StatusCode::OK, "{path}");
-            assert_eq!(header(gzip.headers(), CONTENT_ENCODING), "gzip", "{path}");
-        }
+        precompressed(path, "gz");
+        let gzip = get(
+            &server,
+            path,
+            &[("accept-encoding", "gzip"), ("if-none-match", &etag)],
+        )
+        .await;
+        assert_eq!(gzip.status(), StatusCode::OK, "{path}");
+        assert_eq!(header(gzip.headers(), CONTENT_ENCODING), "gzip", "{path}");
     }
 }
