@@ -59,3 +59,57 @@ test("reconnects after a restart, sends the queued message, shows nothing twice"
     if (server !== first) await first.dispose();
   }
 });
+
+// The server stops a thread's running run when the thread gets a new message. Messages typed in
+// a dead zone therefore go one answer at a time: here the second asks for the report, whose run
+// waits for the inspector's approval; the third must wait for that decision, not stop the run.
+test("messages typed while the server is away go one answer at a time, none stops another's run", async ({ page }) => {
+  test.setTimeout(90_000);
+  const args = ["--auth", "dev", "--runs-per-minute", "1000"];
+  const first = await startServer(args);
+  let server: RunningServer = first;
+  const log = page.getByRole("log");
+  const badge = page.getByRole("status", { name: "Verbindingsstatus" });
+  const user = (text: string) =>
+    log.locator("article").filter({ has: page.getByRole("heading", { name: "U", exact: true }) }).filter({ hasText: text });
+  try {
+    await page.goto(first.url);
+    await expect(page.locator("html")).toHaveAttribute("data-hydrated", "true");
+    await expect(badge).toHaveText("verbonden");
+    await send(page, "Start inspectie bij Trattoria Finta Fiore");
+    await expect(log.getByText("Bedrijfsinformatie Specialist")).toBeVisible();
+
+    await server.stop();
+    await expect(badge).toHaveText(/opnieuw verbinden|fout/);
+    await send(page, "Bevinding: rauwe vis naast groenten bewaard op 12 °C");
+    await send(page, "Genereer het inspectierapport zonder vragen");
+    await send(page, "Bevinding: geen zeep bij de handenwasplaats");
+    for (const text of ["Bevinding: rauwe vis", "Genereer het inspectierapport", "Bevinding: geen zeep"]) {
+      await expect(user(text)).toContainText("wacht op verbinding");
+    }
+
+    server = await startServer(args, { dataDir: first.dataDir, port: Number(new URL(first.url).port) });
+    await expect(badge).toHaveText("verbonden", { timeout: 30_000 });
+    // The finding was answered, then the report's run asked for approval, and the last message
+    // still waits: sent now, it would have stopped the run that waits for the decision.
+    const dialog = page.getByRole("dialog", { name: "Goedkeuring gevraagd" });
+    await expect(dialog).toBeVisible({ timeout: 30_000 });
+    await expect(user("Bevinding: rauwe vis")).not.toContainText("wacht op verbinding");
+    await expect(user("Genereer het inspectierapport")).not.toContainText("wacht op verbinding");
+    await expect(user("Bevinding: geen zeep")).toContainText("wacht op verbinding");
+    await page.screenshot({ path: "screenshots/ui-reconnect-queue-waits-for-approval.png" });
+
+    await dialog.getByRole("button", { name: "Goedkeuren" }).click();
+    await expect(page.getByRole("link", { name: /Download PDF/ })).toBeVisible();
+    // The report's run finished, then the last message went and was answered.
+    await expect(user("Bevinding: geen zeep")).not.toContainText("wacht op verbinding");
+    await expect(log.locator("article").filter({ hasText: "Regelgeving Specialist" })).toHaveCount(2);
+    for (const text of ["Bevinding: rauwe vis", "Genereer het inspectierapport", "Bevinding: geen zeep"]) {
+      await expect(user(text)).toHaveCount(1);
+    }
+    await page.screenshot({ path: "screenshots/ui-reconnect-queue-answered.png" });
+  } finally {
+    await server.dispose();
+    if (server !== first) await first.dispose();
+  }
+});

@@ -214,6 +214,29 @@ error_codes! {
 }
 
 /// For the wire's `code` and `errorCode` fields.
+impl ErrorCode {
+    /// The same message may well succeed when sent again (a busy or restarted server, a model
+    /// that did not answer): the page offers to send it again. Not for a refusal of what the
+    /// message is (too long, moderated, malformed) or of who sends it.
+    pub fn worth_retrying(self) -> bool {
+        matches!(
+            self,
+            ErrorCode::ProcessingError
+                | ErrorCode::RateLimited
+                | ErrorCode::TooManyStreams
+                | ErrorCode::StorageError
+                | ErrorCode::Interrupted
+                | ErrorCode::RunInterrupted
+                | ErrorCode::ModelUnreachable
+                | ErrorCode::ModelRateLimited
+                | ErrorCode::ModelUnavailable
+                | ErrorCode::ModelProtocol
+                | ErrorCode::ModelTimeout
+                | ErrorCode::ModelInvalidToolCalls
+        )
+    }
+}
+
 impl From<ErrorCode> for String {
     fn from(code: ErrorCode) -> String {
         code.as_str().to_owned()

@@ -239,8 +239,9 @@ impl Chat {
         self.act_with(ChatState::take_held)
     }
 
-    pub fn mark_sent(&self) {
-        self.act(ChatState::mark_sent);
+    /// A queued message of the shown thread went out.
+    pub fn queued_sent(&self, text: &str) {
+        self.act(|state| state.queued_sent(text));
     }
 
     pub fn answer_approval(&self, approval_id: &str) {

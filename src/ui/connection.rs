@@ -83,14 +83,19 @@ impl Connection {
                 window_event_listener_untyped("offline", move |_| connection.went_offline());
             std::mem::forget(offline);
         });
-        // A message held during a run goes once the run has ended (and what was missed has
-        // been caught up), one per run: the next waits for the answer to this one.
+        // Once the shown thread's run has ended (and what was missed has been caught up), its
+        // next waiting message goes, one per run: the next waits for the answer to this one.
+        // Those queued in a dead zone come first; then those held during the run.
         #[cfg(feature = "hydrate")]
         Effect::new(move || {
-            let ready = chat
+            let idle = chat
                 .run
-                .with(|run| !run.running && !run.catching_up && !run.held.is_empty());
-            if ready && let Some(text) = chat.release_held() {
+                .with(|run| !run.running && !run.catching_up && !run.sending);
+            if !idle {
+                return;
+            }
+            connection.send_queued();
+            if let Some(text) = chat.release_held() {
                 connection.send_text(text);
             }
         });
@@ -124,6 +129,22 @@ impl Connection {
         }
         #[cfg(not(feature = "hydrate"))]
         let _ = message;
+    }
+
+    /// What the inspector sends: now, or held for the end of the thread's answer (a message
+    /// sent now would stop the run at the server).
+    pub fn submit(&self, text: String) {
+        if self
+            .chat
+            .run
+            .with_untracked(|run| run.running || run.sending)
+        {
+            self.chat.hold(text);
+        } else {
+            self.send_text(text);
+            #[cfg(feature = "hydrate")]
+            super::scroll::to_bottom();
+        }
     }
 
     /// The inspector's decision on a tool call. Without a connection the dialog stays: the
@@ -182,7 +203,11 @@ impl Connection {
         #[cfg(not(feature = "hydrate"))]
         let _ = held;
         #[cfg(feature = "hydrate")]
-        super::browser::storage_set(THREAD_KEY, &thread_id);
+        {
+            super::browser::storage_set(THREAD_KEY, &thread_id);
+            // Shown, its runs are seen to end: its queued messages follow them from here.
+            client::inner(|inner| inner.went_elsewhere.retain(|t| *t != thread_id));
+        }
         self.chat.switch_thread(thread_id);
         #[cfg(feature = "hydrate")]
         {
@@ -289,6 +314,9 @@ mod client {
         attempt: u32,
         /// Messages typed while offline, in order (every thread's), mirrored in storage.
         pub queue: Vec<Queued>,
+        /// Threads not shown whose oldest queued message went: the page cannot see their runs
+        /// end, so their next queued message waits until the thread is shown.
+        pub went_elsewhere: Vec<String>,
         /// Sent `agora:resume`, its snapshot not yet here: new messages wait in the queue, so
         /// the snapshot cannot replace them on screen before they are part of the thread.
         awaiting_history: bool,
@@ -342,29 +370,51 @@ mod client {
             }
         }
 
-        /// The resume was answered (or refused): now the queued messages go.
+        /// The resume was answered (or refused): now the queued messages may go.
         fn flush(&self) {
-            let queue = inner(|inner| {
-                inner.awaiting_history = false;
-                std::mem::take(&mut inner.queue)
-            });
-            if queue.is_empty() {
+            inner(|inner| inner.awaiting_history = false);
+            self.send_queued();
+        }
+
+        /// Sends the queued messages that may go now, one per thread at a time
+        /// ([`offline::sendable`]); the others stay queued (and stored) for a later call: when
+        /// the shown thread's run ends, when another thread is shown, on the next connection.
+        pub(super) fn send_queued(&self) {
+            if !self.ready() {
                 return;
             }
-            for (i, message) in queue.iter().enumerate() {
-                if !self.send(&message.frame()) {
-                    // The socket went away again: keep the rest for the next connection.
-                    let mut rest = queue[i..].to_vec();
-                    inner(|inner| {
-                        rest.append(&mut inner.queue);
-                        inner.queue = rest;
-                    });
-                    self.persist_queue();
-                    return;
+            let shown = self.chat.thread_id.get_untracked();
+            let shown_busy = self
+                .chat
+                .run
+                .with_untracked(|run| run.running || run.catching_up || run.sending);
+            let queue = inner(|inner| std::mem::take(&mut inner.queue));
+            let picked =
+                inner(|inner| offline::sendable(&queue, &shown, shown_busy, &inner.went_elsewhere));
+            if picked.is_empty() {
+                inner(|inner| inner.queue = queue);
+                return;
+            }
+            let mut kept = Vec::with_capacity(queue.len());
+            let mut connected = true;
+            for (index, message) in queue.into_iter().enumerate() {
+                if !connected || !picked.contains(&index) {
+                    kept.push(message);
+                } else if !self.send(&message.frame()) {
+                    // The socket went away again: the rest waits for the next connection.
+                    connected = false;
+                    kept.push(message);
+                } else if message.thread_id == shown {
+                    self.chat.queued_sent(&message.text);
+                } else {
+                    inner(|inner| inner.went_elsewhere.push(message.thread_id));
                 }
             }
+            inner(|inner| {
+                kept.append(&mut inner.queue);
+                inner.queue = kept;
+            });
             self.persist_queue();
-            self.chat.mark_sent();
         }
 
         /// Mirrors the queue into storage, under the signed-in user.

@@ -35,6 +35,7 @@ use leptos::prelude::*;
 use api::{Directory, Sessions};
 use chat::Chat;
 use connection::Connection;
+use i18n::Key;
 use prefs::{Prefs, THEME_SCRIPT};
 
 /// The HTML document around the app, rendered on the server only.
@@ -98,6 +99,7 @@ fn Screen() -> impl IntoView {
         connection_banner::ConnectionBanner, header::Header, hood_panel::HoodPanel,
         sidebar::Sidebar, status_line::StatusLine,
     };
+    let prefs = expect_context::<Prefs>();
 
     let chat = expect_context::<Chat>();
     #[cfg(feature = "hydrate")]
@@ -137,6 +139,13 @@ fn Screen() -> impl IntoView {
             class="flex h-dvh flex-col"
             inert=move || !chat.approvals.with(Vec::is_empty)
         >
+            // The first stop of the Tab key: straight to the message box.
+            <a
+                href="#composer"
+                class="sr-only rounded bg-white px-3 py-2 font-medium text-emerald-900 focus:not-sr-only focus:absolute focus:top-2 focus:left-2 focus:z-50 dark:bg-slate-900 dark:text-emerald-200"
+            >
+                {prefs.text(Key::SkipToMessage)}
+            </a>
             <Header />
             <ConnectionBanner />
             <div class="relative flex min-h-0 flex-1">

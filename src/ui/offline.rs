@@ -23,6 +23,39 @@ impl Queued {
     }
 }
 
+/// Which queued messages go now, by index in the queue (its order is the order they were
+/// typed). The server stops a thread's running run when the thread gets a new message, so a
+/// thread's messages go one at a time, each after the answer to the one before:
+/// - the shown thread's oldest, unless its run is `shown_busy` (running, being caught up, or a
+///   message just sent): the page sees that run end and asks again;
+/// - another thread's oldest, unless one of its messages already went (`went_elsewhere`): the
+///   page cannot see that thread's run end, so its next waits until the thread is shown.
+pub fn sendable(
+    queue: &[Queued],
+    shown: &str,
+    shown_busy: bool,
+    went_elsewhere: &[String],
+) -> Vec<usize> {
+    let mut threads: Vec<&str> = Vec::new();
+    let mut picked = Vec::new();
+    for (index, message) in queue.iter().enumerate() {
+        let thread = message.thread_id.as_str();
+        if threads.contains(&thread) {
+            continue;
+        }
+        threads.push(thread);
+        let waits = if thread == shown {
+            shown_busy
+        } else {
+            went_elsewhere.iter().any(|t| t == thread)
+        };
+        if !waits {
+            picked.push(index);
+        }
+    }
+    picked
+}
+
 #[cfg(feature = "hydrate")]
 fn queue_key(user: &str) -> String {
     format!("hai.queue.{user}")
@@ -117,5 +150,43 @@ mod tests {
             decode(r#"[{"id": 1}, {"id": "a", "threadId": "t", "text": "x"}]"#).len(),
             1
         );
+    }
+
+    fn queued(id: &str, thread: &str) -> Queued {
+        Queued {
+            id: id.into(),
+            thread_id: thread.into(),
+            text: format!("bericht {id}"),
+        }
+    }
+
+    /// Three messages typed in a dead zone in the shown thread `a`, one in `b`: the oldest of
+    /// each thread goes, the next of a thread only after the answer to the one before.
+    #[test]
+    fn a_thread_gets_its_queued_messages_one_answer_at_a_time() {
+        let queue = [
+            queued("1", "a"),
+            queued("2", "a"),
+            queued("3", "b"),
+            queued("4", "a"),
+        ];
+        // (shown thread, its run busy, threads not shown whose message went) → indices sent
+        let cases: [(&str, bool, &[&str], &[usize]); 6] = [
+            ("a", false, &[], &[0, 2]),
+            ("a", true, &[], &[2]),
+            ("a", false, &["b"], &[0]),
+            ("a", true, &["b"], &[]),
+            ("b", false, &["a"], &[2]),
+            ("c", false, &[], &[0, 2]),
+        ];
+        for (shown, busy, went, expected) in cases {
+            let went: Vec<String> = went.iter().map(|t| t.to_string()).collect();
+            assert_eq!(
+                sendable(&queue, shown, busy, &went),
+                expected,
+                "shown {shown}, busy {busy}, went {went:?}"
+            );
+        }
+        assert!(sendable(&[], "a", false, &[]).is_empty());
     }
 }

@@ -206,7 +206,7 @@ proptest! {
                     Err(_) => continue,
                 },
                 Step::Type(text, queued) => state.push_user(text, queued),
-                Step::Sent => state.mark_sent(),
+                Step::Sent => state.queued_sent("a"),
                 Step::Answer(id) => state.answer_approval(&id),
                 Step::Switch(id) => state.switch_thread(id),
                 Step::Disconnected => state.disconnected(),

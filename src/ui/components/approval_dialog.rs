@@ -107,10 +107,15 @@ fn Dialog() -> impl IntoView {
         let left = chat.approvals.with_untracked(Vec::len);
         index.set(index.get_untracked().min(left.saturating_sub(1)));
     };
-    // The feedback field has the focus whenever another request is shown.
+    // The feedback field has the focus whenever another request is shown; on a touch screen
+    // the dialog itself, since a focused text box opens a keyboard that covers the buttons.
     Effect::new(move || {
         request.with(|r| r.as_ref().map(|r| r.approval_id.clone()));
-        if let Some(area) = textarea.get() {
+        if prefs.touch.get_untracked() {
+            if let Some(dialog) = dialog.get() {
+                let _ = dialog.focus();
+            }
+        } else if let Some(area) = textarea.get() {
             let _ = area.focus();
         }
     });
@@ -241,10 +246,11 @@ fn Dialog() -> impl IntoView {
             <div
                 node_ref=dialog
                 role="dialog"
+                tabindex="-1"
                 aria-modal="true"
                 aria-labelledby="approval-title"
                 aria-describedby="approval-description"
-                class="max-h-[92dvh] w-full max-w-xl overflow-y-auto rounded-xl bg-white p-4 text-slate-900 shadow-2xl sm:p-6 dark:bg-slate-900 dark:text-slate-100"
+                class="max-h-[92dvh] w-full max-w-xl overflow-y-auto rounded-xl bg-white p-4 outline-none text-slate-900 shadow-2xl sm:p-6 dark:bg-slate-900 dark:text-slate-100"
                 on:keydown=on_keydown
             >
                 <div class="flex flex-wrap items-center justify-between gap-2">

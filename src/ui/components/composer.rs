@@ -54,13 +54,7 @@ pub fn Composer() -> impl IntoView {
         if message.trim().is_empty() {
             return;
         }
-        if chat.run.with_untracked(|run| run.running || run.sending) {
-            chat.hold(message);
-        } else {
-            connection.send_text(message);
-            #[cfg(feature = "hydrate")]
-            crate::ui::scroll::to_bottom();
-        }
+        connection.submit(message);
         text.set(String::new());
         keep_draft("");
     };
@@ -73,6 +67,12 @@ pub fn Composer() -> impl IntoView {
         };
         let typed = area.value();
         if typed.is_empty() {
+            // Ready to type at once, unless on a touch screen (the keyboard would cover the
+            // page) or the inspector already went elsewhere.
+            let idle = document().active_element() == document().body().map(Into::into);
+            if !prefs.touch.get_untracked() && idle {
+                let _ = area.focus();
+            }
             return;
         }
         match typed.strip_suffix('\n') {

@@ -1,5 +1,7 @@
 use leptos::prelude::*;
 
+use crate::ui::connection::Connection;
+use crate::ui::css::FOCUS;
 use crate::ui::i18n::{Key, error_text};
 use crate::ui::prefs::Prefs;
 use crate::ui::state::ErrorItem;
@@ -39,6 +41,18 @@ pub fn ErrorNotice(error: ErrorItem) -> impl IntoView {
             </p>
         }
     });
+    let resend = error.resend.clone().map(|text| {
+        let connection = expect_context::<Connection>();
+        view! {
+            <button
+                type="button"
+                class=format!("mt-2 min-h-11 rounded-lg border border-current px-3 font-medium {FOCUS}")
+                on:click=move |_| connection.submit(text.clone())
+            >
+                {prefs.text(Key::SendAgain)}
+            </button>
+        }
+    });
     view! {
         <div role="alert" class=format!("rounded-lg border border-l-4 p-3 text-sm {class}")>
             <p class="font-semibold">
@@ -48,6 +62,7 @@ pub fn ErrorNotice(error: ErrorItem) -> impl IntoView {
             {explain}
             <p class="mt-1">{move || error_text(error.code.as_deref(), &error.message, prefs.lang.get())}</p>
             {code}
+            {resend}
         </div>
     }
 }

@@ -8,7 +8,8 @@ use crate::ui::css::FOCUS;
 use crate::ui::i18n::Key;
 use crate::ui::prefs::Prefs;
 
-const TOGGLE: &str = "rounded-md border border-slate-300 px-2 py-1 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-emerald-600 dark:border-slate-600";
+/// 44 px to touch, as every control of the header (a gloved finger on a tablet).
+const TOGGLE: &str = "inline-flex min-h-11 min-w-11 items-center justify-center rounded-md border border-slate-300 px-2 py-1 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-emerald-600 dark:border-slate-600";
 
 /// Product name, user, connection, language, theme, and the toggles of the side panels.
 #[component]
@@ -45,6 +46,26 @@ pub fn Header() -> impl IntoView {
             </div>
             <div class="ml-auto flex flex-wrap items-center justify-end gap-2">
                 <UserBadge />
+                // Away from the settings button, and it asks first: signing out also deletes
+                // what waits for a connection. A plain form in a <details>, so it works without
+                // the wasm and ends the server session.
+                <details class="relative">
+                    <summary class=format!("{TOGGLE} cursor-pointer list-none text-sm [&::-webkit-details-marker]:hidden {FOCUS}")>
+                        // An arrow on narrow screens, the word from `sm` up; the name is the word.
+                        <span aria-hidden="true" class="sm:hidden">"↪"</span>
+                        <span class="sr-only sm:not-sr-only">{prefs.text(Key::SignOut)}</span>
+                    </summary>
+                    <form
+                        method="post"
+                        action="/logout"
+                        class="absolute right-0 z-30 mt-1 w-64 rounded-lg border border-slate-300 bg-white p-3 text-sm shadow-lg dark:border-slate-600 dark:bg-slate-900"
+                    >
+                        <p>{prefs.text(Key::SignOutAsk)}</p>
+                        <button type="submit" class=format!("{TOGGLE} mt-2 border-red-700 px-3 font-medium text-red-800 dark:border-red-400 dark:text-red-200 {FOCUS}")>
+                            {prefs.text(Key::SignOutConfirm)}
+                        </button>
+                    </form>
+                </details>
                 <ConnectionBadge />
                 <LanguageSwitch />
                 <ThemeSwitch />
@@ -58,14 +79,6 @@ pub fn Header() -> impl IntoView {
                     <span aria-hidden="true">"⚙"</span>
                     <span class="sr-only lg:not-sr-only lg:ml-1">{prefs.text(Key::HoodTitle)}</span>
                 </button>
-                // A plain form: signing out works without the wasm and ends the server session.
-                <form method="post" action="/logout">
-                    <button type="submit" class=format!("{TOGGLE} text-sm {FOCUS}")>
-                        // An arrow on narrow screens, the word from `sm` up; the name is the word.
-                        <span aria-hidden="true" class="sm:hidden">"↪"</span>
-                        <span class="sr-only sm:not-sr-only">{prefs.text(Key::SignOut)}</span>
-                    </button>
-                </form>
             </div>
         </header>
     }

@@ -3,7 +3,7 @@ use leptos::prelude::*;
 use crate::ui::i18n::{Key, Lang};
 use crate::ui::prefs::Prefs;
 
-const CLASS: &str = "px-2 py-1 text-xs font-semibold focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-emerald-600 aria-pressed:bg-emerald-800 aria-pressed:text-white";
+const CLASS: &str = "min-h-11 min-w-11 px-2 py-1 text-xs font-semibold focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-emerald-600 aria-pressed:bg-emerald-800 aria-pressed:text-white";
 
 /// NL / EN, as two toggle buttons.
 #[component]

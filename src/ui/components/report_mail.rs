@@ -50,7 +50,7 @@ pub fn ReportMail(report_id: String) -> impl IntoView {
                         class="rounded-lg border border-emerald-800 px-2 py-1 text-sm font-medium text-emerald-900 hover:bg-emerald-100 focus-visible:outline-2 focus-visible:outline-emerald-600 dark:border-emerald-300 dark:text-emerald-200 dark:hover:bg-emerald-900"
                     >
                         {move || {
-                            let key = if failed() { Key::MailResend } else { Key::MailSend };
+                            let key = if failed() { Key::SendAgain } else { Key::MailSend };
                             key.text(lang.get())
                         }}
                     </button>

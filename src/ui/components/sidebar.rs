@@ -62,6 +62,13 @@ pub fn Sidebar() -> impl IntoView {
             >
                 {prefs.text(Key::Threads)}
             </h2>
+            <p class=move || {
+                if sessions.loaded.get() && sessions.list.with(Vec::is_empty) {
+                    "px-4 pb-2 text-sm text-slate-600 dark:text-slate-300"
+                } else {
+                    "hidden"
+                }
+            }>{prefs.text(Key::NoThreads)}</p>
             <ul class="min-h-0 flex-1 overflow-y-auto px-2 pb-3">
                 // Keyed by what a row shows, so a renamed or moved thread is drawn anew.
                 <For
@@ -77,13 +84,6 @@ pub fn Sidebar() -> impl IntoView {
                     children=|session| view! { <ThreadItem session /> }
                 />
             </ul>
-            <p class=move || {
-                if sessions.loaded.get() && sessions.list.with(Vec::is_empty) {
-                    "px-4 pb-4 text-sm text-slate-600 dark:text-slate-300"
-                } else {
-                    "hidden"
-                }
-            }>{prefs.text(Key::NoThreads)}</p>
         </nav>
     }
 }

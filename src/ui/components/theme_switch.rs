@@ -18,7 +18,7 @@ pub fn ThemeSwitch() -> impl IntoView {
         <label class="sr-only" for="theme-select">{prefs.text(Key::Theme)}</label>
         <select
             id="theme-select"
-            class="rounded-md border border-slate-300 bg-white px-1 py-1 text-xs focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-emerald-600 dark:border-slate-600 dark:bg-slate-900"
+            class="min-h-11 rounded-md border border-slate-300 bg-white px-1 py-1 text-xs focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-emerald-600 dark:border-slate-600 dark:bg-slate-900"
             prop:value=move || prefs.theme.get().as_str()
             on:change=move |ev| prefs.theme.set(Theme::parse(&event_target_value(&ev)).unwrap_or_default())
         >

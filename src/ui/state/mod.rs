@@ -97,6 +97,9 @@ pub struct ErrorItem {
     pub message: String,
     /// `details` as compact JSON, for `agora:error`.
     pub details: Option<String>,
+    /// The inspector's last message, when the error is one that sending it again may cure
+    /// ([`ErrorCode::worth_retrying`]): the notice offers to send it again.
+    pub resend: Option<String>,
 }
 
 impl ErrorItem {
@@ -535,7 +538,20 @@ impl ChatState {
         }
     }
 
-    fn error(&mut self, item: ErrorItem, changes: &mut Changes) {
+    fn error(&mut self, mut item: ErrorItem, changes: &mut Changes) {
+        let retry = item
+            .code
+            .as_deref()
+            .and_then(ErrorCode::parse)
+            .is_some_and(ErrorCode::worth_retrying);
+        item.resend = retry
+            .then(|| {
+                self.items.iter().rev().find_map(|item| match &item.kind {
+                    ItemKind::User { text, .. } => Some(text.clone()),
+                    _ => None,
+                })
+            })
+            .flatten();
         self.push(ItemKind::Error(item), changes);
     }
 
@@ -592,6 +608,7 @@ impl ChatState {
                         code: error.code.clone(),
                         message: error.message.clone(),
                         details: None,
+                        resend: None,
                     };
                     self.error(item, &mut changes);
                 }
@@ -828,6 +845,7 @@ impl ChatState {
                 code: Some(ErrorCode::Interrupted.into()),
                 message: ErrorCode::Interrupted.text(Lang::Nl).to_owned(),
                 details: None,
+                resend: None,
             };
             self.error(item, changes);
         }
@@ -983,17 +1001,22 @@ impl ChatState {
             .collect()
     }
 
-    /// The queued messages went out.
-    pub fn mark_sent(&mut self) -> Changes {
+    /// A queued message went out (the oldest shown as waiting with this text): it is no longer
+    /// waiting, and its run has not started yet (`sending`), so nothing else goes before it.
+    pub fn queued_sent(&mut self, text: &str) -> Changes {
         let mut changes = Changes::default();
-        for (index, item) in self.items.iter_mut().enumerate() {
-            if let ItemKind::User { queued, .. } = &mut item.kind
-                && *queued
-            {
-                *queued = false;
-                changes.updated(index);
-            }
+        let waiting = self.items.iter_mut().enumerate().find(
+            |(_, item)| matches!(&item.kind, ItemKind::User { text: t, queued: true } if t == text),
+        );
+        if let Some((index, item)) = waiting {
+            item.kind = ItemKind::User {
+                text: text.to_owned(),
+                queued: false,
+            };
+            changes.updated(index);
         }
+        self.sending = true;
+        changes.run = true;
         changes
     }
 
@@ -1064,6 +1087,7 @@ fn agora_error(error: &AgoraError) -> ErrorItem {
             .as_ref()
             .filter(|d| !d.is_null())
             .map(Value::to_string),
+        resend: None,
     }
 }
 

@@ -570,12 +570,16 @@ fn history_keeps_queued_messages_and_rebuilds_tools() {
         json!({"type": "MESSAGES_SNAPSHOT", "messages": [{"role": "user", "content": "x"}]}),
     ));
     assert!(state.items.len() < again);
-    let changes = state.mark_sent();
+    let changes = state.queued_sent("offline getypt");
     assert_eq!(changes.updated, vec![1]);
     assert!(matches!(
         state.items[1].kind,
         ItemKind::User { queued: false, .. }
     ));
+    assert!(
+        state.sending,
+        "its run has not started: nothing else goes before it"
+    );
 }
 
 #[test]
@@ -1094,4 +1098,48 @@ fn a_message_typed_before_the_last_ones_run_started_waits_for_it() {
     state.push_user("nog een".into(), false);
     state.switch_thread("u");
     assert!(!state.run_view().sending);
+}
+
+/// An error that sending again may cure offers the inspector's last message to send again;
+/// a refusal of the message itself does not.
+#[test]
+fn an_error_worth_retrying_offers_the_last_message_again() {
+    let cases = [
+        (
+            json!({"type": "RUN_ERROR", "message": "druk", "code": "rate_limited"}),
+            Some("Bevinding: geen zeep"),
+        ),
+        (
+            json!({"type": "RUN_ERROR", "message": "model weg", "code": "model_unreachable"}),
+            Some("Bevinding: geen zeep"),
+        ),
+        (
+            json!({"type": "CUSTOM", "name": "agora:error", "value": {"errorCode": "processing_error", "message": "mis"}}),
+            Some("Bevinding: geen zeep"),
+        ),
+        (
+            json!({"type": "CUSTOM", "name": "agora:error", "value": {"errorCode": "message_too_long", "message": "te lang"}}),
+            None,
+        ),
+        (
+            json!({"type": "CUSTOM", "name": "agora:error", "value": {"errorCode": "moderation_violation", "message": "nee"}}),
+            None,
+        ),
+        (
+            json!({"type": "RUN_ERROR", "message": "gestopt", "code": "cancelled"}),
+            None,
+        ),
+        (json!({"type": "RUN_ERROR", "message": "onbekend"}), None),
+    ];
+    for (event, expected) in cases {
+        let mut state = started("t");
+        state.push_user("Start inspectie bij Bakkerij Jansen".into(), false);
+        state.push_user("Bevinding: geen zeep".into(), false);
+        state.apply(&ev(event.clone()));
+        let resend = state.items.iter().find_map(|item| match &item.kind {
+            ItemKind::Error(error) => Some(error.resend.clone()),
+            _ => None,
+        });
+        assert_eq!(resend, Some(expected.map(str::to_owned)), "{event}");
+    }
 }
