@@ -25,7 +25,8 @@ CLIPPY_ENV := RUSTC_WORKSPACE_WRAPPER=clippy-driver CLIPPY_ARGS=-D__CLIPPY_HACKE
 #   tests with their lints, and runs every native test but the bundle's (static_assets);
 # - the site lane installs the Rust tools and Tailwind/binaryen (no project code needed; the
 #   tools' install is the longest single step of a cold run) and builds the site.
-# Then the bundle's tests and Playwright, which need both. The tests, the two-instance test and
+# Then the bundle's tests and Playwright, which need both. The lanes' lines interleave as they
+# come: an output sync would hold a lane's test output until it ends, and lose it on a timeout. The tests, the two-instance test and
 # Playwright start the server binary that the test build makes anyway for the integration tests
 # (`target/debug/agora-hai`, linted, with debug assertions and overflow checks on; a debug build
 # reads the site from `target/site` at run time, so it serves the bundle just built, and it asks
@@ -36,7 +37,7 @@ TEST_BIN := $(CARGO_TARGET_DIR)/debug/agora-hai
 
 test:
 	$(MAKE) --no-print-directory fmt
-	$(MAKE) --no-print-directory -j2 --output-sync=line native-lane site-lane
+	$(MAKE) --no-print-directory -j2 native-lane site-lane
 	$(MAKE) --no-print-directory test-native TEST_FILTER=static_assets
 	$(MAKE) --no-print-directory e2e AGORA_BIN=$(TEST_BIN)
 	@echo "make test: all checks passed"

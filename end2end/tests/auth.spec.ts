@@ -46,7 +46,9 @@ test("an inspector signs in, uses HAI and signs out", async ({ page }) => {
   // The browser remembers the open thread, until sign-out clears it (Clear-Site-Data): on a
   // shared tablet the next inspector must not find it.
   expect(await page.evaluate(() => localStorage.getItem("hai.threadId"))).not.toBeNull();
-  await page.getByRole("button", { name: "Uitloggen" }).click();
+  // Signing out asks first (it clears what waits for a connection).
+  await page.locator("header summary", { hasText: "Uitloggen" }).click();
+  await page.getByRole("button", { name: "Ja, uitloggen" }).click();
   await expect(page).toHaveURL(/\/login$/);
   expect(await page.evaluate(() => localStorage.getItem("hai.threadId"))).toBeNull();
   await page.goto(`${server.url}/`);

@@ -36,7 +36,34 @@ test("a moderation refusal explains itself", async ({ page }) => {
     await expect(alert).toContainText("moderatieregels");
     await expect(alert).toContainText("moderation_violation");
     await expect(page.getByRole("log").locator("article")).toHaveCount(1);
+    // Sending the same words again cannot help: no offer to.
+    await expect(alert.getByRole("button", { name: "Opnieuw versturen" })).toHaveCount(0);
     await page.screenshot({ path: "screenshots/ui-moderation.png" });
+  } finally {
+    await server.dispose();
+  }
+});
+
+// A real server whose model is not reachable (nothing listens on the discard port): the error
+// is one that sending again may cure, so the notice offers it, and it sends the message again.
+test("a model that does not answer: 'Opnieuw versturen' sends the message again", async ({ page }) => {
+  const server = await startServer(["--auth", "dev", "--llm-base-url", "http://127.0.0.1:9/v1"]);
+  const mine = page
+    .getByRole("log")
+    .locator("article")
+    .filter({ has: page.getByRole("heading", { name: "U", exact: true }) });
+  try {
+    await page.goto(server.url);
+    await connected(page);
+    await send(page, "Welke regels gelden voor koeling?");
+    const alert = page.getByRole("alert");
+    await expect(alert).toContainText("model_unreachable");
+    const again = alert.getByRole("button", { name: "Opnieuw versturen" });
+    await expect(again).toBeVisible();
+    await page.screenshot({ path: "screenshots/ui-error-resend.png" });
+    await again.click();
+    await expect(mine.filter({ hasText: "Welke regels gelden voor koeling?" })).toHaveCount(2);
+    await expect(page.getByRole("alert")).toHaveCount(2);
   } finally {
     await server.dispose();
   }

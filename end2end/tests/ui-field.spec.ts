@@ -258,19 +258,83 @@ test("a tablet folds the thread list away and back, kept over a reload", async (
 test.describe("touch screen", () => {
   test.use({ hasTouch: true, isMobile: true, viewport: { width: 390, height: 844 } });
 
-  test("no keyboard hints in the message box", async ({ page }) => {
+  test("no keyboard hints in the message box, and no box focused for a keyboard", async ({ page }) => {
     await page.goto("/");
-    await hydrated(page);
+    await connected(page);
     await expect(page.getByLabel("Bericht")).toHaveAttribute("placeholder", "Typ uw bericht…");
+    await expect(page.getByLabel("Bericht")).not.toBeFocused();
     await page.screenshot({ path: "screenshots/ui-field-touch-390.png" });
+
+    // The approval dialog takes the focus itself: a focused text box would open a keyboard
+    // over its buttons.
+    await send(page, "Start inspectie bij Trattoria Finta Fiore");
+    await expect(page.getByRole("log").getByText("Bedrijfsinformatie Specialist")).toBeVisible();
+    await send(page, "Genereer het inspectierapport zonder vragen");
+    const dialog = page.getByRole("dialog", { name: "Goedkeuring gevraagd" });
+    await expect(dialog).toBeFocused();
+    await expect(dialog.getByLabel("Toelichting (optioneel)")).not.toBeFocused();
+    await expect(dialog.getByRole("button", { name: "Goedkeuren" })).toBeInViewport();
+    await page.screenshot({ path: "screenshots/ui-field-touch-dialog-390.png" });
   });
 });
 
-test("a desktop keeps the keyboard hint", async ({ page }) => {
+test("a desktop keeps the keyboard hint, and the message box has the focus at load", async ({ page }) => {
   await page.goto("/");
   await hydrated(page);
   await expect(page.getByLabel("Bericht")).toHaveAttribute("placeholder", /Enter verstuurt/);
+  await expect(page.getByLabel("Bericht")).toBeFocused();
 });
+
+test("the first Tab stop skips to the message box", async ({ page }) => {
+  await page.goto("/");
+  await hydrated(page);
+  // From the top of the page (nothing focused).
+  await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+  await page.keyboard.press("Tab");
+  const skip = page.getByRole("link", { name: "Naar het berichtvak" });
+  await expect(skip).toBeFocused();
+  await expect(skip).toBeInViewport();
+  await page.screenshot({ path: "screenshots/ui-field-skip-link.png" });
+  await page.keyboard.press("Enter");
+  await expect(page.getByLabel("Bericht")).toBeFocused();
+});
+
+for (const [lang, words] of [
+  ["nl", { signOut: "Uitloggen", ask: "Nu uitloggen?", yes: "Ja, uitloggen", settings: "Onder de motorkap" }],
+  ["en", { signOut: "Sign out", ask: "Sign out now?", yes: "Yes, sign out", settings: "Under the hood" }],
+] as const) {
+  test(`header controls are 44 px to touch and sign-out asks first (${lang})`, async ({ page }) => {
+    await page.goto("/");
+    await hydrated(page);
+    if (lang === "en") await page.getByRole("button", { name: "EN" }).click();
+    for (const width of widths) {
+      await page.setViewportSize({ width, height: 900 });
+      const controls = page.locator("header").locator("button:visible, select:visible, summary:visible");
+      const count = await controls.count();
+      expect(count).toBeGreaterThanOrEqual(5);
+      for (let i = 0; i < count; i++) {
+        const box = (await controls.nth(i).boundingBox())!;
+        const name = await controls.nth(i).evaluate((e) => e.getAttribute("aria-label") ?? e.textContent);
+        expect(box.height, `${name} at ${width}`).toBeGreaterThanOrEqual(44);
+        expect(box.width, `${name} at ${width}`).toBeGreaterThanOrEqual(44);
+      }
+      // Sign-out is not beside the settings button.
+      const signOut = page.locator("header summary");
+      const settings = page.locator("header").getByRole("button", { name: words.settings });
+      const [a, b] = [(await signOut.boundingBox())!, (await settings.boundingBox())!];
+      expect(Math.abs(a.x - b.x) > 100 || Math.abs(a.y - b.y) > 30, `apart at ${width}`).toBe(true);
+
+      await signOut.click();
+      await expect(page.getByText(words.ask)).toBeVisible();
+      await expect(page.getByRole("button", { name: words.yes })).toBeVisible();
+      await page.screenshot({ path: `screenshots/ui-field-signout-ask-${lang}-${width}.png` });
+      // Asked, not done: still signed in; a second click closes the question.
+      await expect(page).not.toHaveURL(/\/login/);
+      await signOut.click();
+      await expect(page.getByText(words.ask)).toBeHidden();
+    }
+  });
+}
 
 test.describe("the sign-in page", () => {
   // The wrong password on purpose: the browser logs the 401.

@@ -15,7 +15,7 @@ use serde_json::Value;
 use crate::protocol::{RiskLevel, ToolApprovalRequest};
 use crate::ui::chat::Chat;
 use crate::ui::connection::Connection;
-use crate::ui::css::{FOCUS, MUTED};
+use crate::ui::css::{focus, muted};
 use crate::ui::details::{edited_args, finding_edits};
 use crate::ui::i18n::{Key, agent_key, format, tool_about, tool_display_name};
 use crate::ui::prefs::Prefs;
@@ -131,17 +131,17 @@ fn Dialog() -> impl IntoView {
         "Tab" => trap_focus(&ev, dialog),
         _ => {}
     };
-    let small = format!(
-        "rounded border border-slate-300 px-2 py-1 disabled:opacity-50 dark:border-slate-600 {FOCUS}"
+    let small = concat!(
+        "rounded border border-slate-300 px-2 py-1 disabled:opacity-50 dark:border-slate-600 ",
+        focus!()
     );
     let pager = move || {
         (count() > 1).then(|| {
-            let small = small.clone();
             view! {
                 <div class="mt-2 flex items-center gap-2 text-sm">
                     <button
                         type="button"
-                        class=small.clone()
+                        class=small
                         disabled=move || at() == 0
                         on:click=move |_| index.update(|i| *i = i.saturating_sub(1))
                     >
@@ -167,7 +167,7 @@ fn Dialog() -> impl IntoView {
     };
     let field = move |key: Key| {
         view! {
-            <dt class=format!("mt-2 text-xs font-semibold tracking-wide uppercase {MUTED}")>
+            <dt class=concat!("mt-2 text-xs font-semibold tracking-wide uppercase ", muted!())>
                 {move || prefs.t(key)}
             </dt>
         }
@@ -286,7 +286,7 @@ fn Dialog() -> impl IntoView {
                     prop:value=move || feedback.get()
                     on:input=move |ev| feedback.set(event_target_value(&ev))
                 ></textarea>
-                <p class=format!("mt-1 text-xs {MUTED}")>{prefs.text(Key::ApprovalKeys)}</p>
+                <p class=concat!("mt-1 text-xs ", muted!())>{prefs.text(Key::ApprovalKeys)}</p>
                 <div class="mt-4 flex flex-wrap justify-end gap-2">
                     <button
                         type="button"
@@ -297,7 +297,7 @@ fn Dialog() -> impl IntoView {
                     </button>
                     <button
                         type="button"
-                        class=format!("rounded-lg bg-emerald-800 px-4 py-2 font-medium text-white hover:bg-emerald-900 {FOCUS}")
+                        class=concat!("rounded-lg bg-emerald-800 px-4 py-2 font-medium text-white hover:bg-emerald-900 ", focus!())
                         on:click=move |_| decide(true)
                     >
                         {move || {

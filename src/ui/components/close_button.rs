@@ -1,6 +1,6 @@
 use leptos::prelude::*;
 
-use crate::ui::css::FOCUS;
+use crate::ui::css::focus;
 use crate::ui::i18n::Key;
 use crate::ui::prefs::Prefs;
 
@@ -11,7 +11,7 @@ pub fn CloseButton(on_click: impl Fn() + 'static) -> impl IntoView {
     view! {
         <button
             type="button"
-            class=format!("rounded px-2 py-1 text-xs hover:bg-slate-100 dark:hover:bg-slate-800 {FOCUS}")
+            class=concat!("rounded px-2 py-1 text-xs hover:bg-slate-100 dark:hover:bg-slate-800 ", focus!())
             on:click=move |_| on_click()
         >
             {prefs.text(Key::Close)}

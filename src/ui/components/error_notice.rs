@@ -1,7 +1,7 @@
 use leptos::prelude::*;
 
 use crate::ui::connection::Connection;
-use crate::ui::css::FOCUS;
+use crate::ui::css::focus;
 use crate::ui::i18n::{Key, error_text};
 use crate::ui::prefs::Prefs;
 use crate::ui::state::ErrorItem;
@@ -46,7 +46,7 @@ pub fn ErrorNotice(error: ErrorItem) -> impl IntoView {
         view! {
             <button
                 type="button"
-                class=format!("mt-2 min-h-11 rounded-lg border border-current px-3 font-medium {FOCUS}")
+                class=concat!("mt-2 min-h-11 rounded-lg border border-current px-3 font-medium ", focus!())
                 on:click=move |_| connection.submit(text.clone())
             >
                 {prefs.text(Key::SendAgain)}

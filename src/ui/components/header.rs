@@ -4,12 +4,16 @@ use super::{
     connection_badge::ConnectionBadge, language_switch::LanguageSwitch, theme_switch::ThemeSwitch,
     user_badge::UserBadge,
 };
-use crate::ui::css::FOCUS;
+use crate::ui::css::focus;
 use crate::ui::i18n::Key;
 use crate::ui::prefs::Prefs;
 
 /// 44 px to touch, as every control of the header (a gloved finger on a tablet).
-const TOGGLE: &str = "inline-flex min-h-11 min-w-11 items-center justify-center rounded-md border border-slate-300 px-2 py-1 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-emerald-600 dark:border-slate-600";
+macro_rules! toggle {
+    () => {
+        "inline-flex min-h-11 min-w-11 items-center justify-center rounded-md border border-slate-300 px-2 py-1 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-emerald-600 dark:border-slate-600"
+    };
+}
 
 /// Product name, user, connection, language, theme, and the toggles of the side panels.
 #[component]
@@ -19,7 +23,7 @@ pub fn Header() -> impl IntoView {
         <header class="flex flex-wrap items-center gap-x-3 gap-y-2 border-b border-slate-200 bg-white px-3 py-2 dark:border-slate-800 dark:bg-slate-900">
             <button
                 type="button"
-                class=format!("{TOGGLE} md:hidden")
+                class=concat!(toggle!(), " md:hidden")
                 aria-controls="threads"
                 aria-expanded=move || prefs.sidebar.get().to_string()
                 aria-label=prefs.text(Key::ShowThreads)
@@ -30,7 +34,7 @@ pub fn Header() -> impl IntoView {
             // From `md` up the list sits beside the chat; folding it gives a tablet the width.
             <button
                 type="button"
-                class=format!("{TOGGLE} hidden md:inline-flex")
+                class=concat!(toggle!(), " hidden md:inline-flex")
                 aria-controls="threads"
                 aria-expanded=move || (!prefs.threads_folded.get()).to_string()
                 aria-label=Signal::derive(move || {
@@ -50,7 +54,7 @@ pub fn Header() -> impl IntoView {
                 // what waits for a connection. A plain form in a <details>, so it works without
                 // the wasm and ends the server session.
                 <details class="relative">
-                    <summary class=format!("{TOGGLE} cursor-pointer list-none text-sm [&::-webkit-details-marker]:hidden {FOCUS}")>
+                    <summary class=concat!(toggle!(), " cursor-pointer list-none text-sm [&::-webkit-details-marker]:hidden ", focus!())>
                         // An arrow on narrow screens, the word from `sm` up; the name is the word.
                         <span aria-hidden="true" class="sm:hidden">"↪"</span>
                         <span class="sr-only sm:not-sr-only">{prefs.text(Key::SignOut)}</span>
@@ -61,7 +65,7 @@ pub fn Header() -> impl IntoView {
                         class="absolute right-0 z-30 mt-1 w-64 rounded-lg border border-slate-300 bg-white p-3 text-sm shadow-lg dark:border-slate-600 dark:bg-slate-900"
                     >
                         <p>{prefs.text(Key::SignOutAsk)}</p>
-                        <button type="submit" class=format!("{TOGGLE} mt-2 border-red-700 px-3 font-medium text-red-800 dark:border-red-400 dark:text-red-200 {FOCUS}")>
+                        <button type="submit" class=concat!(toggle!(), " mt-2 border-red-700 px-3 font-medium text-red-800 dark:border-red-400 dark:text-red-200 ", focus!())>
                             {prefs.text(Key::SignOutConfirm)}
                         </button>
                     </form>
@@ -71,7 +75,7 @@ pub fn Header() -> impl IntoView {
                 <ThemeSwitch />
                 <button
                     type="button"
-                    class=format!("{TOGGLE} text-sm aria-pressed:bg-emerald-800 aria-pressed:text-white")
+                    class=concat!(toggle!(), " text-sm aria-pressed:bg-emerald-800 aria-pressed:text-white")
                     aria-pressed=move || prefs.hood.get().to_string()
                     aria-controls=move || prefs.hood.get().then_some("hood")
                     on:click=move |_| prefs.hood.update(|open| *open = !*open)

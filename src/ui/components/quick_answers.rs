@@ -2,7 +2,7 @@ use leptos::prelude::*;
 
 use crate::ui::chat::Chat;
 use crate::ui::connection::Connection;
-use crate::ui::css::FOCUS;
+use crate::ui::css::{FOCUS, focus};
 use crate::ui::i18n::Key;
 use crate::ui::prefs::Prefs;
 use crate::ui::state::{ChatState, Verification};
@@ -112,7 +112,7 @@ fn Questions(verification: Verification) -> impl IntoView {
         view! {
             <button
                 type="button"
-                class=format!("min-h-11 rounded-lg bg-emerald-800 px-4 py-2 text-sm font-medium text-white hover:bg-emerald-900 disabled:opacity-50 {FOCUS}")
+                class=concat!("min-h-11 rounded-lg bg-emerald-800 px-4 py-2 text-sm font-medium text-white hover:bg-emerald-900 disabled:opacity-50 ", focus!())
                 disabled=move || picked.with(|p| p.iter().all(Option::is_none))
                 on:click=send_picked
             >
@@ -130,7 +130,7 @@ fn Questions(verification: Verification) -> impl IntoView {
             <div class="mt-3 flex flex-wrap justify-end gap-2">
                 <button
                     type="button"
-                    class=format!("min-h-11 rounded-lg border border-slate-400 px-4 py-2 text-sm font-medium hover:bg-slate-100 dark:border-slate-500 dark:hover:bg-slate-800 {FOCUS}")
+                    class=concat!("min-h-11 rounded-lg border border-slate-400 px-4 py-2 text-sm font-medium hover:bg-slate-100 dark:border-slate-500 dark:hover:bg-slate-800 ", focus!())
                     on:click=move |_| send(skip.clone())
                 >
                     {skip.clone()}

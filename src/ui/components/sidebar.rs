@@ -4,7 +4,7 @@ use super::thread_item::{ThreadItem, ThreadList};
 use crate::ui::api::Sessions;
 use crate::ui::chat::Chat;
 use crate::ui::connection::Connection;
-use crate::ui::css::FOCUS;
+use crate::ui::css::focus;
 use crate::ui::i18n::Key;
 use crate::ui::prefs::Prefs;
 
@@ -46,7 +46,7 @@ pub fn Sidebar() -> impl IntoView {
             <div class="p-3">
                 <button
                     type="button"
-                    class=format!("w-full rounded-lg bg-emerald-800 px-3 py-2 font-medium text-white hover:bg-emerald-900 {FOCUS}")
+                    class=concat!("w-full rounded-lg bg-emerald-800 px-3 py-2 font-medium text-white hover:bg-emerald-900 ", focus!())
                     on:click=move |_| {
                         connection.new_thread();
                         prefs.sidebar.set(false);

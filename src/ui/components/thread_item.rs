@@ -10,7 +10,7 @@ use crate::ui::api::SessionMetadata;
 use crate::ui::api::Sessions;
 use crate::ui::chat::Chat;
 use crate::ui::connection::Connection;
-use crate::ui::css::{FOCUS, MUTED};
+use crate::ui::css::{FOCUS, focus, muted};
 use crate::ui::i18n::{Key, Lang};
 use crate::ui::prefs::Prefs;
 
@@ -162,8 +162,9 @@ pub fn ThreadItem(session: SessionMetadata) -> impl IntoView {
         } else {
             "flex items-center gap-1 rounded-lg hover:bg-slate-100 dark:hover:bg-slate-800"
         };
-        let icon_button = format!(
-            "rounded-md px-2 py-1 text-slate-700 hover:bg-slate-200 dark:text-slate-300 dark:hover:bg-slate-700 {FOCUS}"
+        let icon_button = concat!(
+            "rounded-md px-2 py-1 text-slate-700 hover:bg-slate-200 dark:text-slate-300 dark:hover:bg-slate-700 ",
+            focus!()
         );
         view! {
             <div class=row_class>
@@ -172,14 +173,14 @@ pub fn ThreadItem(session: SessionMetadata) -> impl IntoView {
                     node_ref=open
                     data-action="open"
                     aria-current=move || current().then_some("true")
-                    class=format!("min-w-0 flex-1 rounded-lg px-2 py-2 text-left {FOCUS}")
+                    class=concat!("min-w-0 flex-1 rounded-lg px-2 py-2 text-left ", focus!())
                     on:click=move |_| {
                         connection.open_thread(id.get_value());
                         prefs.sidebar.set(false);
                     }
                 >
                     <span class="block truncate text-sm font-medium">{title_text}</span>
-                    <span class=format!("block text-xs {MUTED}")>
+                    <span class=concat!("block text-xs ", muted!())>
                         <time datetime=last_activity.get_value()>
                             {move || when(&last_activity.get_value(), list.now.get(), prefs.lang.get())}
                         </time>
@@ -188,7 +189,7 @@ pub fn ThreadItem(session: SessionMetadata) -> impl IntoView {
                 <button
                     type="button"
                     node_ref=rename
-                    class=icon_button.clone()
+                    class=icon_button
                     aria-label=move || format!("{}: {}", prefs.t(Key::Rename), title_text())
                     title=prefs.text(Key::Rename)
                     on:click=move |_| start(Mode::Rename, Focus::Input)

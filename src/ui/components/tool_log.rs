@@ -3,7 +3,7 @@ use leptos::prelude::*;
 use super::tool_details::ToolDetails;
 use crate::ui::api::Directory;
 use crate::ui::chat::Chat;
-use crate::ui::css::MUTED;
+use crate::ui::css::{MUTED, muted};
 use crate::ui::i18n::Key;
 use crate::ui::prefs::Prefs;
 use crate::ui::present::{duration_text, status_style, tool_label};
@@ -69,7 +69,7 @@ fn AgentCalls(agent: String, calls: Signal<Vec<usize>>) -> impl IntoView {
     };
     view! {
         <div class="mb-2">
-            <h4 class=format!("text-xs font-semibold tracking-wide uppercase {MUTED}")>{name}</h4>
+            <h4 class=concat!("text-xs font-semibold tracking-wide uppercase ", muted!())>{name}</h4>
             <ul class="flex flex-col gap-1">
                 <For
                     each=move || calls.get()
@@ -95,7 +95,7 @@ fn CallDetails(call: Signal<ToolCall>) -> impl IntoView {
             <summary class="cursor-pointer">
                 <span aria-hidden="true">{move || format!("{} ", style().0)}</span>
                 {move || call.with(|c| tool_label(c, prefs.lang.get()))}
-                <span class=format!("text-xs {MUTED}")>
+                <span class=concat!("text-xs ", muted!())>
                     " · "
                     {move || prefs.t(style().1)}
                     {move || call.with(|c| c.duration_ms()).map(|ms| format!(" · {}", duration_text(ms)))}

@@ -8,7 +8,7 @@ use leptos::prelude::*;
 
 use super::tool_details::ToolDetails;
 use crate::ui::chat::Chat;
-use crate::ui::css::{FOCUS, MUTED};
+use crate::ui::css::{FOCUS, muted};
 use crate::ui::i18n::{Key, tool_about};
 use crate::ui::prefs::Prefs;
 use crate::ui::present::{status_style, tool_label};
@@ -112,7 +112,7 @@ fn ToolCard(
                 prefs.lang.get(),
             )
         })
-        .map(|d| view! { <p class=format!("text-xs {MUTED}")>{d}</p> })
+        .map(|d| view! { <p class=concat!("text-xs ", muted!())>{d}</p> })
     };
     view! {
         <section
