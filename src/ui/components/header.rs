@@ -62,7 +62,7 @@ pub fn Header() -> impl IntoView {
                     <form
                         method="post"
                         action="/logout"
-                        class="absolute right-0 z-30 mt-1 w-64 rounded-lg border border-slate-300 bg-white p-3 text-sm shadow-lg dark:border-slate-600 dark:bg-slate-900"
+                        class="absolute left-0 z-30 mt-1 w-64 rounded-lg sm:right-0 sm:left-auto border border-slate-300 bg-white p-3 text-sm shadow-lg dark:border-slate-600 dark:bg-slate-900"
                     >
                         <p>{prefs.text(Key::SignOutAsk)}</p>
                         <button type="submit" class=concat!(toggle!(), " mt-2 border-red-700 px-3 font-medium text-red-800 dark:border-red-400 dark:text-red-200 ", focus!())>
