@@ -226,13 +226,57 @@ pub(super) fn refers_back(text: &str) -> bool {
     const DETERMINERS: &[&str] = &[
         "dat", "dit", "die", "deze", "that", "this", "those", "these",
     ];
-    let names_own = words.windows(2).any(|p| {
-        DETERMINERS.contains(&p[0]) && !POINTERS.contains(&p[1]) && content_words(p[1]) == 1
-    });
+    // After a verb that opens a question ("may that stay out?", "mag die blijven staan?") the
+    // pointer is the subject itself, not a determiner of the next word.
+    const INVERTING: &[&str] = &[
+        "mag", "mogen", "moet", "moeten", "kan", "kunnen", "is", "zijn", "was", "waren", "zal",
+        "mag", "may", "must", "can", "could", "should", "would", "will", "is", "are", "was",
+        "were", "does", "did", "do", "has", "have", "had", "heeft", "hebben",
+    ];
+    let names_own = words.windows(3).any(|p| {
+        !INVERTING.contains(&p[0])
+            && DETERMINERS.contains(&p[1])
+            && !POINTERS.contains(&p[2])
+            && content_words(p[2]) == 1
+    }) || words
+        .first()
+        .is_some_and(|first| DETERMINERS.contains(first))
+        && words
+            .get(1)
+            .is_some_and(|next| !POINTERS.contains(next) && content_words(next) == 1);
     let pointer = words.iter().any(|w| POINTERS.contains(w)) && !names_own;
     let short_question = text.trim_end().ends_with('?') && words.len() <= 4;
     (pointer && content_words(&normalized) <= 2)
         || (short_question && content_words(&normalized) <= 1)
+        || elliptical(text, &words)
+}
+
+/// "En voor vleesbereidingen?", "And for the minced meat?", "What about the freezer?": a
+/// question that opens by adding to the one before and has no verb of its own borrows the
+/// rest of that question.
+fn elliptical(text: &str, words: &[&str]) -> bool {
+    const ADDING: &[&[&str]] = &[
+        &["en"],
+        &["and"],
+        &["maar"],
+        &["but"],
+        &["what", "about"],
+        &["how", "about"],
+        &["wat", "betreft"],
+        &["ook"],
+        &["also"],
+    ];
+    text.trim_end().ends_with('?')
+        && words.len() <= 10
+        && ADDING.iter().any(|lead| words.starts_with(lead))
+        && !super::observations::has_verb(text)
+        && !words.iter().any(|w| {
+            [
+                "mag", "mogen", "moet", "moeten", "kan", "kunnen", "may", "must", "can", "should",
+                "geldt", "gelden", "applies", "apply",
+            ]
+            .contains(w)
+        })
 }
 
 /// "ja klopt", "ok", "yes, correct", "goed zo", "great, thanks", "noteer die maar": an answer
@@ -326,6 +370,16 @@ pub(super) fn is_confirmation(text: &str) -> bool {
         "down",
         "in",
         "erin",
+        // "Thanks, that's right now", "ok, dan klopt het": time and sequence words add nothing.
+        "now",
+        "nu",
+        "then",
+        "dan",
+        "het",
+        "got",
+        "clear",
+        "understood",
+        "begrepen",
     ];
     let normalized = normalize(text);
     let words: Vec<&str> = normalized.split(' ').filter(|w| !w.is_empty()).collect();
@@ -685,10 +739,28 @@ fn instead_of(text: &str, signal: bool) -> Option<(String, String)> {
 fn not_but(text: &str) -> Option<(String, String)> {
     let trimmed = text.trim().trim_end_matches(['.', '!']);
     let lower = trimmed.to_lowercase();
-    let rest_at = ["nee, niet ", "nee niet ", "niet ", "no, not ", "not "]
-        .iter()
-        .find(|p| lower.starts_with(**p))
-        .map(|p| p.len())?;
+    // "Oh nee, niet …", "Sorry, not …": an exclamation before the denial changes nothing.
+    const EXCLAMATIONS: &[&str] = &[
+        "oh", "o", "ah", "oeps", "oops", "sorry", "nee", "no", "wacht", "wait", "nou", "hmm",
+        "excuus", "pardon", "jeetje", "shit",
+    ];
+    let mut skip = 0;
+    loop {
+        let rest = &lower[skip..];
+        let word_end = rest.find([' ', ',']).unwrap_or(rest.len());
+        if word_end == 0 || !EXCLAMATIONS.contains(&&rest[..word_end]) {
+            break;
+        }
+        let after = rest[word_end..]
+            .find(|c: char| c != ' ' && c != ',')
+            .map_or(rest.len(), |i| word_end + i);
+        skip += after;
+    }
+    let rest_at = skip
+        + ["niet ", "not "]
+            .iter()
+            .find(|p| lower[skip..].starts_with(**p))
+            .map(|p| p.len())?;
     let (cut, len) = [" maar ", " but ", ", "]
         .iter()
         .find_map(|m| lower[rest_at..].find(m).map(|i| (rest_at + i, m.len())))?;
@@ -696,7 +768,30 @@ fn not_but(text: &str) -> Option<(String, String)> {
         return None;
     }
     let old = strip_articles(&trimmed[rest_at..cut]);
-    let new = strip_articles(&trimmed[cut + len..]);
+    // "…, het ging om de sambal goreng", "…, it was the tzatziki": the words that only
+    // introduce the right one.
+    let mut right = trimmed[cut + len..].trim();
+    for lead in [
+        "het ging om ",
+        "het gaat om ",
+        "het ging over ",
+        "het was ",
+        "het is ",
+        "het zijn ",
+        "ik bedoelde ",
+        "ik bedoel ",
+        "it was ",
+        "it is ",
+        "it's ",
+        "i meant ",
+        "i mean ",
+    ] {
+        if right.to_lowercase().starts_with(lead) && right.is_char_boundary(lead.len()) {
+            right = &right[lead.len()..];
+            break;
+        }
+    }
+    let new = strip_articles(right);
     let short = |t: &str| (1..=4).contains(&t.split_whitespace().count());
     (short(&old) && short(&new)).then_some((new, old))
 }
@@ -889,6 +984,17 @@ mod tests {
                 "Klopt niet, het is de tzatziki.",
                 "De tzatziki in de vitrine heeft geen datum.",
             ),
+            // An exclamation before the denial, and the right one introduced.
+            (
+                "Bediening weet niet welke allergenen in de pindasaus zitten.",
+                "Oh nee, niet de pindasaus, het ging om de sambal goreng.",
+                "Bediening weet niet welke allergenen in de sambal goreng zitten.",
+            ),
+            (
+                "The hummus in the counter has no date.",
+                "Sorry, not the hummus but the baba ganoush.",
+                "The baba ganoush in the counter has no date.",
+            ),
         ] {
             let got = correction(said, &state_with(finding));
             assert_eq!(
@@ -916,6 +1022,8 @@ mod tests {
             "ok",
             "Goed zo.",
             "Great, thanks.",
+            "Thanks, that's right now",
+            "ok dan klopt het",
         ] {
             assert!(is_confirmation(yes), "{yes}");
         }
@@ -929,6 +1037,10 @@ mod tests {
             "Moet die naar huis?",
             "Mag dat zo?",
             "How long may that stand out?",
+            "How long may that stay out?",
+            "En voor vleesbereidingen zoals die gekruide spiesen?",
+            "And for the minced beef?",
+            "What about the walk-in freezer?",
             "What should it be?",
             "Hoe koud moet dat zijn?",
         ] {

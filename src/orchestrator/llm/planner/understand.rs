@@ -176,7 +176,10 @@ fn is_report_request(w: &Words) -> bool {
         || w.has("report")
         || w.has("verslag")
         // "Zet het maar in een PDF", "Send me the PDF": the report is the PDF.
-        || w.has("pdf");
+        || w.has("pdf")
+        // "the official write-up", "write it up": the written record of this inspection.
+        || w.has("writeup")
+        || w.any_phrase(&["write up", "write it up", "write this up", "write that up"]);
     let report_verb = w.any(&[
         "genereer",
         "genereren",
@@ -431,6 +434,16 @@ fn asks_about_the_past(text: &str, w: &Words) -> bool {
             "aangetroffen",
             "gevonden",
             "found",
+            // "Is dat eerder ook al eens geconstateerd?": what was seen here before.
+            "geconstateerd",
+            "vastgesteld",
+            "gezien",
+            "opgemerkt",
+            "gesignaleerd",
+            "noticed",
+            "observed",
+            "spotted",
+            "seen",
             "inspectie",
             "inspecties",
             "bevindingen",
@@ -537,9 +550,23 @@ fn is_summary_request(text: &str, w: &Words) -> bool {
                 "logged", "noteerde", "schreef", "opgenomen", "gemeld", "noted", "genoteerd",
                 "opgeschreven", "vastgelegd", "ingevoerd", "entered", "ingesproken", "zei", "said",
                 "told", "vertelde", "noemde", "mentioned", "dicteerde", "dictated",
+            ]) || w.any_phrase(&[
+                "put down",
+                "wrote down",
+                "jotted down",
+                "noted down",
+                "typed in",
+                "schreef op",
+                "opgeschreven",
             ]) || (w.any_phrase(&["did i", "did we", "have i", "have we", "heb ik", "hebben we"])
                 && w.any(&["log", "note", "write", "record", "noteren", "notes", "aantekeningen"]))))
         || (w.has("lees") && w.has("voor"))
+        // "Lees mijn aantekeningen van vandaag even terug", "go over my notes": the inspector's
+        // own notes asked back, not an earlier inspection's.
+        || (asks(text, w)
+            && w.any(&["aantekeningen", "notities", "notes", "bevindingen", "findings"])
+            && w.any(&["mijn", "my", "onze", "our", "terug", "back", "vandaag", "today"])
+            && !w.any(&["vorige", "eerder", "eerdere", "previous", "earlier", "last", "laatste"]))
         // "Welke bevindingen heb ik hier?", "what findings do we have?": this inspection's own.
         || (asks(text, w)
             && w.any(&[
@@ -573,7 +600,8 @@ fn asks(text: &str, w: &Words) -> bool {
     w.list.first().is_some_and(|f| {
         [
             "wat", "welke", "welk", "hoeveel", "what", "which", "how", "remind", "lees", "read",
-            "tell", "vertel", "noem",
+            "tell", "vertel", "noem", "som", "herhaal", "geef", "toon", "list", "repeat", "give",
+            "show",
         ]
         .contains(f)
     }) || text.trim_end().ends_with('?')
@@ -722,17 +750,27 @@ fn is_company_start(text: &str, w: &Words, knowledge: Option<&Knowledge>) -> boo
     // "Next stop: Ghost Kitchen Fictibowls", "Daarna door naar Hersenspinselstraat 146": a move
     // to a registered company (by name or street) starts its inspection.
     let moves = w.any_phrase(&MOVES) || w.any(&["daarna", "straks", "instead", "volgende"]);
+    // "Nu door naar de vishandel in Den Haag": a move to a description the register fits is
+    // a start too; the history agent asks which one is meant.
     if moves
         && let Some(kb) = knowledge
         && let Some(name) = company_query(text)
-        && matches!(kb.resolve_company(&name), Resolution::Match(_))
+        && matches!(
+            kb.resolve_company(&name),
+            Resolution::Match(_) | Resolution::Ask(_)
+        )
     {
         return true;
     }
     if text.trim_end().ends_with('?') && !asks_to_open {
         // "Staat die in het register?", "Bestaat er een lunchroom Zonnewijzer in het
-        // register?": a company looked up, whether or not it is registered.
-        return w.has("register") && !w.has("kvk");
+        // register?": a company looked up, whether or not it is registered. So is a business
+        // named by its kind and its own name in a question about nothing on the premises
+        // ("… ook Lunchroom Klaproos aan de overkant, staat die erin?", "How about Viskraam
+        // Meeuwenbocht then?").
+        let names_business =
+            concerns(text).is_empty() && knowledge.is_some_and(|kb| names_kind_and_name(text, kb));
+        return (w.has("register") && !w.has("kvk")) || names_business;
     }
     let Some(kb) = knowledge else {
         return false;
@@ -755,6 +793,32 @@ fn is_company_start(text: &str, w: &Words, knowledge: Option<&Knowledge>) -> boo
                     && kb.names_a_business(text))
         }
     }
+}
+
+/// "Lunchroom Klaproos", "Viskraam Meeuwenbocht": a kind of business (or a city) beside a
+/// capitalised word that does not open a sentence: a business named by its own name. An
+/// abbreviation ("BHV-diploma", "NVWA") or a word opening a sentence ("… shifts. Anything
+/// …") is no name.
+fn names_kind_and_name(text: &str, kb: &Knowledge) -> bool {
+    let tokens: Vec<&str> = text.split_whitespace().collect();
+    let name = |i: usize| {
+        let raw = tokens[i];
+        let opens_sentence = i == 0 || tokens[i - 1].ends_with(['.', '!', '?', ':']);
+        let w = raw.trim_matches(|c: char| !c.is_alphanumeric());
+        let mut chars = w.chars();
+        !opens_sentence
+            && chars.next().is_some_and(char::is_uppercase)
+            && w.chars().count() >= 3
+            && chars.all(|c| c.is_lowercase())
+    };
+    // A word of food law ("Hygiene Code", "Horeca") is no business's own name.
+    let own = |i: usize| {
+        name(i) && !kb.corpus_uses(&normalize(tokens[i].trim_matches(|c: char| !c.is_alphanumeric())))
+    };
+    let names: Vec<usize> = (1..tokens.len()).filter(|&i| own(i)).collect();
+    // A kind or a city anywhere with one name ("ook Lunchroom Klaproos aan de overkant"), or
+    // a name of two words or more ("Oceanic Blue Trading").
+    (!names.is_empty() && kb.names_a_business(text)) || names.windows(2).any(|p| p[1] == p[0] + 1)
 }
 
 fn is_help(w: &Words) -> bool {
