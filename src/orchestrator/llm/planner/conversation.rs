@@ -370,6 +370,27 @@ pub(super) fn is_confirmation(text: &str) -> bool {
         "down",
         "in",
         "erin",
+        // "Ja, die bedoel ik", "yes, that's the one I mean".
+        "bedoel",
+        "bedoelde",
+        "mean",
+        "meant",
+        "ik",
+        "i",
+        "one",
+        // "Yep, leave it like that", "Klopt, zo laten staan", "Akkoord, ga door".
+        "leave",
+        "like",
+        "keep",
+        "laten",
+        "staan",
+        "houden",
+        "ga",
+        "door",
+        "go",
+        "ahead",
+        "verder",
+        "way",
         // "Thanks, that's right now", "ok, dan klopt het": time and sequence words add nothing.
         "now",
         "nu",
@@ -382,6 +403,19 @@ pub(super) fn is_confirmation(text: &str) -> bool {
         "begrepen",
     ];
     let normalized = normalize(text);
+    // "Zo is het", "that's it": agreeing in words that are all filler.
+    if [
+        "zo is het",
+        "dat is het",
+        "zo klopt het",
+        "that s it",
+        "that is it",
+        "spot on",
+    ]
+    .contains(&normalized.as_str())
+    {
+        return true;
+    }
     let words: Vec<&str> = normalized.split(' ').filter(|w| !w.is_empty()).collect();
     !words.is_empty()
         && words.len() <= 6
@@ -477,6 +511,18 @@ const SIGNALS: &[&str] = &[
     "correct",
     "make",
     "instead",
+    "verbeter",
+    "verbeteren",
+    "aanpassing",
+    "typfout",
+    "tikfout",
+    "amend",
+    "nope",
+    "wijziging",
+    "vervang",
+    "replace",
+    "edit",
+    "revise",
 ];
 
 /// The correction this turn makes to a finding of the open inspection, if it is one: "X,
@@ -501,7 +547,15 @@ pub(super) fn correction(text: &str, state: &InspectionState) -> Option<Correcti
         None => state.open_findings().last()?,
     };
     let padded = format!(" {normalized} ");
-    let signal = words.iter().any(|w| SIGNALS.contains(w))
+    // "No, it was 16.", "No, 16": a short denial with a figure or a pointer after it.
+    let denial = words.len() <= 6
+        && words.first() == Some(&"no")
+        && words.get(1).is_some_and(|w| {
+            w.chars().all(|c| c.is_ascii_digit()) || ["it", "that", "its", "was"].contains(w)
+        });
+    let signal = denial
+        || words.iter().any(|w| SIGNALS.contains(w))
+        || padded.contains(" re measured ")
         || [
             " klopt niet ",
             " not right ",
@@ -531,7 +585,7 @@ pub(super) fn correction(text: &str, state: &InspectionState) -> Option<Correcti
             description,
         });
     }
-    if let Some((new, old)) = instead_of(text, signal)
+    if let Some((new, old)) = replaced_by(text).or_else(|| instead_of(text, signal))
         && let Some(description) = replace_value(&finding.description, &new, &old)
     {
         return Some(Correction {
@@ -600,10 +654,55 @@ pub(super) fn correction(text: &str, state: &InspectionState) -> Option<Correcti
     None
 }
 
-/// The thing named after "ik bedoel(de)", "het was", "I meant", "it was": one to three words,
-/// no figures.
+/// "Vervang granola door chiapudding", "replace the granola with the chia pudding", "change
+/// aioli to tzatziki": (new, old).
+fn replaced_by(text: &str) -> Option<(String, String)> {
+    let trimmed = text.trim().trim_end_matches(['.', '!']);
+    let lower = trimmed.to_lowercase();
+    for (verb, link) in [
+        ("vervang ", " door "),
+        ("verander ", " in "),
+        ("verander ", " naar "),
+        ("replace ", " with "),
+        ("replace ", " by "),
+        ("change ", " to "),
+        ("change ", " into "),
+    ] {
+        let Some(at) = lower.find(verb) else { continue };
+        let from = at + verb.len();
+        let Some(cut) = lower[from..].find(link).map(|i| from + i) else {
+            continue;
+        };
+        if !trimmed.is_char_boundary(from) || !trimmed.is_char_boundary(cut + link.len()) {
+            continue;
+        }
+        let old = strip_articles(&trimmed[from..cut]);
+        let new = strip_articles(&trimmed[cut + link.len()..]);
+        let short = |t: &str| (1..=4).contains(&t.split_whitespace().count());
+        if short(&old) && short(&new) && !["that", "dat", "het", "it"].contains(&old.as_str()) {
+            return Some((new, old));
+        }
+    }
+    None
+}
+
+/// The thing named after "ik bedoel(de)", "het was", "I meant", "it was" (or after a colon
+/// once a correction is announced: "Wrong product: chia pudding"): one to three words, no
+/// figures, not a pronoun ("ja, die bedoel ik" names nothing).
 fn meant_thing(text: &str) -> Option<String> {
     let lower = text.to_lowercase();
+    let thing = |rest: &str| {
+        let new = strip_articles(rest);
+        let count = new.split_whitespace().count();
+        let pronoun = normalize(&new).split(' ').all(|w| {
+            [
+                "ik", "die", "dat", "het", "deze", "dit", "i", "it", "that", "this", "one", "me",
+            ]
+            .contains(&w)
+        });
+        ((1..=3).contains(&count) && !new.chars().any(|c| c.is_ascii_digit()) && !pronoun)
+            .then_some(new)
+    };
     let (at, len) = [
         "ik bedoelde ",
         "ik bedoel ",
@@ -619,7 +718,8 @@ fn meant_thing(text: &str) -> Option<String> {
         "it is ",
     ]
     .iter()
-    .find_map(|m| lower.find(m).map(|i| (i, m.len())))?;
+    .find_map(|m| lower.find(m).map(|i| (i, m.len())))
+    .or_else(|| lower.find(": ").map(|i| (i, 2)))?;
     if !text.is_char_boundary(at + len) {
         return None;
     }
@@ -628,9 +728,7 @@ fn meant_thing(text: &str) -> Option<String> {
         .next()
         .unwrap_or("")
         .trim();
-    let new = strip_articles(rest);
-    let count = new.split_whitespace().count();
-    ((1..=3).contains(&count) && !new.chars().any(|c| c.is_ascii_digit())).then_some(new)
+    thing(rest)
 }
 
 /// `description` with its subject (the first word, after an article) replaced by `new`.
@@ -984,6 +1082,32 @@ mod tests {
                 "Klopt niet, het is de tzatziki.",
                 "De tzatziki in de vitrine heeft geen datum.",
             ),
+            // Announced by a word of correcting, a short denial, a replacement.
+            (
+                "The walk-in cooler is at 14 °C.",
+                "No, it was 16.",
+                "The walk-in cooler is at 16 °C.",
+            ),
+            (
+                "De soep in de bain-marie is 48 graden.",
+                "Typfout, moet 46 graden zijn",
+                "De soep in de bain-marie is 46 graden.",
+            ),
+            (
+                "The walk-in cooler is at 14 °C.",
+                "Amend the last finding: 16 °C",
+                "The walk-in cooler is at 16 °C.",
+            ),
+            (
+                "De granola op het buffet heeft geen allergeneninformatie.",
+                "Vervang granola door chiapudding",
+                "De chiapudding op het buffet heeft geen allergeneninformatie.",
+            ),
+            (
+                "Aioli in the display fridge has no date.",
+                "Wrong product: tzatziki",
+                "Tzatziki in the display fridge has no date.",
+            ),
             // An exclamation before the denial, and the right one introduced.
             (
                 "Bediening weet niet welke allergenen in de pindasaus zitten.",
@@ -1012,6 +1136,9 @@ mod tests {
             None
         );
         assert_eq!(correction("De vriezer staat op -12 °C.", &state), None);
+        // A pronoun names no new subject.
+        assert_eq!(correction("Ja, die bedoel ik", &state), None);
+        assert_eq!(correction("No soap at the basin.", &state), None);
     }
 
     #[test]
@@ -1024,6 +1151,10 @@ mod tests {
             "Great, thanks.",
             "Thanks, that's right now",
             "ok dan klopt het",
+            "Yep, leave it like that",
+            "Klopt, zo laten staan",
+            "Akkoord, ga door",
+            "Zo is het",
         ] {
             assert!(is_confirmation(yes), "{yes}");
         }

@@ -34,6 +34,8 @@ mod history;
 mod lang;
 mod observations;
 pub mod pool;
+#[cfg(test)]
+mod probe;
 mod regulation;
 mod reporting;
 mod text;
