@@ -34,8 +34,6 @@ mod history;
 mod lang;
 mod observations;
 pub mod pool;
-#[cfg(test)]
-mod probe;
 mod regulation;
 mod reporting;
 mod text;
