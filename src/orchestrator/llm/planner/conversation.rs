@@ -269,7 +269,7 @@ fn elliptical(text: &str, words: &[&str]) -> bool {
     text.trim_end().ends_with('?')
         && words.len() <= 10
         && ADDING.iter().any(|lead| words.starts_with(lead))
-        && !super::observations::has_verb(text)
+        && !super::observations::has_listed_verb(text)
         && !words.iter().any(|w| {
             [
                 "mag", "mogen", "moet", "moeten", "kan", "kunnen", "may", "must", "can", "should",

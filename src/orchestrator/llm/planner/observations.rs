@@ -744,6 +744,12 @@ pub(super) fn has_verb(clause: &str) -> bool {
     words.len() >= 2 && words.iter().any(|w| VERBS.contains(w) || participle(w))
 }
 
+/// A verb from the list of finite forms (a participle used as an adjective, "minced beef",
+/// does not count).
+pub(super) fn has_listed_verb(clause: &str) -> bool {
+    normalize(clause).split(' ').any(|w| VERBS.contains(&w))
+}
+
 /// A past participle ("gesteriliseerd", "gevonden", "cleaned", "stored"): the clause says
 /// what was done or found, which makes it an observation of its own.
 fn participle(word: &str) -> bool {
