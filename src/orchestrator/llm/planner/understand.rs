@@ -1348,6 +1348,102 @@ pub(super) fn company_query(text: &str) -> Option<String> {
 mod tests {
     use super::*;
 
+    /// Issue 32, kinds 1, 2, 3 and 6: what a turn asks, read against an open inspection with one
+    /// finding, in phrasings written from the domain.
+    #[test]
+    fn turns_read_against_the_open_inspection() {
+        let kb = Knowledge::load().expect("embedded data loads");
+        let state = InspectionState {
+            company: Some(CompanyRef {
+                kvk: "99990001".to_owned(),
+                name: "Trattoria Finta Fiore".to_owned(),
+                ..CompanyRef::default()
+            }),
+            findings: vec![crate::orchestrator::inspection::Finding {
+                number: 1,
+                description: "De koelvitrine met salades is 14 graden.".to_owned(),
+                category: "temperature".to_owned(),
+                severity: "matig".to_owned(),
+                regulation_ids: Vec::new(),
+                inspection: 1,
+                recovered: false,
+            }],
+            ..InspectionState::default()
+        };
+        let cases: &[(&str, Intent)] = &[
+            // The inspector's own words of this visit asked back.
+            ("Geef me een overzicht", Intent::Summary),
+            ("Hoeveel bevindingen zijn het nu?", Intent::Summary),
+            ("Which issues did I mention?", Intent::Summary),
+            ("Wat hebben we hier allemaal gevonden?", Intent::Summary),
+            ("Show me the findings", Intent::Summary),
+            ("What did I say about the fridge?", Intent::Summary),
+            ("Som even op wat ik hier genoteerd heb", Intent::Summary),
+            // Earlier visits.
+            ("Is dit een herhaling van vorig jaar?", Intent::History),
+            ("Any history of pests here?", Intent::History),
+            ("When did we last inspect them?", Intent::History),
+            ("Is dit bedrijf eerder in de fout gegaan?", Intent::History),
+            ("Hoe ging het in 2022?", Intent::History),
+            ("Is this a repeat issue?", Intent::History),
+            ("Wat stond er in het vorige rapport?", Intent::History),
+            ("Is dat eerder ook al eens geconstateerd?", Intent::History),
+            // A duty asked is no question about the past.
+            (
+                "How often should the fire extinguishers in the kitchen be checked?",
+                Intent::RegulationQuestion,
+            ),
+            // Moving on to another company, by name or by description.
+            (
+                "Klaar hier, we gaan naar Sushi Fikusho",
+                Intent::InspectionStart,
+            ),
+            ("Andere zaak: Fabelstad Vers", Intent::InspectionStart),
+            (
+                "Done here. Next is Hayalet Grill in Arnhem",
+                Intent::InspectionStart,
+            ),
+            (
+                "We zijn klaar bij de trattoria, nu Sushi Fikusho",
+                Intent::InspectionStart,
+            ),
+            ("Nu de broodjeszaak in Maastricht", Intent::InspectionStart),
+            (
+                "Dat was het hier. Nu door naar de vishandel in Den Haag",
+                Intent::InspectionStart,
+            ),
+            // A business asked after during the inspection.
+            (
+                "De eigenaar zegt dat hij ook Lunchroom Klaproos aan de overkant heeft, staat die erin?",
+                Intent::InspectionStart,
+            ),
+            ("Is Sushi Hanami ingeschreven?", Intent::InspectionStart),
+            (
+                "Moet er iemand met een BHV-diploma aanwezig zijn als de zaak open is?",
+                Intent::RegulationQuestion,
+            ),
+            // Corrections and confirmations record nothing new.
+            ("Typfout, moet 16 graden zijn", Intent::Correction),
+            ("No, it was 16.", Intent::Correction),
+            ("Ja, die bedoel ik", Intent::Chatter),
+            ("Yep, leave it like that", Intent::Chatter),
+            ("Akkoord, ga door", Intent::Chatter),
+            // Observations stay observations.
+            ("No soap at the hand basin in the kitchen", Intent::Finding),
+            (
+                "Walk-in cooler at 10 °C, no pest control contract on file",
+                Intent::Finding,
+            ),
+        ];
+        let missed: Vec<String> = cases
+            .iter()
+            .map(|(text, want)| (text, want, understand(text, &state, Some(&kb))))
+            .filter(|(_, want, got)| want != &got)
+            .map(|(text, want, got)| format!("{text}: {got:?}, expected {want:?}"))
+            .collect();
+        assert!(missed.is_empty(), "{}", missed.join("\n"));
+    }
+
     /// Issue 32, kind 1: for every company of the register, a move to it from another open
     /// company, said in any of the ways inspectors go on, starts its inspection and names it.
     #[test]
