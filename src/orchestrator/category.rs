@@ -258,6 +258,7 @@ pub fn category(text: &str) -> &'static str {
             "kerntemperatuur",
             "opwarm",
             "reheat",
+            "pasteuris",
         ],
         &[],
     ) || words.iter().any(|w| {
@@ -265,7 +266,18 @@ pub fn category(text: &str) -> &'static str {
         ["ongekoel", "unchill", "uncool", "ungekoel"]
             .iter()
             .any(|p| w.starts_with(p))
+            // "pasteurisatietemperatuur", "kooktemperatuur": a compound ending in the word.
+            || w.ends_with("temperatuur")
+            || w.ends_with("temperaturen")
     }) || phrase(&[
+        // Food left out of the cold: "the platter has been out since 6:30".
+        "been out",
+        "out since",
+        "left out",
+        "sitting out",
+        "standing out",
+        "staat buiten",
+        "staan buiten",
         "room temperature",
         "out of the cold",
         "buiten de koeling",
@@ -288,7 +300,12 @@ pub fn category(text: &str) -> &'static str {
         "no hand wash sink",
         "geen handwasgelegenheid",
     ]) || (about(&["handenwasbak", "wastafel", "fonteintje"], &[])
-        && phrase(&["ontbreekt", "ontbreken", "is missing"]));
+        && phrase(&["ontbreekt", "ontbreken", "is missing"])
+        // "Bij het fonteintje ontbreekt zeep": what is missing at the basin is hand hygiene.
+        && !about(
+            &["zeep", "soap", "handdoek", "towel", "papier", "paper", "doekje"],
+            &[],
+        ));
     if no_basin {
         return "building";
     }
@@ -313,11 +330,16 @@ pub fn category(text: &str) -> &'static str {
         .iter()
         .any(|e| w.contains(e))
     });
+    // "vastgekoekte vleesresten", "deegresten": leftovers, whatever stuck them there.
+    let leftovers = words
+        .iter()
+        .any(|w| w.ends_with("resten") || w.ends_with("residu") || w.ends_with("koekte"));
     if equipment
-        && about(
-            &["vlek", "stain", "beschimmel", "schimmel", "mould", "mold"],
-            &["oud", "oude", "old", "resten", "residue"],
-        )
+        && (leftovers
+            || about(
+                &["vlek", "stain", "beschimmel", "schimmel", "mould", "mold"],
+                &["oud", "oude", "old", "resten", "residue"],
+            ))
     {
         return "hygiene";
     }
@@ -378,8 +400,16 @@ pub fn category(text: &str) -> &'static str {
             "handschoen",
             "glove",
             "rookt",
-            "smok",
+            // "smoking", "smokes", not "smoked salmon".
+            "smoking",
+            "smokes",
             "asbak",
+            // Waste containers by their own names.
+            "pedaalemmer",
+            "prullenbak",
+            "vuilnisemmer",
+            "afvalemmer",
+            "kliko",
             "peuk",
             "afwas",
             "ring",
@@ -397,7 +427,7 @@ pub fn category(text: &str) -> &'static str {
             "handwas",
         ],
         &[
-            "ill", "bin", "bins", "hands", "vet", "vette", "cut", "cuts", "wound",
+            "ill", "bin", "bins", "hands", "vet", "vette", "cut", "cuts", "wound", "smoke", "emmer",
         ],
     ) {
         return "hygiene";

@@ -2,7 +2,8 @@
 //! thread per conversation, approvals granted (or declined where a turn says
 //! `report_declined`). The first set (`tests/eval/inspector_turns.json`) and the second set of
 //! issue 32, in its tuning part (`inspector_turns_2.json`) and its held-aside parts
-//! (`held_aside.json`, and the sealed `held_aside_3.json`), each scored on its own: a turn passes when all its expectations hold
+//! (`held_aside.json`, and the sealed `held_aside_3.json`), and the fourth domain set
+//! (`tuning_4.json`), each scored on its own: a turn passes when all its expectations hold
 //! (the keys are defined in `tests/eval/README.md`). The test prints every miss, the turns and
 //! checks passed per file and, for the second set, per kind; it fails when a file scores below
 //! the mark it has reached, so a regression shows.
@@ -28,10 +29,12 @@ struct Set {
 
 /// The first set (223/234 turns reached), the second set's tuning part (362/375, with the 24
 /// conversations of the third round) and its first held-aside part (126/131: its misses have
-/// been read, so it is no longer clean), and the third, sealed held-aside set
-/// (`held_aside_3.json`, written from the domain and the data files only: 75/167 turns at its
-/// first run, 88/167 after the general rules of issue 32's second round, 91/167 after the
-/// third; the agent's honest score on unseen talk).
+/// been read, so it is no longer clean), the fourth domain set of issue 32's fourth round
+/// (`tuning_4.json`: 113/154 at its first run, 195/197 with its 10 later conversations), and
+/// the third, sealed held-aside set (`held_aside_3.json`, written from the domain and the data
+/// files only: 75/167 turns at its first run, 88/167 after the general rules of issue 32's
+/// second round, 91/167 after the third, 99/167 after the fourth; the agent's honest score on
+/// unseen talk).
 const SETS: &[Set] = &[
     Set {
         file: "inspector_turns.json",
@@ -49,8 +52,13 @@ const SETS: &[Set] = &[
         sealed: false,
     },
     Set {
+        file: "tuning_4.json",
+        mark: 0.989,
+        sealed: false,
+    },
+    Set {
         file: "held_aside_3.json",
-        mark: 0.544,
+        mark: 0.592,
         sealed: true,
     },
 ];
@@ -734,7 +742,13 @@ async fn inspectors_are_served_by_the_embedded_agent() {
         .collect();
     let server = TestServer::start_with(|c| c.runs_per_minute = 100_000).await;
     let mut scores = Vec::new();
-    for &Set { file, mark, sealed } in SETS {
+    // `EVAL_SETS=a.json,b.json` runs only those files (a quicker loop while tuning); unset, all run.
+    let only = std::env::var("EVAL_SETS").ok();
+    let chosen = |file: &str| {
+        only.as_deref()
+            .is_none_or(|list| list.split(',').any(|f| f.trim() == file))
+    };
+    for &Set { file, mark, sealed } in SETS.iter().filter(|s| chosen(s.file)) {
         let (tally, kinds, report) = run_set(&server, file, &names).await;
         if sealed {
             eprintln!("{file}: sealed, {} misses not shown", report.len());

@@ -293,11 +293,33 @@ pub fn in_order(sentence: &str) -> Vec<Field> {
     if wrong(sentence) {
         return Vec::new();
     }
-    if SUBJECTS[0]
-        .1
-        .iter()
-        .any(|p| text.contains(&format!(" {p}")))
-    {
+    // Whole words, and not as the first part of a name: "no pest control contract" and
+    // "geen ongediertebestrijdingscontract" say that something is missing, not that there
+    // are no pests.
+    const PEST_MEASURES: &[&str] = &[
+        "control",
+        "contract",
+        "controller",
+        "management",
+        "logbook",
+        "log",
+        "proofing",
+        "plan",
+        "records",
+        "monitoring",
+        "company",
+        "bestrijding",
+        "bestrijder",
+        "wering",
+    ];
+    let no_pests = SUBJECTS[0].1.iter().any(|p| {
+        let phrase = format!(" {p} ");
+        text.match_indices(&phrase).any(|(at, _)| {
+            let next = text[at + phrase.len()..].split(' ').next().unwrap_or("");
+            !PEST_MEASURES.contains(&next)
+        })
+    });
+    if no_pests {
         return vec![Field::NoPests];
     }
     if !IN_ORDER.iter().any(|p| text.contains(&format!(" {p} "))) {
@@ -438,6 +460,8 @@ mod tests {
             vec![Field::NoPests]
         );
         assert_eq!(in_order("No signs of pests anywhere"), vec![Field::NoPests]);
+        assert!(in_order("no pest control contract on file").is_empty());
+        assert!(in_order("Geen ongediertebestrijdingscontract aanwezig").is_empty());
         assert!(in_order("De vloer is niet schoon").is_empty());
         assert!(in_order("De vloer is schoon maar de afvoer is vies").is_empty());
         assert!(in_order("De koelcel staat op 9 graden").is_empty());

@@ -420,12 +420,7 @@ pub(super) fn covered(question: &str, search: &Value, knowledge: Option<&Knowled
     }
     // A subject word that no article of the whole corpus uses ("kassabon", "leerling",
     // "detectors") names something the corpus has nothing on.
-    let foreign = knowledge.map_or(0, |kb| {
-        subject_words(question)
-            .iter()
-            .filter(|w| !kb.corpus_uses(w))
-            .count()
-    });
+    let foreign = foreign_words(question, knowledge);
     let food = !concerns(question).is_empty();
     // A temperature or a keeping time asked is food-safety law, unless it is asked about
     // something the corpus never names ("hoeveel uur per week mag de leerling werken?"); a
@@ -449,13 +444,18 @@ pub(super) fn covered(question: &str, search: &Value, knowledge: Option<&Knowled
 /// of the corpus or one article speaks of most of the subject (words scattered over several
 /// articles, "emergency" in one and "room" in another, are no answer).
 pub(super) fn speaks_of(text: &str, search: &Value, knowledge: Option<&Knowledge>) -> bool {
-    let foreign = knowledge.map_or(0, |kb| {
+    let foreign = foreign_words(text, knowledge);
+    retrieval_covers(text, search) && (foreign == 0 || best_article_share(text, search) > 0.5)
+}
+
+/// How many subject words of `text` no article of the corpus uses.
+pub(super) fn foreign_words(text: &str, knowledge: Option<&Knowledge>) -> usize {
+    knowledge.map_or(0, |kb| {
         subject_words(text)
             .iter()
             .filter(|w| !kb.corpus_uses(w))
             .count()
-    });
-    retrieval_covers(text, search) && (foreign == 0 || best_article_share(text, search) > 0.5)
+    })
 }
 
 /// The question asks for a temperature: cold and heat of food are food-safety law.
@@ -653,7 +653,17 @@ const ELSEWHERE: &[(&[&str], &str, &str)] = &[
     ),
     (
         &[
-            " rook", "roken", "smok", "tabak", "tobacco", "sigaret", "cigaret",
+            " rook ",
+            "roken",
+            "rookt",
+            "rookverbod",
+            "rookruimte",
+            "rookplek",
+            "smoking",
+            "tabak",
+            "tobacco",
+            "sigaret",
+            "cigaret",
         ],
         "Het rookverbod en rookruimtes staan in de Tabaks- en rookwarenwet; die valt buiten deze bronnen over voedselveiligheid.",
         "The smoking ban and smoking rooms are in the Tabaks- en rookwarenwet (Tobacco and Smoking Products Act), outside these food-safety sources.",
@@ -730,6 +740,16 @@ const ELSEWHERE: &[(&[&str], &str, &str)] = &[
             "opening hours",
             "bestemmingsplan",
             "zoning",
+            "parkeer",
+            "parkeren",
+            "geparkeerd",
+            "parking",
+            " parked",
+            "stoep",
+            "sidewalk",
+            "pavement",
+            "openbare weg",
+            "public road",
         ],
         "Vergunningen (standplaats, evenement, terras, exploitatie) verleent de gemeente onder haar APV en het omgevingsplan; vraag het de gemeente waar het bedrijf staat.",
         "Permits (a pitch, an event, a terrace, operating) are issued by the municipality (gemeente) under its local bye-laws (APV) and zoning plan; ask the municipality where the business is.",
@@ -752,11 +772,55 @@ const ELSEWHERE: &[(&[&str], &str, &str)] = &[
     ),
 ];
 
+/// Where subjects are regulated that [`ELSEWHERE`] names only by their authority: privacy,
+/// asbestos and refrigerant gases.
+const ELSEWHERE_MORE: &[(&[&str], &str, &str)] = &[
+    (
+        &[
+            "camera",
+            "privacy",
+            "persoonsgegeven",
+            "personal data",
+            "avg",
+            "gdpr",
+            "filmen",
+            "filming",
+            "filmed",
+            "gefilmd",
+            "surveillance",
+            "bewaking",
+        ],
+        "Camera's op de werkvloer en andere persoonsgegevens vallen onder de Algemene verordening gegevensbescherming (AVG); toezicht door de Autoriteit Persoonsgegevens.",
+        "Cameras at work and other personal data fall under the General Data Protection Regulation (GDPR, in Dutch AVG); the Dutch Data Protection Authority (Autoriteit Persoonsgegevens) supervises it.",
+    ),
+    (
+        &["asbest", "asbestos"],
+        "Asbest (inventarisatie, verwijderen) regelen het Bouwbesluit/Besluit bouwwerken leefomgeving en het Arbobesluit; een sloopmelding gaat naar de gemeente, toezicht door de gemeente of de omgevingsdienst en de Nederlandse Arbeidsinspectie.",
+        "Asbestos (surveys, removal) is governed by the Besluit bouwwerken leefomgeving and the Arbobesluit; a removal is notified to the municipality (gemeente), and the municipality or the environmental service (omgevingsdienst) and the Netherlands Labour Inspectorate (Nederlandse Arbeidsinspectie) supervise it.",
+    ),
+    (
+        &[
+            "f gas",
+            "fgas",
+            "koudemiddel",
+            "refrigerant",
+            "lektest",
+            "leak test",
+            "lekdichtheid",
+            "broeikasgas",
+            "greenhouse gas",
+        ],
+        "Koudemiddelen en F-gassen in koelinstallaties (lekcontroles, certificering van installateurs) regelen de EU-F-gassenverordening en de Regeling gefluoreerde broeikasgassen; toezicht door de ILT (Inspectie Leefomgeving en Transport).",
+        "Refrigerants and F-gases in cooling installations (leak checks, certified installers) are governed by the EU F-gas Regulation and the Dutch rules on fluorinated greenhouse gases; the ILT (Inspectie Leefomgeving en Transport, the Human Environment and Transport Inspectorate) supervises them.",
+    ),
+];
+
 /// A question outside the corpus: say so, and where it is regulated.
 pub(super) fn not_covered(question: &str, lang: Lang) -> String {
     let n = format!(" {} ", normalize(question));
-    let mut places: Vec<&str> = ELSEWHERE
+    let mut places: Vec<&str> = ELSEWHERE_MORE
         .iter()
+        .chain(ELSEWHERE)
         .filter(|(stems, _, _)| stems.iter().any(|s| n.contains(s)))
         .map(|(_, nl, en)| if lang == Lang::Nl { *nl } else { *en })
         .take(2)
@@ -875,6 +939,38 @@ mod tests {
             Lang::Nl,
         );
         assert!(tax.contains("Belastingdienst"), "{tax}");
+        for (question, lang, authority) in [
+            (
+                "The owner films the kitchen staff with cameras all day, is that allowed?",
+                Lang::En,
+                "Autoriteit Persoonsgegevens",
+            ),
+            (
+                "Moet er een asbestinventarisatie komen voor het oude schuurtje?",
+                Lang::Nl,
+                "Arbeidsinspectie",
+            ),
+            (
+                "Who checks the refrigerant leak tests of the cold store?",
+                Lang::En,
+                "ILT",
+            ),
+            (
+                "Mag de foodtruck op de stoep staan tijdens de verkoop?",
+                Lang::Nl,
+                "gemeente",
+            ),
+        ] {
+            let answer = not_covered(question, lang);
+            assert!(answer.contains(authority), "{question}: {answer}");
+            // A smokehouse ("rookhok") is no question about smoking.
+            assert!(!answer.contains("rookwarenwet"), "{question}: {answer}");
+        }
+        let smokehouse = not_covered(
+            "Moet het rookhok een asbestinventarisatie hebben?",
+            Lang::Nl,
+        );
+        assert!(!smokehouse.contains("rookwarenwet"), "{smokehouse}");
         // Nothing recognised: the neighbouring authorities, never a corpus source.
         let other = not_covered("Mag de winkel op zondag open zijn?", Lang::Nl);
         for authority in ["gemeente", "Arbeidsinspectie", "omgevingsdienst"] {

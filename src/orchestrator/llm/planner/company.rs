@@ -12,7 +12,7 @@ use super::thread::{Outcome, Thread, str_at};
 use super::understand::{Choice, Intent, choice_answer, company_query};
 use super::{MAX_TOOL_TURNS, Step, tool_error_answer};
 use crate::orchestrator::inspection::{CompanyCheck, CompanyDecision, CompanyRef};
-use crate::orchestrator::knowledge::find_kvk;
+use crate::orchestrator::knowledge::{Resolution, find_kvk};
 use crate::orchestrator::tools::{CHECK_COMPANY_EXISTS, GET_COMPANY_INFO, GET_INSPECTION_HISTORY};
 
 pub(super) fn history_agent(thread: &Thread, allowed: &HashSet<&str>) -> Step {
@@ -90,7 +90,29 @@ pub(super) fn history_agent(thread: &Thread, allowed: &HashSet<&str>) -> Step {
         if let Some(kvk) = find_kvk(&text) {
             return Step::Call(vec![(CHECK_COMPANY_EXISTS, json!({ "kvk": kvk }))]);
         }
-        return match company_query(&text) {
+        // "Done here. Next is Hayalet Grill in Arnhem": when the words after the command do
+        // not resolve, a registered name written out in full (not the open company's) is the
+        // one meant.
+        let query = company_query(&text);
+        let resolves = |q: &String| {
+            thread.knowledge.is_some_and(|kb| {
+                matches!(
+                    kb.resolve_company(q),
+                    Resolution::Match(_) | Resolution::Ask(_)
+                )
+            })
+        };
+        if !query.as_ref().is_some_and(resolves)
+            && let Some(named) = thread.knowledge.and_then(|kb| kb.named_in(&text))
+            && thread
+                .inspection
+                .company
+                .as_ref()
+                .is_none_or(|open| open.kvk != named.kvk)
+        {
+            return Step::Call(vec![(CHECK_COMPANY_EXISTS, json!({ "kvk": named.kvk }))]);
+        }
+        return match query {
             Some(name) => Step::Call(vec![(CHECK_COMPANY_EXISTS, json!({ "name": name }))]),
             None => Step::Say(ask_company_text(lang)),
         };

@@ -226,13 +226,57 @@ pub(super) fn refers_back(text: &str) -> bool {
     const DETERMINERS: &[&str] = &[
         "dat", "dit", "die", "deze", "that", "this", "those", "these",
     ];
-    let names_own = words.windows(2).any(|p| {
-        DETERMINERS.contains(&p[0]) && !POINTERS.contains(&p[1]) && content_words(p[1]) == 1
-    });
+    // After a verb that opens a question ("may that stay out?", "mag die blijven staan?") the
+    // pointer is the subject itself, not a determiner of the next word.
+    const INVERTING: &[&str] = &[
+        "mag", "mogen", "moet", "moeten", "kan", "kunnen", "is", "zijn", "was", "waren", "zal",
+        "mag", "may", "must", "can", "could", "should", "would", "will", "is", "are", "was",
+        "were", "does", "did", "do", "has", "have", "had", "heeft", "hebben",
+    ];
+    let names_own = words.windows(3).any(|p| {
+        !INVERTING.contains(&p[0])
+            && DETERMINERS.contains(&p[1])
+            && !POINTERS.contains(&p[2])
+            && content_words(p[2]) == 1
+    }) || words
+        .first()
+        .is_some_and(|first| DETERMINERS.contains(first))
+        && words
+            .get(1)
+            .is_some_and(|next| !POINTERS.contains(next) && content_words(next) == 1);
     let pointer = words.iter().any(|w| POINTERS.contains(w)) && !names_own;
     let short_question = text.trim_end().ends_with('?') && words.len() <= 4;
     (pointer && content_words(&normalized) <= 2)
         || (short_question && content_words(&normalized) <= 1)
+        || elliptical(text, &words)
+}
+
+/// "En voor vleesbereidingen?", "And for the minced meat?", "What about the freezer?": a
+/// question that opens by adding to the one before and has no verb of its own borrows the
+/// rest of that question.
+fn elliptical(text: &str, words: &[&str]) -> bool {
+    const ADDING: &[&[&str]] = &[
+        &["en"],
+        &["and"],
+        &["maar"],
+        &["but"],
+        &["what", "about"],
+        &["how", "about"],
+        &["wat", "betreft"],
+        &["ook"],
+        &["also"],
+    ];
+    text.trim_end().ends_with('?')
+        && words.len() <= 10
+        && ADDING.iter().any(|lead| words.starts_with(lead))
+        && !super::observations::has_listed_verb(text)
+        && !words.iter().any(|w| {
+            [
+                "mag", "mogen", "moet", "moeten", "kan", "kunnen", "may", "must", "can", "should",
+                "geldt", "gelden", "applies", "apply",
+            ]
+            .contains(w)
+        })
 }
 
 /// "ja klopt", "ok", "yes, correct", "goed zo", "great, thanks", "noteer die maar": an answer
@@ -326,8 +370,52 @@ pub(super) fn is_confirmation(text: &str) -> bool {
         "down",
         "in",
         "erin",
+        // "Ja, die bedoel ik", "yes, that's the one I mean".
+        "bedoel",
+        "bedoelde",
+        "mean",
+        "meant",
+        "ik",
+        "i",
+        "one",
+        // "Yep, leave it like that", "Klopt, zo laten staan", "Akkoord, ga door".
+        "leave",
+        "like",
+        "keep",
+        "laten",
+        "staan",
+        "houden",
+        "ga",
+        "door",
+        "go",
+        "ahead",
+        "verder",
+        "way",
+        // "Thanks, that's right now", "ok, dan klopt het": time and sequence words add nothing.
+        "now",
+        "nu",
+        "then",
+        "dan",
+        "het",
+        "got",
+        "clear",
+        "understood",
+        "begrepen",
     ];
     let normalized = normalize(text);
+    // "Zo is het", "that's it": agreeing in words that are all filler.
+    if [
+        "zo is het",
+        "dat is het",
+        "zo klopt het",
+        "that s it",
+        "that is it",
+        "spot on",
+    ]
+    .contains(&normalized.as_str())
+    {
+        return true;
+    }
     let words: Vec<&str> = normalized.split(' ').filter(|w| !w.is_empty()).collect();
     !words.is_empty()
         && words.len() <= 6
@@ -423,6 +511,18 @@ const SIGNALS: &[&str] = &[
     "correct",
     "make",
     "instead",
+    "verbeter",
+    "verbeteren",
+    "aanpassing",
+    "typfout",
+    "tikfout",
+    "amend",
+    "nope",
+    "wijziging",
+    "vervang",
+    "replace",
+    "edit",
+    "revise",
 ];
 
 /// The correction this turn makes to a finding of the open inspection, if it is one: "X,
@@ -447,7 +547,15 @@ pub(super) fn correction(text: &str, state: &InspectionState) -> Option<Correcti
         None => state.open_findings().last()?,
     };
     let padded = format!(" {normalized} ");
-    let signal = words.iter().any(|w| SIGNALS.contains(w))
+    // "No, it was 16.", "No, 16": a short denial with a figure or a pointer after it.
+    let denial = words.len() <= 6
+        && words.first() == Some(&"no")
+        && words.get(1).is_some_and(|w| {
+            w.chars().all(|c| c.is_ascii_digit()) || ["it", "that", "its", "was"].contains(w)
+        });
+    let signal = denial
+        || words.iter().any(|w| SIGNALS.contains(w))
+        || padded.contains(" re measured ")
         || [
             " klopt niet ",
             " not right ",
@@ -477,7 +585,7 @@ pub(super) fn correction(text: &str, state: &InspectionState) -> Option<Correcti
             description,
         });
     }
-    if let Some((new, old)) = instead_of(text, signal)
+    if let Some((new, old)) = replaced_by(text).or_else(|| instead_of(text, signal))
         && let Some(description) = replace_value(&finding.description, &new, &old)
     {
         return Some(Correction {
@@ -546,10 +654,55 @@ pub(super) fn correction(text: &str, state: &InspectionState) -> Option<Correcti
     None
 }
 
-/// The thing named after "ik bedoel(de)", "het was", "I meant", "it was": one to three words,
-/// no figures.
+/// "Vervang granola door chiapudding", "replace the granola with the chia pudding", "change
+/// aioli to tzatziki": (new, old).
+fn replaced_by(text: &str) -> Option<(String, String)> {
+    let trimmed = text.trim().trim_end_matches(['.', '!']);
+    let lower = trimmed.to_lowercase();
+    for (verb, link) in [
+        ("vervang ", " door "),
+        ("verander ", " in "),
+        ("verander ", " naar "),
+        ("replace ", " with "),
+        ("replace ", " by "),
+        ("change ", " to "),
+        ("change ", " into "),
+    ] {
+        let Some(at) = lower.find(verb) else { continue };
+        let from = at + verb.len();
+        let Some(cut) = lower[from..].find(link).map(|i| from + i) else {
+            continue;
+        };
+        if !trimmed.is_char_boundary(from) || !trimmed.is_char_boundary(cut + link.len()) {
+            continue;
+        }
+        let old = strip_articles(&trimmed[from..cut]);
+        let new = strip_articles(&trimmed[cut + link.len()..]);
+        let short = |t: &str| (1..=4).contains(&t.split_whitespace().count());
+        if short(&old) && short(&new) && !["that", "dat", "het", "it"].contains(&old.as_str()) {
+            return Some((new, old));
+        }
+    }
+    None
+}
+
+/// The thing named after "ik bedoel(de)", "het was", "I meant", "it was" (or after a colon
+/// once a correction is announced: "Wrong product: chia pudding"): one to three words, no
+/// figures, not a pronoun ("ja, die bedoel ik" names nothing).
 fn meant_thing(text: &str) -> Option<String> {
     let lower = text.to_lowercase();
+    let thing = |rest: &str| {
+        let new = strip_articles(rest);
+        let count = new.split_whitespace().count();
+        let pronoun = normalize(&new).split(' ').all(|w| {
+            [
+                "ik", "die", "dat", "het", "deze", "dit", "i", "it", "that", "this", "one", "me",
+            ]
+            .contains(&w)
+        });
+        ((1..=3).contains(&count) && !new.chars().any(|c| c.is_ascii_digit()) && !pronoun)
+            .then_some(new)
+    };
     let (at, len) = [
         "ik bedoelde ",
         "ik bedoel ",
@@ -565,7 +718,8 @@ fn meant_thing(text: &str) -> Option<String> {
         "it is ",
     ]
     .iter()
-    .find_map(|m| lower.find(m).map(|i| (i, m.len())))?;
+    .find_map(|m| lower.find(m).map(|i| (i, m.len())))
+    .or_else(|| lower.find(": ").map(|i| (i, 2)))?;
     if !text.is_char_boundary(at + len) {
         return None;
     }
@@ -574,9 +728,7 @@ fn meant_thing(text: &str) -> Option<String> {
         .next()
         .unwrap_or("")
         .trim();
-    let new = strip_articles(rest);
-    let count = new.split_whitespace().count();
-    ((1..=3).contains(&count) && !new.chars().any(|c| c.is_ascii_digit())).then_some(new)
+    thing(rest)
 }
 
 /// `description` with its subject (the first word, after an article) replaced by `new`.
@@ -685,10 +837,28 @@ fn instead_of(text: &str, signal: bool) -> Option<(String, String)> {
 fn not_but(text: &str) -> Option<(String, String)> {
     let trimmed = text.trim().trim_end_matches(['.', '!']);
     let lower = trimmed.to_lowercase();
-    let rest_at = ["nee, niet ", "nee niet ", "niet ", "no, not ", "not "]
-        .iter()
-        .find(|p| lower.starts_with(**p))
-        .map(|p| p.len())?;
+    // "Oh nee, niet …", "Sorry, not …": an exclamation before the denial changes nothing.
+    const EXCLAMATIONS: &[&str] = &[
+        "oh", "o", "ah", "oeps", "oops", "sorry", "nee", "no", "wacht", "wait", "nou", "hmm",
+        "excuus", "pardon", "jeetje", "shit",
+    ];
+    let mut skip = 0;
+    loop {
+        let rest = &lower[skip..];
+        let word_end = rest.find([' ', ',']).unwrap_or(rest.len());
+        if word_end == 0 || !EXCLAMATIONS.contains(&&rest[..word_end]) {
+            break;
+        }
+        let after = rest[word_end..]
+            .find(|c: char| c != ' ' && c != ',')
+            .map_or(rest.len(), |i| word_end + i);
+        skip += after;
+    }
+    let rest_at = skip
+        + ["niet ", "not "]
+            .iter()
+            .find(|p| lower[skip..].starts_with(**p))
+            .map(|p| p.len())?;
     let (cut, len) = [" maar ", " but ", ", "]
         .iter()
         .find_map(|m| lower[rest_at..].find(m).map(|i| (rest_at + i, m.len())))?;
@@ -696,7 +866,30 @@ fn not_but(text: &str) -> Option<(String, String)> {
         return None;
     }
     let old = strip_articles(&trimmed[rest_at..cut]);
-    let new = strip_articles(&trimmed[cut + len..]);
+    // "…, het ging om de sambal goreng", "…, it was the tzatziki": the words that only
+    // introduce the right one.
+    let mut right = trimmed[cut + len..].trim();
+    for lead in [
+        "het ging om ",
+        "het gaat om ",
+        "het ging over ",
+        "het was ",
+        "het is ",
+        "het zijn ",
+        "ik bedoelde ",
+        "ik bedoel ",
+        "it was ",
+        "it is ",
+        "it's ",
+        "i meant ",
+        "i mean ",
+    ] {
+        if right.to_lowercase().starts_with(lead) && right.is_char_boundary(lead.len()) {
+            right = &right[lead.len()..];
+            break;
+        }
+    }
+    let new = strip_articles(right);
     let short = |t: &str| (1..=4).contains(&t.split_whitespace().count());
     (short(&old) && short(&new)).then_some((new, old))
 }
@@ -889,6 +1082,43 @@ mod tests {
                 "Klopt niet, het is de tzatziki.",
                 "De tzatziki in de vitrine heeft geen datum.",
             ),
+            // Announced by a word of correcting, a short denial, a replacement.
+            (
+                "The walk-in cooler is at 14 °C.",
+                "No, it was 16.",
+                "The walk-in cooler is at 16 °C.",
+            ),
+            (
+                "De soep in de bain-marie is 48 graden.",
+                "Typfout, moet 46 graden zijn",
+                "De soep in de bain-marie is 46 graden.",
+            ),
+            (
+                "The walk-in cooler is at 14 °C.",
+                "Amend the last finding: 16 °C",
+                "The walk-in cooler is at 16 °C.",
+            ),
+            (
+                "De granola op het buffet heeft geen allergeneninformatie.",
+                "Vervang granola door chiapudding",
+                "De chiapudding op het buffet heeft geen allergeneninformatie.",
+            ),
+            (
+                "Aioli in the display fridge has no date.",
+                "Wrong product: tzatziki",
+                "Tzatziki in the display fridge has no date.",
+            ),
+            // An exclamation before the denial, and the right one introduced.
+            (
+                "Bediening weet niet welke allergenen in de pindasaus zitten.",
+                "Oh nee, niet de pindasaus, het ging om de sambal goreng.",
+                "Bediening weet niet welke allergenen in de sambal goreng zitten.",
+            ),
+            (
+                "The hummus in the counter has no date.",
+                "Sorry, not the hummus but the baba ganoush.",
+                "The baba ganoush in the counter has no date.",
+            ),
         ] {
             let got = correction(said, &state_with(finding));
             assert_eq!(
@@ -906,6 +1136,9 @@ mod tests {
             None
         );
         assert_eq!(correction("De vriezer staat op -12 °C.", &state), None);
+        // A pronoun names no new subject.
+        assert_eq!(correction("Ja, die bedoel ik", &state), None);
+        assert_eq!(correction("No soap at the basin.", &state), None);
     }
 
     #[test]
@@ -916,6 +1149,12 @@ mod tests {
             "ok",
             "Goed zo.",
             "Great, thanks.",
+            "Thanks, that's right now",
+            "ok dan klopt het",
+            "Yep, leave it like that",
+            "Klopt, zo laten staan",
+            "Akkoord, ga door",
+            "Zo is het",
         ] {
             assert!(is_confirmation(yes), "{yes}");
         }
@@ -929,6 +1168,10 @@ mod tests {
             "Moet die naar huis?",
             "Mag dat zo?",
             "How long may that stand out?",
+            "How long may that stay out?",
+            "En voor vleesbereidingen zoals die gekruide spiesen?",
+            "And for the minced beef?",
+            "What about the walk-in freezer?",
             "What should it be?",
             "Hoe koud moet dat zijn?",
         ] {

@@ -206,6 +206,9 @@ pub fn observations(text: &str) -> Vec<String> {
         cuts.push((", ", adding));
         cuts.push((". ", adding));
         cuts.push(("; ", adding));
+        // "… zijn gebarsten en verder ligt er …", "… and also the …".
+        cuts.push((" en ", adding));
+        cuts.push((" and ", adding));
     }
     if listed {
         cuts.extend([
@@ -230,11 +233,27 @@ pub fn observations(text: &str) -> Vec<String> {
         .into_iter()
         .flat_map(|part| split_by_topic(&part))
         .collect();
+    // "… staat rauwe kip boven de salades en draagt de kok een horloge": after "en" a verb
+    // with its subject behind it opens a clause of its own (Dutch word order after an
+    // adverb), whatever it is about.
+    parts = parts
+        .into_iter()
+        .flat_map(|part| split_inverted(&part))
+        .collect();
     // A semicolon separates items whatever their grammar, when both sides say something.
     parts = parts
         .into_iter()
         .flat_map(|part| split_items(&part, "; "))
         .collect();
+    // Once the sentence is a list ("Kapotte hor voor het raam, schimmel op het plafond, dode
+    // vliegen in de lichtbak"), each comma between phrases that stand on their own separates
+    // items too, also two about the same thing.
+    if parts.len() >= 2 {
+        parts = parts
+            .into_iter()
+            .flat_map(|part| comma_phrases(&part))
+            .collect();
+    }
     let mut parts: Vec<String> = parts
         .into_iter()
         .map(|p| tidy(&p))
@@ -315,27 +334,9 @@ fn split_by_topic(part: &str) -> Vec<String> {
                 || predicated(right_clause));
         // "…, er zitten vliegen omheen", "…, with flies around it": a phrase that points
         // back at the one before elaborates it.
-        let points_back = normalize(right_clause).split(' ').any(|w| {
-            [
-                "it",
-                "its",
-                "them",
-                "omheen",
-                "eromheen",
-                "erop",
-                "erin",
-                "erbij",
-                "eraan",
-                "ervan",
-                "eronder",
-                "erachter",
-                "daarop",
-                "daarin",
-                "daarbij",
-                "daaronder",
-            ]
-            .contains(&w)
-        });
+        let points_back = normalize(right_clause)
+            .split(' ')
+            .any(|w| POINTING_BACK.contains(&w));
         let phrases = phrases && !points_back;
         // "…, zonder de vermelding ontdooid", "…, without a lid": a phrase of manner says
         // how the thing before is, not something else.
@@ -365,6 +366,101 @@ fn predicated(clause: &str) -> bool {
                 || words
                     .iter()
                     .any(|w| ["geen", "no", "zonder", "without", "missing"].contains(w))))
+}
+
+/// Words that point back at the phrase before ("…, er zitten vliegen omheen", "…, with flies
+/// around it"): such a phrase elaborates, it is no observation of its own.
+const POINTING_BACK: &[&str] = &[
+    "it",
+    "its",
+    "them",
+    "omheen",
+    "eromheen",
+    "erop",
+    "erin",
+    "erbij",
+    "eraan",
+    "ervan",
+    "eronder",
+    "erachter",
+    "daarop",
+    "daarin",
+    "daarbij",
+    "daaronder",
+];
+
+/// `part` cut after " en " where a finite verb and its subject follow ("en draagt de kok
+/// …", "en ligt er …"), when the left side has a verb too.
+fn split_inverted(part: &str) -> Vec<String> {
+    const SUBJECTS: &[&str] = &["de", "het", "een", "er", "hij", "zij", "ze", "men"];
+    let lower = part.to_lowercase();
+    if lower.len() != part.len() {
+        return vec![part.to_owned()];
+    }
+    let mut out = Vec::new();
+    let (mut start, mut from) = (0, 0);
+    while let Some(i) = lower[from..].find(" en ") {
+        let at = from + i;
+        let right = at + " en ".len();
+        let mut next = lower[right..].split_whitespace();
+        let (verb, subject) = (next.next().unwrap_or(""), next.next().unwrap_or(""));
+        let finite = VERBS.contains(&verb) && !participle(verb);
+        if finite && SUBJECTS.contains(&subject) && has_verb(&part[start..at]) {
+            out.push(part[start..at].to_owned());
+            start = right;
+        }
+        from = right;
+    }
+    out.push(part[start..].to_owned());
+    out
+}
+
+/// `part` cut at its commas when every piece is a phrase of its own: two words or more, one
+/// of them a word that names something (not only a figure and its unit), not opening with a
+/// word that qualifies the phrase before ("zonder …", "with …", "since …") and not pointing
+/// back at it.
+fn comma_phrases(part: &str) -> Vec<String> {
+    const QUALIFYING: &[&str] = &[
+        "zonder", "without", "met", "with", "vol", "full", "ook", "also", "maar", "but", "sinds",
+        "since", "want", "because", "dus", "so", "behalve", "except", "waarvan", "which", "die",
+        "dat", "that", "tot", "until",
+    ];
+    const UNITS: &[&str] = &[
+        "graden", "degrees", "celsius", "uur", "hours", "dagen", "days",
+    ];
+    let pieces: Vec<String> = part
+        .split(", ")
+        .map(|p| {
+            let p = p.trim();
+            let lower = p.to_lowercase();
+            ["en ", "and "]
+                .iter()
+                .find(|l| lower.starts_with(**l) && p.is_char_boundary(l.len()))
+                .map_or(p, |l| &p[l.len()..])
+                .to_owned()
+        })
+        .collect();
+    let stands_alone = |piece: &String| {
+        let normalized = normalize(piece);
+        let words: Vec<&str> = normalized.split(' ').filter(|w| !w.is_empty()).collect();
+        words.len() >= 2
+            && words.iter().any(|w| {
+                w.chars().count() >= 4
+                    && !w.chars().any(|c| c.is_ascii_digit())
+                    && !UNITS.contains(w)
+            })
+            && !QUALIFYING.contains(&words[0])
+            && !words.iter().any(|w| POINTING_BACK.contains(w))
+    };
+    // "Bij de versafdeling zijn twee problemen, de kipfilet …": a piece that announces the
+    // list is no item of it.
+    let announces = pieces
+        .iter()
+        .any(|p| normalize(p).split(' ').any(|w| NOUN_LIKE.contains(&w)));
+    if pieces.len() < 2 || announces || !pieces.iter().all(stands_alone) {
+        return vec![part.to_owned()];
+    }
+    pieces
 }
 
 /// The text up to the end of its sentence or clause.
@@ -646,6 +742,12 @@ pub(super) fn has_verb(clause: &str) -> bool {
     let normalized = normalize(clause);
     let words: Vec<&str> = normalized.split(' ').filter(|w| !w.is_empty()).collect();
     words.len() >= 2 && words.iter().any(|w| VERBS.contains(w) || participle(w))
+}
+
+/// A verb from the list of finite forms (a participle used as an adjective, "minced beef",
+/// does not count).
+pub(super) fn has_listed_verb(clause: &str) -> bool {
+    normalize(clause).split(' ').any(|w| VERBS.contains(&w))
 }
 
 /// A past participle ("gesteriliseerd", "gevonden", "cleaned", "stored"): the clause says
@@ -942,6 +1044,20 @@ mod tests {
                 "De messen worden niet gesteriliseerd; de uitslagen worden nergens vastgelegd.",
                 2,
             ),
+            // "en verder", a verb before its subject after "en", and a list of phrases of
+            // which two are about the same thing.
+            (
+                "De vloer bij de spoelbak is gescheurd en verder zitten er muizenkeutels in de la.",
+                2,
+            ),
+            (
+                "Bovendien ligt rauwe vis boven de sla en draagt de kok een armband.",
+                2,
+            ),
+            (
+                "Kapotte tegels achter de oven, schimmel op het plafond van de koelcel, dode motten in de meelbak",
+                3,
+            ),
         ] {
             let got = observations(text);
             assert_eq!(got.len(), n, "{text}: {got:?}");
@@ -1031,6 +1147,24 @@ mod tests {
                 "shelf-life",
             ),
             ("De sojasaus heeft alleen een Chinees etiket.", "labelling"),
+            // Leftovers stuck on a machine, soap missing at a basin, a bin without its lid,
+            // food out of the cold without a degree named, a missing record of a heating
+            // temperature.
+            (
+                "Onder het mes van de snijmachine zitten vastgekoekte etensresten",
+                "hygiene",
+            ),
+            ("Bij het fonteintje in de keuken ontbreekt zeep", "hygiene"),
+            (
+                "De pedaalemmer bij de werkbank heeft geen deksel",
+                "hygiene",
+            ),
+            (
+                "The smoked mackerel tray has been out since breakfast",
+                "temperature",
+            ),
+            ("geen registratie van de kooktemperatuur", "temperature"),
+            ("The dishwasher staff smoke at the back door", "hygiene"),
         ] {
             assert_eq!(category(text), want, "{text}");
         }

@@ -6,7 +6,9 @@ use std::collections::HashSet;
 
 use serde_json::{Value, json};
 
-use super::answers::{Article, corpus_answer, covered, not_covered, nothing_found, speaks_of};
+use super::answers::{
+    Article, corpus_answer, covered, foreign_words, not_covered, nothing_found, speaks_of,
+};
 use super::conversation::{correction, refers_back};
 use super::findings::concern_names;
 use super::findings::{advice, severity_en, split_turn, suggested_severity};
@@ -101,10 +103,17 @@ pub(super) fn regulation_agent(thread: &Thread, allowed: &HashSet<&str>) -> Step
     // "Er staan drie gasflessen naast de frituur, mag dat?": an observation with no
     // food-safety concern and no temperature, asked about, that the search does not speak
     // about either, is outside the corpus in the same way.
+    // "Their milk cooling unit uses an old refrigerant gas, who checks the F-gas leak
+    // tests?": the observation only sets the scene for a question whose own subject is in no
+    // article; the question decides.
     if let (Some(seen), Some(q)) = (&observation, &question)
         && (asks_scope(q)
             || (concerns(&without_positions(seen)).is_empty()
-                && crate::orchestrator::knowledge::temperature_celsius(seen).is_none()))
+                && crate::orchestrator::knowledge::temperature_celsius(seen).is_none())
+            || (concerns(q).is_empty()
+                && !refers_back(q)
+                && foreign_words(q, thread.knowledge) > 0
+                && !covered(q, asked_search, thread.knowledge)))
         && !speaks_of(&format!("{seen} {q}"), asked_search, thread.knowledge)
     {
         return Step::Say(not_covered(&text, lang));

@@ -96,6 +96,11 @@ pub fn understand(text: &str, state: &InspectionState, knowledge: Option<&Knowle
     if !state.choice.is_empty() && choice_answer(text, &state.choice).is_some() {
         return Intent::CompanyChoice;
     }
+    // "We zijn klaar bij de trattoria, nu Sushi Fikusho": being done here and naming another
+    // registered company is a move to it, not a report request.
+    if moves_to_another(text, &words, state, knowledge) && !report_word(&words) {
+        return Intent::InspectionStart;
+    }
     // The answer to the verification questions asked before the report (see `verification`).
     if is_report_request(&words) || verify::answers_questions(&state.verification, text) {
         return Intent::ReportRequest;
@@ -111,6 +116,11 @@ pub fn understand(text: &str, state: &InspectionState, knowledge: Option<&Knowle
             && ["ik zie", "ik constateer", "ik merk", "i see", "i notice"]
                 .iter()
                 .any(|m| normalized.starts_with(m));
+    // "What did I say about the fridge?", "Wat hebben we hier allemaal gevonden?": the
+    // inspector's own words of this visit, before any question about the past.
+    if asks_own_notes(text, &words) {
+        return Intent::Summary;
+    }
     if is_history_question(&words)
         || (state.company.is_some() && !observes && asks_about_the_past(text, &words))
     {
@@ -169,14 +179,87 @@ pub fn understand(text: &str, state: &InspectionState, knowledge: Option<&Knowle
     }
 }
 
-fn is_report_request(w: &Words) -> bool {
-    let report_word = w.prefix("rapport")
+/// A word for the report itself.
+fn report_word(w: &Words) -> bool {
+    w.prefix("rapport")
         || w.prefix("inspectierapport")
         || w.prefix("eindrapport")
         || w.has("report")
         || w.has("verslag")
         // "Zet het maar in een PDF", "Send me the PDF": the report is the PDF.
-        || w.has("pdf");
+        || w.has("pdf")
+        // "the official write-up", "write it up": the written record of this inspection.
+        || w.has("writeup")
+        || w.any_phrase(&["write up", "write it up", "write this up", "write that up"])
+}
+
+/// Words that ask whether the register knows a business.
+const REGISTER_LOOKUP: &[&str] = &[
+    "ingeschreven",
+    "geregistreerd",
+    "registered",
+    "systeem",
+    "system",
+    "bekend",
+    "known",
+    "ken",
+    "kent",
+    "know",
+    "erin",
+    "bestaat",
+    "exist",
+    "exists",
+];
+
+/// Words that leave this company for another: "nu", "door naar", "next", "klaar hier".
+const LEAVING: &[&str] = &[
+    "naar",
+    "nu",
+    "next",
+    "volgende",
+    "door",
+    "then",
+    "daarna",
+    "vervolgens",
+    "andere",
+    "ander",
+    "another",
+    "over",
+    "klaar",
+    "done",
+    "finished",
+    "afgerond",
+    "verder",
+    "move",
+    "moving",
+    "tweede",
+    "second",
+    "now",
+];
+
+/// Not a question, a word of leaving, and the exact name (or KVK number) of a registered
+/// company other than the open one: "Klaar hier, we gaan naar Sushi Fikusho", "Andere zaak:
+/// Fabelstad Vers", "Done here. Next is Hayalet Grill in Arnhem".
+fn moves_to_another(
+    text: &str,
+    w: &Words,
+    state: &InspectionState,
+    knowledge: Option<&Knowledge>,
+) -> bool {
+    !text.trim_end().ends_with('?')
+        && w.any(LEAVING)
+        && knowledge
+            .and_then(|kb| kb.named_in(text))
+            .is_some_and(|named| {
+                state
+                    .company
+                    .as_ref()
+                    .is_none_or(|open| open.kvk != named.kvk)
+            })
+}
+
+fn is_report_request(w: &Words) -> bool {
+    let report_word = report_word(w);
     let report_verb = w.any(&[
         "genereer",
         "genereren",
@@ -350,6 +433,13 @@ fn is_history_question(w: &Words) -> bool {
 /// With a company open: "wanneer zijn ze voor het laatst geïnspecteerd?", "wat kwam er uit de
 /// laatste audit?", "welke bevindingen waren er in 2023?".
 fn asks_about_the_past(text: &str, w: &Words) -> bool {
+    // "How often should the extinguishers be checked?": a duty asked is present law.
+    if w.any(&[
+        "should", "must", "moet", "moeten", "dient", "dienen", "hoort", "horen", "need", "needs",
+    ]) && w.any_phrase(&["hoe vaak", "how often"])
+    {
+        return false;
+    }
     let question = text.trim_end().ends_with('?')
         || w.list.first().is_some_and(|f| {
             [
@@ -362,6 +452,13 @@ fn asks_about_the_past(text: &str, w: &Words) -> bool {
         "laatst",
         "laatste",
         "vorige",
+        "vorig",
+        // "Is dit een herhaling?", "a repeat issue": it happened before.
+        "herhaling",
+        "repeat",
+        "terugkerend",
+        "terugkerende",
+        "recurring",
         "eerder",
         "eerdere",
         "geinspecteerd",
@@ -413,7 +510,8 @@ fn asks_about_the_past(text: &str, w: &Words) -> bool {
     // "Welke temperatuur had de sla in maart 2024?": a year with a verb in the past.
     let dated_past = w.list.iter().any(|x| is_year(x))
         && w.any(&[
-            "had", "hadden", "was", "waren", "werd", "werden", "were", "did",
+            "had", "hadden", "was", "waren", "werd", "werden", "were", "did", "ging", "gingen",
+            "went",
         ]);
     let subject = this_place
         || dated_past
@@ -431,6 +529,34 @@ fn asks_about_the_past(text: &str, w: &Words) -> bool {
             "aangetroffen",
             "gevonden",
             "found",
+            // "Any history of pests here?", "in de fout gegaan", "het vorige rapport", "when
+            // did we last inspect them?": the earlier visits themselves.
+            "history",
+            "historie",
+            "herhaling",
+            "repeat",
+            "terugkerend",
+            "terugkerende",
+            "recurring",
+            "fout",
+            "rapport",
+            "report",
+            "verslag",
+            "inspect",
+            "visited",
+            "bezocht",
+            "checked",
+            "gecontroleerd",
+            // "Is dat eerder ook al eens geconstateerd?": what was seen here before.
+            "geconstateerd",
+            "vastgesteld",
+            "gezien",
+            "opgemerkt",
+            "gesignaleerd",
+            "noticed",
+            "observed",
+            "spotted",
+            "seen",
             "inspectie",
             "inspecties",
             "bevindingen",
@@ -537,9 +663,31 @@ fn is_summary_request(text: &str, w: &Words) -> bool {
                 "logged", "noteerde", "schreef", "opgenomen", "gemeld", "noted", "genoteerd",
                 "opgeschreven", "vastgelegd", "ingevoerd", "entered", "ingesproken", "zei", "said",
                 "told", "vertelde", "noemde", "mentioned", "dicteerde", "dictated",
+            ]) || w.any_phrase(&[
+                "put down",
+                "wrote down",
+                "jotted down",
+                "noted down",
+                "typed in",
+                "schreef op",
+                "opgeschreven",
             ]) || (w.any_phrase(&["did i", "did we", "have i", "have we", "heb ik", "hebben we"])
                 && w.any(&["log", "note", "write", "record", "noteren", "notes", "aantekeningen"]))))
         || (w.has("lees") && w.has("voor"))
+        // "Geef me een overzicht", "Overzicht graag", "Show me the findings", "Hoeveel
+        // bevindingen zijn het nu?": a short request for this visit's list.
+        || (w.list.len() <= 6
+            && (w.any(&["overzicht", "overview", "recap", "samenvatting", "opsomming"])
+                || (asks(text, w)
+                    && w.any(&["bevindingen", "findings", "issues", "punten", "notes", "notities"])))
+            && !w.any(EARLIER)
+            && !w.list.iter().any(|x| is_year(x)))
+        // "Lees mijn aantekeningen van vandaag even terug", "go over my notes": the inspector's
+        // own notes asked back, not an earlier inspection's.
+        || (asks(text, w)
+            && w.any(&["aantekeningen", "notities", "notes", "bevindingen", "findings"])
+            && w.any(&["mijn", "my", "onze", "our", "terug", "back", "vandaag", "today"])
+            && !w.any(&["vorige", "eerder", "eerdere", "previous", "earlier", "last", "laatste"]))
         // "Welke bevindingen heb ik hier?", "what findings do we have?": this inspection's own.
         || (asks(text, w)
             && w.any(&[
@@ -568,12 +716,87 @@ fn is_summary_request(text: &str, w: &Words) -> bool {
             && !w.any(&["vorige", "eerder", "eerdere", "previous", "earlier", "last", "laatste"]))
 }
 
+/// Words that place a question in an earlier visit, not this one.
+const EARLIER: &[&str] = &[
+    "vorige",
+    "vorig",
+    "eerder",
+    "eerdere",
+    "previous",
+    "earlier",
+    "last",
+    "laatste",
+    "laatst",
+    "before",
+    "ooit",
+    "ever",
+    "toen",
+    "destijds",
+    "collega",
+    "colleague",
+    "history",
+    "historie",
+    "geschiedenis",
+];
+
+/// The inspector asks back what they said, noted or found on this visit: a question or a
+/// request, the inspector as its subject ("ik", "we", "I"), a verb of saying, noting or
+/// finding in any form, and nothing that places it in an earlier visit.
+fn asks_own_notes(text: &str, w: &Words) -> bool {
+    const SAYING: &[&str] = &[
+        "say",
+        "said",
+        "mention",
+        "mentioned",
+        "note",
+        "noted",
+        "log",
+        "logged",
+        "record",
+        "recorded",
+        "write",
+        "wrote",
+        "written",
+        "tell",
+        "told",
+        "dictate",
+        "dictated",
+        "found",
+        "zeg",
+        "zei",
+        "zeiden",
+        "gezegd",
+        "noem",
+        "noemde",
+        "genoemd",
+        "noteer",
+        "noteerde",
+        "genoteerd",
+        "schreef",
+        "opgeschreven",
+        "gevonden",
+        "vond",
+        "vonden",
+        "vastgelegd",
+        "ingesproken",
+        "gedicteerd",
+        "geconstateerd",
+        "aangetroffen",
+    ];
+    asks(text, w)
+        && w.any(&["ik", "i", "we", "wij", "me", "mij"])
+        && w.any(SAYING)
+        && !w.any(EARLIER)
+        && !w.list.iter().any(|x| is_year(x))
+}
+
 /// A question or a request to tell: "wat …?", "remind me …", "lees … voor".
 fn asks(text: &str, w: &Words) -> bool {
     w.list.first().is_some_and(|f| {
         [
             "wat", "welke", "welk", "hoeveel", "what", "which", "how", "remind", "lees", "read",
-            "tell", "vertel", "noem",
+            "tell", "vertel", "noem", "som", "herhaal", "geef", "toon", "list", "repeat", "give",
+            "show",
         ]
         .contains(f)
     }) || text.trim_end().ends_with('?')
@@ -722,17 +945,36 @@ fn is_company_start(text: &str, w: &Words, knowledge: Option<&Knowledge>) -> boo
     // "Next stop: Ghost Kitchen Fictibowls", "Daarna door naar Hersenspinselstraat 146": a move
     // to a registered company (by name or street) starts its inspection.
     let moves = w.any_phrase(&MOVES) || w.any(&["daarna", "straks", "instead", "volgende"]);
+    // "Nu de broodjeszaak in Maastricht", "Then we go to the bakery in Utrecht": a kind of
+    // business with a word of leaving, nothing observed, is a move as well.
+    let moves = moves
+        || (w.any(LEAVING)
+            && !text.trim_end().ends_with('?')
+            && concerns(text).is_empty()
+            && knowledge.is_some_and(|kb| kb.names_a_business(text)));
+    // "Nu door naar de vishandel in Den Haag": a move to a description the register fits is
+    // a start too; the history agent asks which one is meant.
     if moves
         && let Some(kb) = knowledge
         && let Some(name) = company_query(text)
-        && matches!(kb.resolve_company(&name), Resolution::Match(_))
+        && matches!(
+            kb.resolve_company(&name),
+            Resolution::Match(_) | Resolution::Ask(_)
+        )
     {
         return true;
     }
     if text.trim_end().ends_with('?') && !asks_to_open {
         // "Staat die in het register?", "Bestaat er een lunchroom Zonnewijzer in het
-        // register?": a company looked up, whether or not it is registered.
-        return w.has("register") && !w.has("kvk");
+        // register?": a company looked up, whether or not it is registered. So is a business
+        // named by its kind and its own name in a question about nothing on the premises
+        // ("… ook Lunchroom Klaproos aan de overkant, staat die erin?", "How about Viskraam
+        // Meeuwenbocht then?").
+        // A word that asks the register ("ingeschreven", "registered") decides even when
+        // the name holds a food word ("Is Sushi Hanami ingeschreven?").
+        let names_business = (concerns(text).is_empty() || w.any(REGISTER_LOOKUP))
+            && knowledge.is_some_and(|kb| names_kind_and_name(text, kb));
+        return (w.has("register") && !w.has("kvk")) || names_business;
     }
     let Some(kb) = knowledge else {
         return false;
@@ -755,6 +997,41 @@ fn is_company_start(text: &str, w: &Words, knowledge: Option<&Knowledge>) -> boo
                     && kb.names_a_business(text))
         }
     }
+}
+
+/// "Lunchroom Klaproos", "Viskraam Meeuwenbocht": a kind of business (or a city) beside a
+/// capitalised word that does not open a sentence: a business named by its own name. An
+/// abbreviation ("BHV-diploma", "NVWA") or a word opening a sentence ("… shifts. Anything
+/// …") is no name.
+fn names_kind_and_name(text: &str, kb: &Knowledge) -> bool {
+    let tokens: Vec<&str> = text.split_whitespace().collect();
+    let name = |i: usize| {
+        let raw = tokens[i];
+        let opens_sentence = i == 0 || tokens[i - 1].ends_with(['.', '!', '?', ':']);
+        let w = raw.trim_matches(|c: char| !c.is_alphanumeric());
+        let mut chars = w.chars();
+        !opens_sentence
+            && chars.next().is_some_and(char::is_uppercase)
+            && w.chars().count() >= 3
+            && chars.all(|c| c.is_lowercase())
+    };
+    // A word of food law ("Hygiene Code", "Horeca") is no business's own name.
+    let own = |i: usize| {
+        name(i)
+            && !kb.corpus_uses(&normalize(
+                tokens[i].trim_matches(|c: char| !c.is_alphanumeric()),
+            ))
+    };
+    let names: Vec<usize> = (1..tokens.len()).filter(|&i| own(i)).collect();
+    // A kind or a city anywhere with one name ("ook Lunchroom Klaproos aan de overkant"), or
+    // a name of two words or more ("Oceanic Blue Trading").
+    // Or a name with a word that asks whether the register knows it ("Is Sushi Hanami
+    // ingeschreven?", "are they registered?").
+    let lookup = normalize(text)
+        .split(' ')
+        .any(|w| REGISTER_LOOKUP.contains(&w));
+    (!names.is_empty() && (kb.names_a_business(text) || lookup))
+        || names.windows(2).any(|p| p[1] == p[0] + 1)
 }
 
 fn is_help(w: &Words) -> bool {
@@ -957,6 +1234,8 @@ pub(super) fn company_query(text: &str) -> Option<String> {
         " next: ",
         "moving on to ",
         "move on to ",
+        "move to ",
+        "next: ",
         "moving to ",
         " on to ",
         " onto ",
@@ -1068,6 +1347,102 @@ pub(super) fn company_query(text: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 32, kinds 1, 2, 3 and 6: what a turn asks, read against an open inspection with one
+    /// finding, in phrasings written from the domain.
+    #[test]
+    fn turns_read_against_the_open_inspection() {
+        let kb = Knowledge::load().expect("embedded data loads");
+        let state = InspectionState {
+            company: Some(CompanyRef {
+                kvk: "99990001".to_owned(),
+                name: "Trattoria Finta Fiore".to_owned(),
+                ..CompanyRef::default()
+            }),
+            findings: vec![crate::orchestrator::inspection::Finding {
+                number: 1,
+                description: "De koelvitrine met salades is 14 graden.".to_owned(),
+                category: "temperature".to_owned(),
+                severity: "matig".to_owned(),
+                regulation_ids: Vec::new(),
+                inspection: 1,
+                recovered: false,
+            }],
+            ..InspectionState::default()
+        };
+        let cases: &[(&str, Intent)] = &[
+            // The inspector's own words of this visit asked back.
+            ("Geef me een overzicht", Intent::Summary),
+            ("Hoeveel bevindingen zijn het nu?", Intent::Summary),
+            ("Which issues did I mention?", Intent::Summary),
+            ("Wat hebben we hier allemaal gevonden?", Intent::Summary),
+            ("Show me the findings", Intent::Summary),
+            ("What did I say about the fridge?", Intent::Summary),
+            ("Som even op wat ik hier genoteerd heb", Intent::Summary),
+            // Earlier visits.
+            ("Is dit een herhaling van vorig jaar?", Intent::History),
+            ("Any history of pests here?", Intent::History),
+            ("When did we last inspect them?", Intent::History),
+            ("Is dit bedrijf eerder in de fout gegaan?", Intent::History),
+            ("Hoe ging het in 2022?", Intent::History),
+            ("Is this a repeat issue?", Intent::History),
+            ("Wat stond er in het vorige rapport?", Intent::History),
+            ("Is dat eerder ook al eens geconstateerd?", Intent::History),
+            // A duty asked is no question about the past.
+            (
+                "How often should the fire extinguishers in the kitchen be checked?",
+                Intent::RegulationQuestion,
+            ),
+            // Moving on to another company, by name or by description.
+            (
+                "Klaar hier, we gaan naar Sushi Fikusho",
+                Intent::InspectionStart,
+            ),
+            ("Andere zaak: Fabelstad Vers", Intent::InspectionStart),
+            (
+                "Done here. Next is Hayalet Grill in Arnhem",
+                Intent::InspectionStart,
+            ),
+            (
+                "We zijn klaar bij de trattoria, nu Sushi Fikusho",
+                Intent::InspectionStart,
+            ),
+            ("Nu de broodjeszaak in Maastricht", Intent::InspectionStart),
+            (
+                "Dat was het hier. Nu door naar de vishandel in Den Haag",
+                Intent::InspectionStart,
+            ),
+            // A business asked after during the inspection.
+            (
+                "De eigenaar zegt dat hij ook Lunchroom Klaproos aan de overkant heeft, staat die erin?",
+                Intent::InspectionStart,
+            ),
+            ("Is Sushi Hanami ingeschreven?", Intent::InspectionStart),
+            (
+                "Moet er iemand met een BHV-diploma aanwezig zijn als de zaak open is?",
+                Intent::RegulationQuestion,
+            ),
+            // Corrections and confirmations record nothing new.
+            ("Typfout, moet 16 graden zijn", Intent::Correction),
+            ("No, it was 16.", Intent::Correction),
+            ("Ja, die bedoel ik", Intent::Chatter),
+            ("Yep, leave it like that", Intent::Chatter),
+            ("Akkoord, ga door", Intent::Chatter),
+            // Observations stay observations.
+            ("No soap at the hand basin in the kitchen", Intent::Finding),
+            (
+                "Walk-in cooler at 10 °C, no pest control contract on file",
+                Intent::Finding,
+            ),
+        ];
+        let missed: Vec<String> = cases
+            .iter()
+            .map(|(text, want)| (text, want, understand(text, &state, Some(&kb))))
+            .filter(|(_, want, got)| want != &got)
+            .map(|(text, want, got)| format!("{text}: {got:?}, expected {want:?}"))
+            .collect();
+        assert!(missed.is_empty(), "{}", missed.join("\n"));
+    }
 
     /// Issue 32, kind 1: for every company of the register, a move to it from another open
     /// company, said in any of the ways inspectors go on, starts its inspection and names it.
