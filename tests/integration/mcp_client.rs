@@ -1,0 +1,402 @@
+//! The orchestrator as an MCP client: a FastMCP server (PyPI `fastmcp`, the authority's permit
+//! register in `scripts/mcp_tool_server.py`) started by the test, and a scripted
+//! OpenAI-compatible model that calls its tools. The calls stream as ordinary tool events
+//! (the AGORA verifier and the official AG-UI models accept them), the approval policy asks
+//! where it says so, and a failing tool, a timeout and a server killed mid-call each end in a
+//! tool result and a finished run. A server down at start is retried and comes up.
+
+#![cfg(feature = "ssr")]
+
+use crate::common;
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use axum::Router;
+use axum::body::{Body, Bytes};
+use axum::extract::State;
+use axum::http::header;
+use axum::response::Response;
+use axum::routing::post;
+use common::mcp::{ToolServer, free_port};
+use common::{TestServer, assert_agora_clean, of_type};
+use serde_json::{Value, json};
+
+/// What the scripted model answers to its n-th request: a tool call, or text.
+#[derive(Clone)]
+enum Turn {
+    Call(&'static str, Value),
+    Text(&'static str),
+}
+
+#[derive(Clone)]
+struct Model {
+    turns: Arc<Vec<Turn>>,
+    requests: Arc<Mutex<Vec<Value>>>,
+}
+
+async fn completions(State(model): State<Model>, body: Bytes) -> Response {
+    let body: Value = serde_json::from_slice(&body).unwrap();
+    let n = {
+        let mut requests = model.requests.lock().unwrap();
+        requests.push(body);
+        requests.len() - 1
+    };
+    let frame = |delta: Value, finish: Option<&str>| {
+        let chunk = json!({"object": "chat.completion.chunk",
+            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]});
+        format!("data: {chunk}\n\n")
+    };
+    let frames = match &model.turns[n.min(model.turns.len() - 1)] {
+        Turn::Call(name, arguments) => vec![
+            frame(
+                json!({"tool_calls": [{"index": 0, "id": format!("call_{n}"), "type": "function",
+                    "function": {"name": name, "arguments": arguments.to_string()}}]}),
+                None,
+            ),
+            frame(json!({}), Some("tool_calls")),
+        ],
+        Turn::Text(text) => vec![
+            frame(json!({"content": text}), None),
+            frame(json!({}), Some("stop")),
+        ],
+    };
+    let all: Vec<Result<String, std::convert::Infallible>> = frames
+        .into_iter()
+        .chain(["data: [DONE]\n\n".to_owned()])
+        .map(Ok)
+        .collect();
+    Response::builder()
+        .header(header::CONTENT_TYPE, "text/event-stream")
+        .body(Body::from_stream(futures::stream::iter(all)))
+        .unwrap()
+}
+
+/// AGORA on the scripted model, with the MCP server `vergunningen` at `url`.
+async fn start(
+    turns: Vec<Turn>,
+    url: &str,
+    configure: impl FnOnce(&mut agora_hai::server::Config),
+) -> (TestServer, Arc<Mutex<Vec<Value>>>) {
+    let requests = Arc::new(Mutex::new(Vec::new()));
+    let app = Router::new()
+        .route("/v1/chat/completions", post(completions))
+        .with_state(Model {
+            turns: Arc::new(turns),
+            requests: requests.clone(),
+        });
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    let server = TestServer::start_with(|c| {
+        c.llm_base_url = Some(format!("http://{addr}/v1"));
+        c.llm_context_tokens = Some(8192);
+        c.mcp_servers = vec![format!("vergunningen={url}")];
+        configure(c);
+    })
+    .await;
+    (server, requests)
+}
+
+/// `/ready`'s entry for the one MCP server.
+async fn mcp_status(server: &TestServer) -> Value {
+    let ready: Value = server
+        .http
+        .get(server.url("/ready"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(ready["status"], "ready", "{ready}");
+    ready["mcp"][0].clone()
+}
+
+/// Waits until `/ready` says the server is `status` (the supervisor retries with back-off of
+/// at most 30 s; the wait is generous because the machine is shared, not a measured bound).
+async fn until_status(server: &TestServer, status: &str) -> Value {
+    for _ in 0..1200 {
+        let entry = mcp_status(server).await;
+        if entry["status"] == status {
+            return entry;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!(
+        "the MCP server never became {status}: {}",
+        mcp_status(server).await
+    );
+}
+
+fn new_thread() -> String {
+    format!("thread-{}", uuid::Uuid::new_v4())
+}
+
+/// The TOOL_CALL_RESULT contents of a stream, parsed, in order.
+fn tool_results(events: &[Value]) -> Vec<Value> {
+    of_type(events, "TOOL_CALL_RESULT")
+        .iter()
+        .map(|e| serde_json::from_str(e["content"].as_str().unwrap()).unwrap())
+        .collect()
+}
+
+#[tokio::test]
+async fn a_lookup_a_failing_tool_and_a_timeout_each_end_in_a_tool_result_of_one_finished_run() {
+    let mut tools = ToolServer::start(free_port(), None);
+    let (server, requests) = start(
+        vec![
+            Turn::Call("lookup_permits", json!({"kvk": "92251854"})),
+            Turn::Call("failing_lookup", json!({"kvk": "92251854"})),
+            Turn::Call("slow_lookup", json!({"kvk": "92251854"})),
+            Turn::Text(
+                "Het bedrijf heeft erkenning NL 4521 EG; het handhavingsregister is in storing.",
+            ),
+        ],
+        &tools.url(),
+        |c| c.mcp_timeout_secs = 2,
+    )
+    .await;
+    let up = until_status(&server, "up").await;
+    // The clashing name is offered with the server's name in front; the built-in keeps its own.
+    let offered: Vec<&str> = up["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t.as_str().unwrap())
+        .collect();
+    assert_eq!(
+        offered,
+        [
+            "delete_permit",
+            "failing_lookup",
+            "lookup_permits",
+            "slow_lookup",
+            "vergunningen_search_regulations"
+        ]
+    );
+
+    let mut socket = server.socket().await;
+    let thread = new_thread();
+    socket
+        .ask(&thread, "Welke erkenningen heeft KVK 92251854?")
+        .await;
+    let events = socket.until_finished().await;
+    assert_agora_clean(&events);
+    assert!(of_type(&events, "RUN_ERROR").is_empty(), "{events:#?}");
+    assert!(
+        of_type(&events, "CUSTOM")
+            .iter()
+            .all(|e| e["name"] != "agora:tool_approval_request")
+    );
+
+    let starts = of_type(&events, "TOOL_CALL_START");
+    let names: Vec<&str> = starts
+        .iter()
+        .map(|e| e["toolCallName"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["lookup_permits", "failing_lookup", "slow_lookup"]);
+    // The server's title is the name people see.
+    assert_eq!(
+        starts[0]["toolDisplayName"], "Vergunningen opzoeken",
+        "{:#}",
+        starts[0]
+    );
+
+    let results = tool_results(&events);
+    assert_eq!(results.len(), 3, "{events:#?}");
+    assert_eq!(
+        results[0]["structuredContent"]["count"], 2,
+        "{:#}",
+        results[0]
+    );
+    assert!(results[0]["text"].as_str().unwrap().contains("NL 4521 EG"));
+    let failed = results[1]["error"].as_str().unwrap();
+    assert!(
+        failed.contains("handhavingsregister niet bereikbaar"),
+        "{failed}"
+    );
+    let timed_out = results[2]["error"].as_str().unwrap();
+    assert!(
+        timed_out.contains("did not answer within 2 s"),
+        "{timed_out}"
+    );
+    assert!(common::streamed_text(&events).contains("NL 4521 EG"));
+
+    // The model was offered the MCP tools beside the handoff, and read each result.
+    let requests = requests.lock().unwrap().clone();
+    let first: Vec<&str> = requests[0]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["function"]["name"].as_str().unwrap())
+        .collect();
+    assert!(
+        first.contains(&"handoff_to_agent") && first.contains(&"lookup_permits"),
+        "{first:?}"
+    );
+    assert!(
+        first.contains(&"vergunningen_search_regulations"),
+        "{first:?}"
+    );
+    let last = requests.last().unwrap()["messages"].to_string();
+    assert!(last.contains("did not answer within 2 s"), "{last}");
+
+    // The stored thread has every call answered.
+    let stored = server.state.db.messages(&thread).await.unwrap();
+    let answered = stored
+        .iter()
+        .filter(|m| matches!(m, agora_hai::protocol::Message::Tool(_)))
+        .count();
+    assert_eq!(answered, 3);
+    tools.kill().await;
+}
+
+#[tokio::test]
+async fn the_policy_asks_before_a_destructive_mcp_tool_and_always_when_configured() {
+    let mut tools = ToolServer::start(free_port(), None);
+    let (server, _requests) = start(
+        vec![
+            Turn::Call("delete_permit", json!({"number": "NL 4521 EG"})),
+            Turn::Text("De erkenning is ingetrokken."),
+        ],
+        &tools.url(),
+        |_| {},
+    )
+    .await;
+    until_status(&server, "up").await;
+    let mut socket = server.socket().await;
+    let thread = new_thread();
+    socket.ask(&thread, "Trek erkenning NL 4521 EG in").await;
+    let mut events = socket.until_approval_request().await;
+    let request = events.last().unwrap()["value"].clone();
+    assert_eq!(request["toolName"], "delete_permit");
+    assert_eq!(request["riskLevel"], "high");
+    socket
+        .answer_approval(request["approvalId"].as_str().unwrap(), true, None)
+        .await;
+    events.extend(socket.until_finished().await);
+    assert_agora_clean(&events);
+    let results = tool_results(&events);
+    assert!(
+        results[0]["text"].as_str().unwrap().contains("ingetrokken"),
+        "{results:?}"
+    );
+
+    // `--mcp-approval vergunningen=always`: even a lookup asks, and a rejection is its result.
+    let (server, _requests) = start(
+        vec![
+            Turn::Call("lookup_permits", json!({"kvk": "92251854"})),
+            Turn::Text("Niet opgezocht."),
+        ],
+        &tools.url(),
+        |c| c.mcp_approvals = vec!["vergunningen=always".to_owned()],
+    )
+    .await;
+    until_status(&server, "up").await;
+    let mut socket = server.socket().await;
+    let thread = new_thread();
+    socket
+        .ask(&thread, "Welke erkenningen heeft KVK 92251854?")
+        .await;
+    let mut events = socket.until_approval_request().await;
+    let request = events.last().unwrap()["value"].clone();
+    assert_eq!(request["toolName"], "lookup_permits");
+    socket
+        .answer_approval(
+            request["approvalId"].as_str().unwrap(),
+            false,
+            Some("Niet nodig"),
+        )
+        .await;
+    events.extend(socket.until_finished().await);
+    assert_agora_clean(&events);
+    let results = tool_results(&events);
+    assert_eq!(results[0]["status"], "rejected", "{results:?}");
+    assert!(of_type(&events, "RUN_ERROR").is_empty());
+    tools.kill().await;
+}
+
+#[tokio::test]
+async fn a_server_killed_mid_call_ends_the_call_with_a_result_and_comes_back_when_restarted() {
+    let port = free_port();
+    let mut tools = ToolServer::start(port, None);
+    let (server, _requests) = start(
+        vec![
+            Turn::Call("slow_lookup", json!({"kvk": "92251854", "seconds": 600})),
+            Turn::Text("Het archief is niet bereikbaar."),
+        ],
+        &tools.url(),
+        |c| c.mcp_timeout_secs = 20,
+    )
+    .await;
+    until_status(&server, "up").await;
+    let mut socket = server.socket().await;
+    let thread = new_thread();
+    socket
+        .ask(&thread, "Zoek KVK 92251854 in het archief")
+        .await;
+    // The call is under way once it is announced.
+    let mut events = socket.until(|e| e["type"] == "TOOL_CALL_END").await;
+    tools.kill().await;
+    events.extend(socket.until_finished().await);
+    assert_agora_clean(&events);
+    assert!(of_type(&events, "RUN_ERROR").is_empty(), "{events:#?}");
+    let results = tool_results(&events);
+    let error = results[0]["error"].as_str().unwrap();
+    assert!(error.contains("vergunningen"), "{error}");
+
+    // Noticed as down, retried, and up again once the server is back on its port.
+    let down = until_status(&server, "down").await;
+    assert!(down["error"].as_str().is_some(), "{down}");
+    let mut tools = ToolServer::start(port, None);
+    until_status(&server, "up").await;
+    tools.kill().await;
+}
+
+#[tokio::test]
+async fn a_server_down_at_start_is_retried_not_fatal_and_its_tools_come_when_it_does() {
+    let port = free_port();
+    let token_file = common::TempDir::new("mcp-token");
+    let token_path = token_file.0.join("token");
+    std::fs::write(&token_path, "Bearer vergunning-token-7\n").unwrap();
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let (server, requests) = start(
+        vec![
+            Turn::Text("Het register is nu niet bereikbaar."),
+            Turn::Call("lookup_permits", json!({"kvk": "92251854"})),
+            Turn::Text("Erkenning NL 4521 EG."),
+        ],
+        &url,
+        |c| {
+            c.mcp_headers = vec![format!(
+                "vergunningen=Authorization: @{}",
+                token_path.display()
+            )]
+        },
+    )
+    .await;
+    let down = until_status(&server, "down").await;
+    assert!(down["attempts"].as_u64().unwrap() >= 1, "{down}");
+    assert_eq!(down["tools"], json!([]));
+    // Without the server the model is offered no MCP tools, and the run still answers.
+    let mut socket = server.socket().await;
+    let thread = new_thread();
+    socket
+        .ask(&thread, "Welke erkenningen heeft KVK 92251854?")
+        .await;
+    let events = socket.until_finished().await;
+    assert_agora_clean(&events);
+    let offered = requests.lock().unwrap()[0]["tools"].to_string();
+    assert!(!offered.contains("lookup_permits"), "{offered}");
+
+    // It comes up with the token from the file (the server refuses requests without it).
+    let mut tools = ToolServer::start(port, Some("vergunning-token-7"));
+    until_status(&server, "up").await;
+    socket.ask(&thread, "Probeer het nog eens").await;
+    let events = socket.until_finished().await;
+    assert_agora_clean(&events);
+    let results = tool_results(&events);
+    assert_eq!(results[0]["structuredContent"]["count"], 2, "{results:?}");
+    tools.kill().await;
+}
