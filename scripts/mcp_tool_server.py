@@ -6,13 +6,15 @@ FastMCP (PyPI `fastmcp`, pinned in scripts/setup.sh), served over streamable HTT
 With TOKEN every request must carry `Authorization: Bearer TOKEN` (the orchestrator reads it
 from a file with --mcp-header). The tools are a permit register as an authority might run one
 behind its firewall: a lookup, a slow lookup, one whose back end is down, one whose name
-clashes with a built-in tool of the orchestrator, and one the approval policy asks about.
+clashes with a built-in tool of the orchestrator, one the approval policy asks about, and one
+that adds a tool and says so (`notifications/tools/list_changed`).
 """
 
 import asyncio
 import sys
 
-from fastmcp import FastMCP
+import mcp_types
+from fastmcp import Context, FastMCP
 from fastmcp.exceptions import ToolError
 
 PERMITS = {
@@ -56,6 +58,20 @@ def search_regulations(query: str) -> str:
 def delete_permit(number: str) -> str:
     """Trekt een erkenning in (schrapt haar uit het register)."""
     return f"erkenning {number} ingetrokken"
+
+
+def lookup_case(kvk: str) -> dict:
+    """Zoekt lopende handhavingszaken van een bedrijf op KVK-nummer."""
+    return {"kvk": kvk, "cases": [{"number": "HZ-2026-0412", "status": "open"}]}
+
+
+@mcp.tool
+async def open_case_register(ctx: Context) -> str:
+    """Opent het zakenregister: daarna is er ook een tool om zaken op te zoeken."""
+    mcp.add_tool(lookup_case)
+    # On the call's own stream: the client hears of the new tool list right away.
+    await ctx.send_notification(mcp_types.ToolListChangedNotification())
+    return "zakenregister geopend"
 
 
 def main() -> None:

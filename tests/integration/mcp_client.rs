@@ -171,6 +171,7 @@ async fn a_lookup_a_failing_tool_and_a_timeout_each_end_in_a_tool_result_of_one_
             "delete_permit",
             "failing_lookup",
             "lookup_permits",
+            "open_case_register",
             "slow_lookup",
             "vergunningen_search_regulations"
         ]
@@ -344,7 +345,10 @@ async fn a_server_killed_mid_call_ends_the_call_with_a_result_and_comes_back_whe
     assert!(of_type(&events, "RUN_ERROR").is_empty(), "{events:#?}");
     let results = tool_results(&events);
     let error = results[0]["error"].as_str().unwrap();
-    assert!(error.contains("vergunningen"), "{error}");
+    assert!(
+        error.contains("the connection to the MCP server `vergunningen` broke off"),
+        "{error}"
+    );
 
     // Noticed as down, retried, and up again once the server is back on its port.
     let down = until_status(&server, "down").await;
@@ -398,5 +402,110 @@ async fn a_server_down_at_start_is_retried_not_fatal_and_its_tools_come_when_it_
     assert_agora_clean(&events);
     let results = tool_results(&events);
     assert_eq!(results[0]["structuredContent"]["count"], 2, "{results:?}");
+    tools.kill().await;
+}
+
+/// The server adds a tool during a call and says so (`tools/list_changed`): the list is read
+/// again and the new tool is offered from the next model turn on, here in the next run.
+#[tokio::test]
+async fn a_tool_the_server_adds_is_offered_once_it_says_its_list_changed() {
+    let mut tools = ToolServer::start(free_port(), None);
+    let (server, requests) = start(
+        vec![
+            Turn::Call("open_case_register", json!({})),
+            Turn::Text("Het zakenregister is open."),
+            Turn::Call("lookup_case", json!({"kvk": "92251854"})),
+            Turn::Text("Er loopt zaak HZ-2026-0412."),
+        ],
+        &tools.url(),
+        |_| {},
+    )
+    .await;
+    let up = until_status(&server, "up").await;
+    assert!(!up["tools"].to_string().contains("lookup_case"), "{up}");
+    let mut socket = server.socket().await;
+    let thread = new_thread();
+    socket.ask(&thread, "Open het zakenregister").await;
+    let events = socket.until_finished().await;
+    assert_agora_clean(&events);
+    assert_eq!(tool_results(&events)[0]["text"], "zakenregister geopend");
+    for _ in 0..600 {
+        if mcp_status(&server).await["tools"]
+            .to_string()
+            .contains("lookup_case")
+        {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(
+        mcp_status(&server).await["tools"]
+            .to_string()
+            .contains("lookup_case")
+    );
+    socket
+        .ask(&thread, "Lopen er zaken tegen KVK 92251854?")
+        .await;
+    let events = socket.until_finished().await;
+    assert_agora_clean(&events);
+    let results = tool_results(&events);
+    assert_eq!(
+        results[0]["structuredContent"]["cases"][0]["number"], "HZ-2026-0412",
+        "{results:?}"
+    );
+    let offered = requests.lock().unwrap()[2]["tools"].to_string();
+    assert!(offered.contains("lookup_case"), "{offered}");
+    tools.kill().await;
+}
+
+/// Over `POST /agui` (the standard dialect) an MCP call is four ordinary tool events: the rules
+/// of `@ag-ui/client`'s `verifyEvents` and the official AG-UI models accept the stream.
+#[tokio::test]
+async fn over_agui_an_mcp_call_is_an_ordinary_tool_call_to_the_standard_checks() {
+    let mut tools = ToolServer::start(free_port(), None);
+    let (server, _requests) = start(
+        vec![
+            Turn::Call("lookup_permits", json!({"kvk": "92251854"})),
+            Turn::Text("Twee erkenningen, waaronder NL 4521 EG."),
+        ],
+        &tools.url(),
+        |_| {},
+    )
+    .await;
+    until_status(&server, "up").await;
+    let input = json!({
+        "threadId": new_thread(), "runId": format!("run-{}", uuid::Uuid::new_v4()),
+        "messages": [{ "id": "m1", "role": "user", "content": "Welke erkenningen heeft KVK 92251854?" }],
+        "tools": [], "context": [], "state": {}, "forwardedProps": {},
+    });
+    let (status, events) = server.agui(None, &input).await;
+    assert_eq!(status, 200);
+    let typed: Vec<agora_hai::protocol::Event> = events
+        .iter()
+        .map(|e| serde_json::from_value(e.clone()).unwrap())
+        .collect();
+    let violations = agora_hai::protocol::verify(&typed, agora_hai::protocol::Dialect::Standard);
+    assert!(violations.is_empty(), "{violations:#?}");
+    common::assert_official("standard", &events);
+    let kinds: Vec<&str> = events
+        .iter()
+        .map(|e| e["type"].as_str().unwrap())
+        .filter(|t| t.starts_with("TOOL_CALL"))
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            "TOOL_CALL_START",
+            "TOOL_CALL_ARGS",
+            "TOOL_CALL_END",
+            "TOOL_CALL_RESULT"
+        ]
+    );
+    assert_eq!(
+        of_type(&events, "TOOL_CALL_START")[0]["toolCallName"],
+        "lookup_permits"
+    );
+    assert_eq!(tool_results(&events)[0]["structuredContent"]["count"], 2);
+    assert_eq!(of_type(&events, "RUN_FINISHED").len(), 1);
     tools.kill().await;
 }

@@ -176,15 +176,23 @@ impl Tool for McpTool {
         let result = match outcome {
             Ok(Ok(result)) => self.result(result),
             Ok(Err(e)) => {
-                if matches!(
-                    e,
-                    ServiceError::TransportClosed | ServiceError::TransportSend(_)
-                ) {
-                    self.server.connection_lost();
-                }
-                Err(ToolError::Failed(format!(
-                    "de MCP-server `{server}` gaf geen antwoord / the call to the MCP server `{server}` failed: {e}"
-                )))
+                tracing::debug!(server, tool = %self.remote, error = %e, "MCP call failed");
+                Err(ToolError::Failed(match e {
+                    ServiceError::TransportClosed | ServiceError::TransportSend(_) => {
+                        self.server.connection_lost();
+                        format!(
+                            "de verbinding met de MCP-server `{server}` is verbroken / the connection to the MCP server `{server}` broke off (it stopped or is unreachable); try again later or answer without it"
+                        )
+                    }
+                    // The server's JSON-RPC error (an unknown tool, arguments it refuses).
+                    ServiceError::McpError(error) => format!(
+                        "de MCP-server `{server}` weigert de aanroep / the MCP server `{server}` refused the call: {}",
+                        error.message
+                    ),
+                    other => format!(
+                        "de aanroep bij de MCP-server `{server}` mislukte / the call to the MCP server `{server}` failed: {other}"
+                    ),
+                }))
             }
             Err(_) => Err(ToolError::Failed(format!(
                 "de MCP-server `{server}` antwoordde niet binnen {secs} s / the MCP server `{server}` did not answer within {secs} s",
