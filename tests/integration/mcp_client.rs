@@ -509,3 +509,67 @@ async fn over_agui_an_mcp_call_is_an_ordinary_tool_call_to_the_standard_checks()
     assert_eq!(of_type(&events, "RUN_FINISHED").len(), 1);
     tools.kill().await;
 }
+
+/// Many calls over one connection, each answered right (no answer crossed with another's), and
+/// what one costs: the median of an MCP call (FastMCP over streamable HTTP on this machine)
+/// against a built-in tool, through the same `Tool` trait the run loop calls. Printed for the
+/// README, not asserted: the machine is shared.
+#[tokio::test]
+async fn many_mcp_calls_in_a_row_are_each_answered_right_and_their_cost_is_printed() {
+    use agora_hai::orchestrator::tools::ToolContext;
+    let mut tools = ToolServer::start(free_port(), None);
+    let (server, _requests) = start(vec![Turn::Text("-")], &tools.url(), |_| {}).await;
+    until_status(&server, "up").await;
+    let toolbox = server.state.orchestrator.toolbox();
+    let mcp = toolbox.get("lookup_permits").unwrap();
+    let builtin = toolbox.get("get_company_info").unwrap();
+    let reports = server.dir.0.join("reports");
+    let context = ToolContext {
+        thread_id: "thread-measure",
+        user_id: "dev-user",
+        messages: &[],
+        reports_dir: &reports,
+        user_name: None,
+        thread_title: None,
+    };
+    const CALLS: usize = 300;
+    let mut timings = [Vec::new(), Vec::new()];
+    for round in 0..CALLS + 20 {
+        // Alternating kvk numbers: an answer that belonged to another call would show.
+        let (kvk, count) = if round % 2 == 0 {
+            ("92251854", 2)
+        } else {
+            ("11112222", 0)
+        };
+        let started = std::time::Instant::now();
+        let result = mcp.call(&context, &json!({ "kvk": kvk })).await.unwrap();
+        let mcp_time = started.elapsed();
+        assert_eq!(result["structuredContent"]["kvk"], kvk);
+        assert_eq!(result["structuredContent"]["count"], count);
+        let started = std::time::Instant::now();
+        let result = builtin
+            .call(&context, &json!({ "kvk": "99990001" }))
+            .await
+            .unwrap();
+        let builtin_time = started.elapsed();
+        assert_eq!(result["name"], "Trattoria Finta Fiore");
+        // The first calls warm up (connection pool, Python's caches).
+        if round >= 20 {
+            timings[0].push(mcp_time);
+            timings[1].push(builtin_time);
+        }
+    }
+    for (name, mut times) in ["MCP lookup_permits", "built-in get_company_info"]
+        .into_iter()
+        .zip(timings)
+    {
+        times.sort_unstable();
+        eprintln!(
+            "{name}: median {:?}, p10 {:?}, p90 {:?} over {CALLS} calls",
+            times[CALLS / 2],
+            times[CALLS / 10],
+            times[CALLS * 9 / 10]
+        );
+    }
+    tools.kill().await;
+}
