@@ -2,6 +2,8 @@
 FastMCP (PyPI `fastmcp`, pinned in scripts/setup.sh), served over streamable HTTP.
 
     mcp_tool_server.py PORT [TOKEN]
+    mcp_tool_server.py stdio
+
 
 With TOKEN every request must carry `Authorization: Bearer TOKEN` (the orchestrator reads it
 from a file with --mcp-header). The tools are a permit register as an authority might run one
@@ -75,6 +77,9 @@ async def open_case_register(ctx: Context) -> str:
 
 
 def main() -> None:
+    if sys.argv[1] == "stdio":
+        mcp.run(transport="stdio", show_banner=False, log_level="warning")
+        return
     port = int(sys.argv[1])
     token = sys.argv[2] if len(sys.argv) > 2 else None
     middleware = []

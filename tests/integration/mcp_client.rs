@@ -573,3 +573,48 @@ async fn many_mcp_calls_in_a_row_are_each_answered_right_and_their_cost_is_print
     }
     tools.kill().await;
 }
+
+/// `--mcp-command`: the same FastMCP server as a child process on stdio.
+#[tokio::test]
+async fn a_server_on_stdio_is_started_as_a_child_and_its_tools_answer() {
+    use agora_hai::orchestrator::tools::ToolContext;
+    let command = format!(
+        "{} {} stdio",
+        common::mcp::python().display(),
+        common::mcp::script("mcp_tool_server.py").display()
+    );
+    let server = TestServer::start_with(|c| {
+        c.mcp_commands = vec![format!("vergunningen={command}")];
+        c.mcp_agents = vec!["vergunningen=history-agent".to_owned()];
+    })
+    .await;
+    let up = until_status(&server, "up").await;
+    assert_eq!(up["transport"], "stdio", "{up}");
+    let toolbox = server.state.orchestrator.toolbox();
+    // Offered to the agent the flag names, not to the general agent.
+    let names = |agent: &str| -> Vec<String> {
+        toolbox
+            .mcp_specs(agent)
+            .into_iter()
+            .map(|s| s.name)
+            .collect()
+    };
+    assert!(names("history-agent").contains(&"lookup_permits".to_owned()));
+    assert!(names("general-agent").is_empty());
+    let reports = server.dir.0.join("reports");
+    let context = ToolContext {
+        thread_id: "thread-stdio",
+        user_id: "dev-user",
+        messages: &[],
+        reports_dir: &reports,
+        user_name: None,
+        thread_title: None,
+    };
+    let result = toolbox
+        .get("lookup_permits")
+        .unwrap()
+        .call(&context, &json!({ "kvk": "92251854" }))
+        .await
+        .unwrap();
+    assert_eq!(result["structuredContent"]["count"], 2, "{result}");
+}

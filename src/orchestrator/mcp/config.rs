@@ -320,7 +320,8 @@ mod tests {
 
     #[test]
     fn mistakes_name_the_flag() {
-        let cases: Vec<(fn(&mut McpFlags), &str)> = vec![
+        type Mistake = (fn(&mut McpFlags), &'static str);
+        let cases: Vec<Mistake> = vec![
             (|f| f.servers = vec!["nourl".into()], "--mcp-server"),
             (
                 |f| f.servers = vec!["a=ftp://x".into()],

@@ -24,7 +24,7 @@ pub fn python() -> PathBuf {
     python
 }
 
-fn script(name: &str) -> PathBuf {
+pub fn script(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("scripts")
         .join(name)
