@@ -237,3 +237,25 @@ async fn another_accounts_conversation_is_never_reachable_through_mcp() {
         "a stateless server hands out no session"
     );
 }
+
+/// `--auth users`: a signed-in session's cookie lets an MCP client in, as it does the API; a
+/// signed-out one does not.
+#[tokio::test]
+async fn a_signed_in_session_is_let_in_and_a_missing_one_is_not() {
+    use common::users::{ADMIN_EMAIL, ADMIN_PASSWORD, sign_in, users_server};
+    let server = users_server().await;
+    let cookie = sign_in(&server, ADMIN_EMAIL, ADMIN_PASSWORD).await.unwrap();
+    let calls = json!([{ "name": "get_company_info", "arguments": { "kvk": "99990001" } }]);
+    let mut signed_in = plan(&server, None, calls.clone());
+    signed_in["headers"] = json!({ "Cookie": cookie });
+    let out = official_client(&signed_in).await;
+    assert_eq!(out["calls"][0]["isError"], false, "{out:#}");
+    assert_eq!(
+        out["calls"][0]["structured"]["name"],
+        "Trattoria Finta Fiore"
+    );
+
+    let out = official_client(&plan(&server, None, calls)).await;
+    assert!(out["initialized"].is_null(), "{out:#}");
+    assert!(out["calls"].as_array().unwrap().is_empty(), "{out:#}");
+}
