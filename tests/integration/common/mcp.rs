@@ -54,7 +54,10 @@ impl ToolServer {
             .arg(port.to_string())
             .args(token)
             .stdin(Stdio::null())
+            // FastMCP logs every tool error it serves (the failing tool is one on purpose);
+            // the tests read what the client sees instead.
             .stdout(Stdio::null())
+            .stderr(Stdio::null())
             .kill_on_drop(true);
         let child = command.spawn().expect("the FastMCP server starts");
         Self {
