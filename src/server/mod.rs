@@ -178,7 +178,13 @@ fn build_orchestrator(
     let store: Arc<dyn Store> = db;
     let mut toolbox = Toolbox::new(knowledge);
     let mcp = config.mcp_servers()?;
-    if !mcp.is_empty() {
+    if !mcp.is_empty() && config.llm_base_url.is_none() {
+        // The embedded planner decides from its own rules and tools; it would read an MCP
+        // tool as a client's tool to call when a message names it, which no one asked for.
+        tracing::warn!(
+            "MCP servers are for the model path (--llm-base-url): the embedded planner calls only its own tools, so they are not connected"
+        );
+    } else if !mcp.is_empty() {
         let mut builtin = toolbox.names();
         builtin.push(crate::orchestrator::llm::prompts::HANDOFF_TOOL);
         tracing::info!(

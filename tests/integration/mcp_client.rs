@@ -584,6 +584,9 @@ async fn a_server_on_stdio_is_started_as_a_child_and_its_tools_answer() {
         common::mcp::script("mcp_tool_server.py").display()
     );
     let server = TestServer::start_with(|c| {
+        // The model path (MCP tools are not for the embedded planner); no run asks it here.
+        c.llm_base_url = Some("http://127.0.0.1:9/v1".to_owned());
+        c.llm_context_tokens = Some(8192);
         c.mcp_commands = vec![format!("vergunningen={command}")];
         c.mcp_agents = vec!["vergunningen=history-agent".to_owned()];
     })
@@ -617,4 +620,25 @@ async fn a_server_on_stdio_is_started_as_a_child_and_its_tools_answer() {
         .await
         .unwrap();
     assert_eq!(result["structuredContent"]["count"], 2, "{result}");
+}
+
+/// With the embedded planner (no `--llm-base-url`) the MCP flags connect nothing: the planner
+/// keeps its own tools, and `/ready` lists no MCP server.
+#[tokio::test]
+async fn the_embedded_planner_keeps_its_own_tools() {
+    let server = TestServer::start_with(|c| {
+        c.mcp_servers = vec!["vergunningen=http://127.0.0.1:9/mcp".to_owned()];
+    })
+    .await;
+    assert!(server.state.orchestrator.toolbox().mcp().is_none());
+    let ready: Value = server
+        .http
+        .get(server.url("/ready"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(ready, json!({ "status": "ready" }));
 }
