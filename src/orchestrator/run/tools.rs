@@ -15,7 +15,7 @@ use super::super::store::ApprovalDecision;
 use super::super::thread::{closed_call, now_millis, unanswered_calls};
 use super::super::tools::{GENERATE_FINAL_REPORT, ToolContext};
 use super::{Run, RunFailure};
-use crate::protocol::{Event, FunctionCall, Message, ToolCall, ToolMessage};
+use crate::protocol::{Event, FunctionCall, Message, RiskLevel, ToolCall, ToolMessage};
 
 impl Run {
     pub(super) async fn call_tool(&mut self, call: ToolCall) -> Result<(), RunFailure> {
@@ -41,7 +41,13 @@ impl Run {
             Some(tool) => tool.settle(&self.messages, arguments),
             None => arguments,
         };
-        let risk = approval::risk_level(&name, &arguments);
+        let mut risk = approval::risk_level(&name, &arguments);
+        // A server configured to ask every time asks at least as for a high-risk tool.
+        if tool.as_ref().is_some_and(|tool| tool.requires_approval())
+            && !approval::needs_approval(risk)
+        {
+            risk = RiskLevel::High;
+        }
         let decision = if approval::needs_approval(risk) {
             let approval = self
                 .adapter

@@ -14,6 +14,7 @@ use serde_json::{Map, Value, json};
 
 use super::knowledge::{Company, Knowledge, Regulation};
 use super::llm::ToolSpec;
+use super::mcp::McpServers;
 use crate::protocol::Message;
 
 mod check_company_exists;
@@ -108,6 +109,12 @@ pub trait Tool: Send + Sync {
         Map::new()
     }
 
+    /// Every call asks a person first, whatever the policy says of its name and arguments
+    /// (an MCP server configured with `--mcp-approval name=always`).
+    fn requires_approval(&self) -> bool {
+        false
+    }
+
     /// The tool as offered to a model.
     fn spec(&self) -> ToolSpec {
         ToolSpec {
@@ -123,6 +130,8 @@ pub trait Tool: Send + Sync {
 pub struct Toolbox {
     tools: BTreeMap<&'static str, Arc<dyn Tool>>,
     knowledge: Arc<Knowledge>,
+    /// The tools of MCP servers, which come and go while the process runs.
+    mcp: Option<Arc<McpServers>>,
 }
 
 impl std::fmt::Debug for Toolbox {
@@ -148,11 +157,38 @@ impl Toolbox {
             Arc::new(SubmitVerificationAnswers::new(knowledge.clone())),
         ];
         let tools = list.into_iter().map(|t| (t.name(), t)).collect();
-        Toolbox { tools, knowledge }
+        Toolbox {
+            tools,
+            knowledge,
+            mcp: None,
+        }
+    }
+
+    /// These tools and those of the MCP servers (a built-in tool keeps its name).
+    pub fn with_mcp(mut self, mcp: Arc<McpServers>) -> Toolbox {
+        self.mcp = Some(mcp);
+        self
+    }
+
+    /// The MCP servers, if any are configured.
+    pub fn mcp(&self) -> Option<&Arc<McpServers>> {
+        self.mcp.as_ref()
+    }
+
+    /// The MCP tools offered to `agent` now.
+    pub fn mcp_specs(&self, agent: &str) -> Vec<ToolSpec> {
+        self.mcp
+            .as_ref()
+            .map(|mcp| mcp.specs_for(agent))
+            .unwrap_or_default()
     }
 
     pub fn get(&self, name: &str) -> Option<Arc<dyn Tool>> {
-        self.tools.get(name).cloned()
+        if let Some(tool) = self.tools.get(name) {
+            return Some(tool.clone());
+        }
+        let tool = self.mcp.as_ref()?.get(name)?;
+        Some(tool)
     }
 
     /// Specs of the named tools, in the given order; names that are not tools of this box
@@ -175,7 +211,7 @@ impl Toolbox {
         }
     }
 
-    /// All tool names, sorted.
+    /// All built-in tool names, sorted.
     pub fn names(&self) -> Vec<&'static str> {
         self.tools.keys().copied().collect()
     }

@@ -3,6 +3,7 @@
 
 pub mod binary;
 pub mod keys;
+pub mod mcp;
 pub mod nginx;
 pub mod postgres;
 pub mod users;
