@@ -719,3 +719,96 @@ async fn a_report_made_on_a_is_served_by_b() {
     let (_, pdf) = fetch(&b, pdf_url).await;
     assert!(pdf.starts_with(b"%PDF"), "a PDF");
 }
+
+/// The stored decision on an approval, read from the shared database: approved, and the
+/// edited arguments as JSON.
+async fn stored_decision(database_url: &str, approval_id: &str) -> (Option<bool>, Option<Value>) {
+    use sqlx::Connection;
+    let mut db = sqlx::PgConnection::connect(database_url).await.unwrap();
+    let (approved, edited): (Option<bool>, Option<String>) =
+        sqlx::query_as("SELECT approved, edited_args FROM approvals WHERE approval_id = $1")
+            .bind(approval_id)
+            .fetch_one(&mut db)
+            .await
+            .unwrap();
+    (approved, edited.map(|e| serde_json::from_str(&e).unwrap()))
+}
+
+/// An approval answered with edits on B while its run waits on A: edits the report tool
+/// refuses (a KVK number that is not one) get a clear `agora:error` on B, and nothing of them
+/// is kept, so the inspector's corrected edits, on B again, are taken (not refused as a
+/// duplicate) and finish A's run with exactly those arguments.
+#[tokio::test]
+async fn a_bad_edit_on_b_is_refused_there_and_the_corrected_one_finishes_a_s_run() {
+    let url = fresh_database().await;
+    let a = Instance::start(&url).await;
+    let b = Instance::start(&url).await;
+    let thread = uuid::Uuid::new_v4().to_string();
+    let (_, shown, approval_id) = report_waiting_for_approval(&a, &thread).await;
+    let asked = shown.last().unwrap()["value"]["parameters"].clone();
+    assert!(asked["kvk"].is_string(), "{asked}");
+    let mut socket = b.socket().await;
+    socket
+        .send(&resume(&thread, Some(seq(shown.last().unwrap()))))
+        .await;
+    assert_eq!(socket.next().await["value"]["running"], true);
+    let answer = |edited: &Value| {
+        json!({
+            "type": "CUSTOM", "name": "agora:tool_approval_response",
+            "value": { "approvalId": approval_id, "approved": true, "editedArgs": edited }
+        })
+    };
+
+    let mut bad = asked.clone();
+    bad["kvk"] = json!("1234");
+    socket.send(&answer(&bad)).await;
+    let error = socket.next().await;
+    assert_eq!(error["name"], "agora:error", "{error}");
+    assert_eq!(
+        error["value"]["errorCode"], "invalid_edited_args",
+        "{error}"
+    );
+    assert_eq!(
+        error["value"]["details"]["approvalId"],
+        approval_id.as_str(),
+        "{error}"
+    );
+    assert!(error["value"].to_string().contains("`kvk`"), "{error}");
+    assert_eq!(stored_decision(&url, &approval_id).await, (None, None));
+
+    let mut corrected = asked.clone();
+    corrected["findings"] = json!([{
+        "number": 1,
+        "description": "Rauwe vis boven de groenten in de koelcel, 12 °C",
+        "severity": "ernstig"
+    }]);
+    socket.send(&answer(&corrected)).await;
+    let rest = tokio::time::timeout(Duration::from_secs(60), socket.until_finished())
+        .await
+        .expect("A's run finishes with the corrected edits");
+    assert!(rest.iter().all(|e| e["name"] != "agora:error"), "{rest:?}");
+    let report_call = rest
+        .iter()
+        .find(|e| e["type"] == "TOOL_CALL_ARGS")
+        .unwrap_or_else(|| panic!("the report's arguments: {rest:?}"));
+    let ran_with: Value = serde_json::from_str(report_call["delta"].as_str().unwrap()).unwrap();
+    assert_eq!(
+        ran_with, corrected,
+        "what ran is what the inspector approved"
+    );
+    let result = rest
+        .iter()
+        .find(|e| e["type"] == "TOOL_CALL_RESULT")
+        .unwrap_or_else(|| panic!("the report's result: {rest:?}"));
+    assert!(
+        result["content"]
+            .as_str()
+            .is_some_and(|c| c.contains("downloadUrl")),
+        "{result}"
+    );
+    assert_eq!(
+        stored_decision(&url, &approval_id).await,
+        (Some(true), Some(corrected))
+    );
+    assert_eq!(run_statuses(&url, &thread).await, ["finished", "finished"]);
+}
