@@ -9,7 +9,7 @@
 use std::sync::Arc;
 
 use super::approval::Refusal;
-use super::store::StoreError;
+use super::store::{RunStatus, StoreError};
 
 /// One event as an instance sent it on a thread: its number and its JSON (`seq` included in
 /// AGORA's dialect).
@@ -33,6 +33,11 @@ pub struct ForwardedDecision {
     pub edited_args: Option<serde_json::Map<String, serde_json::Value>>,
 }
 
+/// Checks a user's edited arguments against the tool's own rules (tool name, arguments): the
+/// instance that answers checks them before it keeps or forwards the answer, so a bad edit is
+/// refused to the one who sent it and the approval stays open for a corrected one.
+pub type EditCheck<'a> = &'a (dyn Fn(&str, &serde_json::Value) -> Result<(), String> + Send + Sync);
+
 #[async_trait::async_trait]
 pub trait Peers: Send + Sync + 'static {
     /// Whether other instances may exist (and the calls below do anything).
@@ -40,6 +45,23 @@ pub trait Peers: Send + Sync + 'static {
 
     /// An event this instance's run sent; queued for the others, never waited for.
     fn event_sent(&self, event: SharedEvent);
+
+    /// Waits until every event this instance sent before is in the shared log (or could not
+    /// be written). A run's end is stored only after that, so the instance that starts the
+    /// thread's next run (it waits for this one to be stored ended) reads the true last
+    /// number and numbers on from it, contiguous and never twice.
+    async fn flush(&self);
+
+    /// Stores a run's end and logs its last event in one transaction: nobody, on any
+    /// instance, sees the run's end before it is stored, nor the run stored ended before its
+    /// end is logged.
+    async fn finish_run(
+        &self,
+        run_id: &str,
+        status: RunStatus,
+        error: Option<&str>,
+        last: Option<SharedEvent>,
+    ) -> Result<(), StoreError>;
 
     /// The number a new run's events on the thread must be above: no instance numbered one
     /// of its events higher.
@@ -74,9 +96,20 @@ pub trait Peers: Send + Sync + 'static {
         unless_held: Option<&str>,
     ) -> Result<Vec<String>, StoreError>;
 
+    /// Where a run this instance asked another to stop stands: `None` once it is stored
+    /// ended, or its lease has run out (its instance died: then it is marked interrupted
+    /// here and its followers told); otherwise when its lease runs out (the database's
+    /// milliseconds: a later value than before means its instance renewed it, so lives).
+    async fn settle_run(&self, run_id: &str) -> Result<Option<i64>, StoreError>;
+
     /// Hands `decision` to the instance whose run waits for it. Refused like a local answer:
-    /// unknown, already answered, someone else's, or no live run waits for it any more.
-    async fn forward_decision(&self, decision: ForwardedDecision) -> Result<(), Refusal>;
+    /// unknown, already answered, someone else's, no live run waits for it any more, or
+    /// approved with edits `check` refuses (then nothing is kept: the approval stays open).
+    async fn forward_decision(
+        &self,
+        decision: ForwardedDecision,
+        check: EditCheck<'_>,
+    ) -> Result<(), Refusal>;
 }
 
 /// One instance alone: nothing to share.
@@ -89,6 +122,21 @@ impl Peers for Alone {
     }
 
     fn event_sent(&self, _event: SharedEvent) {}
+
+    async fn flush(&self) {}
+
+    async fn finish_run(
+        &self,
+        _run_id: &str,
+        _status: RunStatus,
+        _error: Option<&str>,
+        _last: Option<SharedEvent>,
+    ) -> Result<(), StoreError> {
+        // Never called: alone, the run's end goes to the store and nothing is logged.
+        Err(StoreError::Backend(
+            "no other instance: store the run's end in the store".to_owned(),
+        ))
+    }
 
     async fn seq_floor(&self, _thread_id: &str) -> Result<u64, StoreError> {
         Ok(0)
@@ -120,7 +168,15 @@ impl Peers for Alone {
         Ok(Vec::new())
     }
 
-    async fn forward_decision(&self, _decision: ForwardedDecision) -> Result<(), Refusal> {
+    async fn settle_run(&self, _run_id: &str) -> Result<Option<i64>, StoreError> {
+        Ok(None)
+    }
+
+    async fn forward_decision(
+        &self,
+        _decision: ForwardedDecision,
+        _check: EditCheck<'_>,
+    ) -> Result<(), Refusal> {
         Err(Refusal::Unknown)
     }
 }

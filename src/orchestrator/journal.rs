@@ -195,8 +195,18 @@ impl Journals {
         {
             let mut inner = journal.lock();
             // Another instance may have numbered this thread's events higher (its clock, its
-            // journal's age): this run's follow them.
-            inner.next_seq = inner.next_seq.max(seq_floor.saturating_add(1));
+            // journal's age): this run's follow them. A journal that has numbered nothing
+            // itself takes the numbering over, as `import` does, so the thread's numbers stay
+            // contiguous across instances (its clock would leave a jump).
+            let fresh =
+                inner.entries.is_empty() && inner.live.is_none() && inner.last_run.is_none();
+            if seq_floor > 0 && fresh {
+                inner.next_seq = seq_floor + 1;
+                inner.start_seq = inner.start_seq.min(inner.next_seq);
+                inner.dropped_through = 0;
+            } else {
+                inner.next_seq = inner.next_seq.max(seq_floor.saturating_add(1));
+            }
             inner.begin(run);
         }
         if let Some((connection_id, outbox, only_run)) = starter {
@@ -391,33 +401,35 @@ impl Journal {
         dialect: Dialect,
         event: &Event,
         max_bytes: usize,
-    ) -> Option<(u64, Arc<str>, Arc<str>)> {
-        let json = match serde_json::to_string(event) {
-            Ok(json) => json,
-            Err(e) => {
-                // Only a bug can get here (the types serialise); the stream goes on without it.
-                tracing::error!(error = %e, "event did not serialise");
-                return None;
-            }
-        };
+    ) -> Option<Numbered> {
+        let json = to_json(event)?;
         let mut inner = self.lock();
-        if let Event::StateSnapshot(snapshot) = event {
-            inner.state = Some(snapshot.snapshot.clone());
-        }
-        let seq = inner.next_seq;
-        inner.next_seq += 1;
-        let json: Arc<str> = match dialect {
-            // AGORA's clients read the number in the event; the standard dialect keeps events
-            // exactly as AG-UI defines them and numbers them in the SSE `id:` line.
-            Dialect::Agora => with_seq(json, seq).into(),
-            Dialect::Standard => json.into(),
-        };
-        let run: Arc<str> = match &inner.live {
-            Some(live) if &*live.run_id == run_id => live.run_id.clone(),
-            _ => run_id.into(),
-        };
-        inner.keep_and_send(seq, run.clone(), json.clone(), max_bytes);
-        Some((seq, run, json))
+        let numbered = inner.number(run_id, dialect, event, json);
+        inner.keep_and_send(
+            numbered.seq,
+            numbered.run_id.clone(),
+            numbered.json.clone(),
+            max_bytes,
+        );
+        Some(numbered)
+    }
+
+    /// Numbers a run's last event without sending it yet (see [`Self::deliver`]): with
+    /// several instances it is logged first, so the run's end is stored only once every
+    /// number it gave is in the shared log. The run publishes nothing after it.
+    pub fn number(&self, run_id: &str, dialect: Dialect, event: &Event) -> Option<Numbered> {
+        let json = to_json(event)?;
+        Some(self.lock().number(run_id, dialect, event, json))
+    }
+
+    /// Keeps and sends an event [`Self::number`] numbered.
+    pub fn deliver(&self, numbered: &Numbered, max_bytes: usize) {
+        self.lock().keep_and_send(
+            numbered.seq,
+            numbered.run_id.clone(),
+            numbered.json.clone(),
+            max_bytes,
+        );
     }
 
     /// Events another instance's run sent on this thread (read from the shared log), in
@@ -473,7 +485,45 @@ impl Journal {
     }
 }
 
+/// An event as its journal numbered it: its number, run and JSON (`seq` included in AGORA's
+/// dialect).
+#[derive(Debug, Clone)]
+pub struct Numbered {
+    pub seq: u64,
+    pub run_id: Arc<str>,
+    pub json: Arc<str>,
+}
+
+fn to_json(event: &Event) -> Option<String> {
+    serde_json::to_string(event)
+        .inspect_err(|e| {
+            // Only a bug can get here (the types serialise); the stream goes on without it.
+            tracing::error!(error = %e, "event did not serialise");
+        })
+        .ok()
+}
+
 impl Inner {
+    /// Gives `event` (serialised as `json`) the next number.
+    fn number(&mut self, run_id: &str, dialect: Dialect, event: &Event, json: String) -> Numbered {
+        if let Event::StateSnapshot(snapshot) = event {
+            self.state = Some(snapshot.snapshot.clone());
+        }
+        let seq = self.next_seq;
+        self.next_seq += 1;
+        let json: Arc<str> = match dialect {
+            // AGORA's clients read the number in the event; the standard dialect keeps events
+            // exactly as AG-UI defines them and numbers them in the SSE `id:` line.
+            Dialect::Agora => with_seq(json, seq).into(),
+            Dialect::Standard => json.into(),
+        };
+        let run_id: Arc<str> = match &self.live {
+            Some(live) if &*live.run_id == run_id => live.run_id.clone(),
+            _ => run_id.into(),
+        };
+        Numbered { seq, run_id, json }
+    }
+
     /// Drops the oldest events until at most `max_bytes` are kept (the newest always stays).
     fn trim_to(&mut self, max_bytes: usize) {
         while self.bytes > max_bytes && self.entries.len() > 1 {

@@ -399,13 +399,16 @@ impl Orchestrator {
         match self.resolve_here(approval_id, connection_id, user_id, answer.clone()) {
             Err(approval::Refusal::Unknown) if self.peers.shared() => {
                 self.peers
-                    .forward_decision(cluster::ForwardedDecision {
-                        approval_id: approval_id.to_owned(),
-                        user_id: user_id.to_owned(),
-                        approved: answer.approved,
-                        feedback: answer.feedback,
-                        edited_args: answer.edited_args,
-                    })
+                    .forward_decision(
+                        cluster::ForwardedDecision {
+                            approval_id: approval_id.to_owned(),
+                            user_id: user_id.to_owned(),
+                            approved: answer.approved,
+                            feedback: answer.feedback,
+                            edited_args: answer.edited_args,
+                        },
+                        &|tool, args| self.check_edits(tool, args),
+                    )
                     .await
             }
             other => other,
@@ -423,8 +426,14 @@ impl Orchestrator {
     ) -> Result<(), approval::Refusal> {
         self.approvals
             .resolve_checked(approval_id, connection_id, user_id, answer, |tool, args| {
-                self.toolbox().check(tool, args).map_err(|e| e.to_string())
+                self.check_edits(tool, args)
             })
+    }
+
+    /// Edited arguments of an approval meet the tool's own rules, as the agent's must; the
+    /// refusal in the tool's words.
+    fn check_edits(&self, tool: &str, args: &serde_json::Value) -> Result<(), String> {
+        self.toolbox().check(tool, args).map_err(|e| e.to_string())
     }
 
     /// A run id the client chose must be new: reusing one (another user's running run's, say)

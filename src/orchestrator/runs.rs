@@ -15,8 +15,11 @@ use super::run::{Publisher, Run, debug_verifier};
 use super::store::RunStatus;
 use super::{CANCEL_WAIT, Orchestrator, Outbox, metrics};
 
-/// How often a stop asked of another instance looks whether the run is stored ended.
+/// How soon a stop asked of another instance first looks whether the run is stored ended;
+/// each look after waits twice as long, up to [`STORED_END_POLL_MAX`] (a dead instance's
+/// run is waited for until its lease runs out: 30 s by default).
 const STORED_END_POLL: std::time::Duration = std::time::Duration::from_millis(50);
+const STORED_END_POLL_MAX: std::time::Duration = std::time::Duration::from_millis(500);
 
 /// The run a thread has going, so a new input or a cancel can stop it.
 pub(crate) struct ActiveRun {
@@ -210,16 +213,36 @@ impl Orchestrator {
         Ok(())
     }
 
-    /// Waits, at most [`CANCEL_WAIT`], until none of `run_ids` is stored `running`.
+    /// Waits until none of `run_ids` (runs of other instances, asked to stop) is stored
+    /// `running`. A live instance stops its run at once (rung) or at its next lease renewal;
+    /// a dead one's run is waited for until its lease runs out, no longer: then it is
+    /// interrupted here (see [`super::cluster::Peers::settle_run`]), so the next run never
+    /// overlaps it. Only a run whose instance keeps renewing its lease but does not stop is
+    /// given up on, after [`CANCEL_WAIT`].
     async fn until_stored_ended(&self, run_ids: &[String]) {
-        let deadline = tokio::time::Instant::now() + CANCEL_WAIT;
+        let given_up = tokio::time::Instant::now() + CANCEL_WAIT;
         for run_id in run_ids {
-            while tokio::time::Instant::now() < deadline {
-                match self.store.run(run_id).await {
-                    Ok(run) if run.status == RunStatus::Running => {}
-                    _ => break,
+            let mut first_expiry = None;
+            let mut pause = STORED_END_POLL;
+            loop {
+                let expiry = match self.peers.settle_run(run_id).await {
+                    Ok(Some(expiry)) => expiry,
+                    Ok(None) => break,
+                    Err(e) => {
+                        tracing::warn!(error = %e, run_id, "cannot tell whether the run stopped; going on");
+                        break;
+                    }
+                };
+                let renewed = *first_expiry.get_or_insert(expiry) < expiry;
+                if renewed && tokio::time::Instant::now() >= given_up {
+                    tracing::warn!(
+                        run_id,
+                        "asked to stop, its instance lives but has not stopped it; going on"
+                    );
+                    break;
                 }
-                tokio::time::sleep(STORED_END_POLL).await;
+                tokio::time::sleep(pause).await;
+                pause = (pause * 2).min(STORED_END_POLL_MAX);
             }
         }
     }

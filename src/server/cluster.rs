@@ -7,7 +7,9 @@
 //! - an approval answered on an instance whose runs do not wait for it is checked against the
 //!   database and sent with `NOTIFY agora_decisions` to the one whose run does;
 //! - each instance renews the lease on its running runs every third of the lease, and marks
-//!   `interrupted` the runs whose lease ran out (their instance died), telling their followers;
+//!   `interrupted` the runs whose lease ran out (their instance died), telling their followers
+//!   (the mark and the telling are one transaction); a run's end is stored only once its
+//!   events are logged, so the thread's next run, on any instance, numbers on after them;
 //! - old logged events are pruned.
 
 use std::sync::Arc;
@@ -18,10 +20,8 @@ use tokio::sync::mpsc;
 
 use crate::orchestrator::Orchestrator;
 use crate::orchestrator::approval::{Answer, Refusal};
-use crate::orchestrator::cluster::{ForwardedDecision, Peers, SharedEvent};
-use crate::orchestrator::journal::with_seq;
-use crate::orchestrator::store::StoreError;
-use crate::protocol::Event;
+use crate::orchestrator::cluster::{EditCheck, ForwardedDecision, Peers, SharedEvent};
+use crate::orchestrator::store::{RunStatus, StoreError};
 use crate::server::store::SqlStore;
 
 /// Channel that rings when a thread has new logged events (payload: the thread id).
@@ -36,6 +36,9 @@ const CANCELS_CHANNEL: &str = "agora_cancels";
 const QUEUE_LIMIT: usize = 100_000;
 /// The most events one write takes; while it runs, the next batch gathers.
 const BATCH: usize = 500;
+/// The longest a run's end waits for its events to be logged: a database that does not
+/// answer must not hold the run (its end is then stored unlogged, as before).
+const FLUSH_WAIT: Duration = Duration::from_secs(5);
 /// Events read from the log at once for one thread.
 const FETCH: u32 = 1_000;
 
@@ -44,7 +47,14 @@ pub struct PgPeers {
     /// The shared database: the log, approvals, runs and their leases.
     store: Arc<SqlStore>,
     /// Events this instance's runs sent, on their way to the log (see [`write_events`]).
-    queue: mpsc::Sender<SharedEvent>,
+    queue: mpsc::Sender<Queued>,
+}
+
+/// What the log writer takes, in order.
+enum Queued {
+    Event(SharedEvent),
+    /// Rung once everything queued before it is written (or given up on).
+    Flush(tokio::sync::oneshot::Sender<()>),
 }
 
 impl PgPeers {
@@ -63,8 +73,21 @@ impl Peers for PgPeers {
     }
 
     fn event_sent(&self, event: SharedEvent) {
-        if let Err(e) = self.queue.try_send(event) {
-            tracing::error!(error = %e, "event log queue full: an event reaches no other instance");
+        if self.queue.try_send(Queued::Event(event)).is_err() {
+            tracing::error!("event log queue full: an event reaches no other instance");
+        }
+    }
+
+    async fn flush(&self) {
+        let (done, written) = tokio::sync::oneshot::channel();
+        let flushed = tokio::time::timeout(FLUSH_WAIT, async {
+            self.queue.send(Queued::Flush(done)).await.ok()?;
+            written.await.ok()
+        });
+        if !matches!(flushed.await, Ok(Some(()))) {
+            tracing::warn!(
+                "events not logged in time: the thread's next run elsewhere may number them again"
+            );
         }
     }
 
@@ -131,7 +154,27 @@ impl Peers for PgPeers {
         Ok(marked)
     }
 
-    async fn forward_decision(&self, decision: ForwardedDecision) -> Result<(), Refusal> {
+    async fn finish_run(
+        &self,
+        run_id: &str,
+        status: RunStatus,
+        error: Option<&str>,
+        last: Option<SharedEvent>,
+    ) -> Result<(), StoreError> {
+        self.store
+            .finish_run_logged(run_id, status, error, last.as_slice())
+            .await
+    }
+
+    async fn settle_run(&self, run_id: &str) -> Result<Option<i64>, StoreError> {
+        self.store.settle_run(run_id).await
+    }
+
+    async fn forward_decision(
+        &self,
+        decision: ForwardedDecision,
+        check: EditCheck<'_>,
+    ) -> Result<(), Refusal> {
         let pending = match self.store.pending_approval(&decision.approval_id).await {
             Ok(Some(pending)) => pending,
             Ok(None) => return Err(Refusal::Unknown),
@@ -149,6 +192,18 @@ impl Peers for PgPeers {
         if !pending.run_alive {
             // Its instance stopped: the run will be marked interrupted and nobody waits.
             return Err(Refusal::Unknown);
+        }
+        // Checked here, where the inspector who sent them hears the refusal: once kept, the
+        // answer is the approval's (a corrected one would be a duplicate), and the run's
+        // instance could only refuse it in its log.
+        if decision.approved
+            && let Some(edited) = &decision.edited_args
+        {
+            check(
+                &pending.tool_name,
+                &serde_json::Value::Object(edited.clone()),
+            )
+            .map_err(Refusal::InvalidEdits)?;
         }
         let payload = serde_json::to_string(&decision).map_err(|_| Refusal::Unknown)?;
         // Kept first (the first answer wins, on any instance), then rung: an instance that
@@ -173,10 +228,19 @@ impl Peers for PgPeers {
 }
 
 /// Writes queued events to the log: whatever gathered while the last write ran goes in one
-/// transaction (one INSERT per hundred events, one NOTIFY per thread).
-async fn write_events(store: Arc<SqlStore>, mut receiver: mpsc::Receiver<SharedEvent>) {
+/// transaction (one INSERT per hundred events, one NOTIFY per thread); a flush asked among
+/// them is answered once they are written.
+async fn write_events(store: Arc<SqlStore>, mut receiver: mpsc::Receiver<Queued>) {
+    let mut queued = Vec::with_capacity(BATCH);
     let mut batch = Vec::with_capacity(BATCH);
-    while receiver.recv_many(&mut batch, BATCH).await > 0 {
+    let mut flushes = Vec::new();
+    while receiver.recv_many(&mut queued, BATCH).await > 0 {
+        for item in queued.drain(..) {
+            match item {
+                Queued::Event(event) => batch.push(event),
+                Queued::Flush(done) => flushes.push(done),
+            }
+        }
         let mut attempt = 0;
         while let Err(e) = store.append_events(&batch).await {
             attempt += 1;
@@ -187,6 +251,9 @@ async fn write_events(store: Arc<SqlStore>, mut receiver: mpsc::Receiver<SharedE
             tokio::time::sleep(Duration::from_millis(200 * attempt)).await;
         }
         batch.clear();
+        for done in flushes.drain(..) {
+            let _ = done.send(());
+        }
     }
 }
 
@@ -342,14 +409,9 @@ async fn keep_leases(store: Arc<SqlStore>, orchestrator: Arc<Orchestrator>) {
             Err(e) => tracing::error!(error = %e, "run leases not renewed"),
         }
         take_kept_answers(&store, &orchestrator).await;
-        match store.interrupt_expired_runs().await {
-            Ok(expired) => {
-                for run in expired {
-                    tracing::warn!(run_id = %run.run_id, thread_id = %run.thread_id, "run's instance stopped; marked interrupted");
-                    announce_interrupted(&store, &run.thread_id, &run.run_id).await;
-                }
-            }
-            Err(e) => tracing::error!(error = %e, "expired runs not checked"),
+        // Marked and announced to their followers in one transaction (logged there).
+        if let Err(e) = store.interrupt_expired_runs().await {
+            tracing::error!(error = %e, "expired runs not checked");
         }
         if last_prune.elapsed() >= Duration::from_secs(60) {
             last_prune = tokio::time::Instant::now();
@@ -357,47 +419,5 @@ async fn keep_leases(store: Arc<SqlStore>, orchestrator: Arc<Orchestrator>) {
                 tracing::warn!(error = %e, "event log not pruned");
             }
         }
-    }
-}
-
-/// Tells whoever follows the thread, on any instance, that its run ended with its instance:
-/// `RUN_ERROR run_interrupted`, and in AGORA's dialect `RUN_FINISHED` after it, as every other
-/// error flow of that dialect ends (the protocol's "Error Handling" flow; the standard dialect
-/// ends at `RUN_ERROR`).
-async fn announce_interrupted(store: &SqlStore, thread_id: &str, run_id: &str) {
-    let code = crate::protocol::ErrorCode::RunInterrupted;
-    let mut error = Event::run_error(code.text(crate::protocol::Lang::Nl), code);
-    if let Event::RunError(error) = &mut error {
-        error
-            .base
-            .extra
-            .insert("threadId".to_owned(), thread_id.into());
-        error.base.extra.insert("runId".to_owned(), run_id.into());
-    }
-    let result = async {
-        let (last, body) = store.last_event(thread_id).await?.unwrap_or_default();
-        // AGORA's events carry their number; the standard dialect's do not. A run that logged
-        // nothing was AGORA's unless told otherwise (a socket's, the default client).
-        let agora = body.is_empty() || body.contains(r#""seq":"#);
-        let mut ending = vec![error];
-        if agora {
-            ending.push(Event::run_finished(thread_id, run_id));
-        }
-        let mut events = Vec::with_capacity(ending.len());
-        for (seq, event) in (last + 1..).zip(ending) {
-            let json =
-                serde_json::to_string(&event).map_err(|e| StoreError::Backend(e.to_string()))?;
-            let json = if agora { with_seq(json, seq) } else { json };
-            events.push(SharedEvent {
-                thread_id: thread_id.to_owned(),
-                seq,
-                run_id: run_id.into(),
-                json: json.into(),
-            });
-        }
-        store.append_events(&events).await
-    };
-    if let Err(e) = result.await {
-        tracing::warn!(error = %e, thread_id, "interrupted run not announced");
     }
 }

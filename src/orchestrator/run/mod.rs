@@ -118,7 +118,7 @@ impl Run {
         let store = self.info.orchestrator.store().clone();
         let run_id = self.info.run_id.clone();
         // Not recorded (a race on a reused run id, a storage failure): the end is not recorded
-        // either, so that it cannot land on another run's record.
+        // either, so that it cannot land on another run's record (see `Publisher::end`).
         let recorded = match store.start_run(&run_id, &self.info.thread_id).await {
             Ok(()) => true,
             Err(e) => {
@@ -170,10 +170,9 @@ impl Run {
                 "model usage"
             );
         }
-        if recorded && let Err(e) = store.finish_run(&run_id, status, error.as_deref()).await {
-            tracing::error!(error = %e, run_id = %run_id, "could not record run end");
-        }
-        self.out.finish();
+        self.out
+            .end(recorded.then_some((status, error.as_deref())))
+            .await;
         status
     }
 

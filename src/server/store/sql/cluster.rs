@@ -6,6 +6,8 @@ use std::time::Duration;
 
 use super::{SqlDialect, SqlStore, backend, timed};
 use crate::orchestrator::cluster::SharedEvent;
+use crate::orchestrator::journal::with_seq;
+use crate::orchestrator::store::RunStatus;
 use crate::server::store::StoreError;
 
 /// This process's claim on the runs it executes.
@@ -131,26 +133,122 @@ impl SqlStore {
     }
 
     /// Marks `interrupted` every run still `running` whose lease ran out (its instance died or
-    /// lost the database); returns them. Runs without a lease (written before leases existed)
-    /// count as expired.
+    /// lost the database), and tells their followers (see [`Self::interrupt_expired`]);
+    /// returns them. Runs without a lease (written before leases existed) count as expired.
     pub async fn interrupt_expired_runs(&self) -> Result<Vec<ExpiredRun>, StoreError> {
         let _timed = timed("interrupt_expired_runs");
-        let now = self.now();
-        let rows: Vec<(String, String)> = sqlx::query_as(&self.sql(
-            "UPDATE runs SET status = 'interrupted', finished_at = ?, \
-             error = COALESCE(error, 'the instance running it stopped') \
-             WHERE status = 'running' AND (lease_expires_at IS NULL OR lease_expires_at < ?) \
-             RETURNING id, thread_id",
-        ))
-        .bind(now)
-        .bind(now)
-        .fetch_all(&self.writer)
+        self.interrupt_expired(None).await
+    }
+
+    /// Where a run another instance was asked to stop stands: `None` once it is not
+    /// `running` (ended, or its lease had run out: then it is marked interrupted here, as
+    /// [`Self::interrupt_expired_runs`] does); otherwise when its lease runs out (the
+    /// database's milliseconds; a later value than before means its instance renewed it).
+    pub async fn settle_run(&self, run_id: &str) -> Result<Option<i64>, StoreError> {
+        let _timed = timed("settle_run");
+        match self.run_lease(run_id).await? {
+            Some(Some(expiry)) if expiry >= self.now() => return Ok(Some(expiry)),
+            Some(_) => {}
+            None => return Ok(None),
+        }
+        if !self.interrupt_expired(Some(run_id)).await?.is_empty() {
+            return Ok(None);
+        }
+        // Ended, or renewed, in the meantime.
+        Ok(self
+            .run_lease(run_id)
+            .await?
+            .map(|expiry| expiry.unwrap_or(0)))
+    }
+
+    /// A `running` run's lease expiry (`Some(None)`: it has none); `None` when the run is not
+    /// `running` (or not stored).
+    async fn run_lease(&self, run_id: &str) -> Result<Option<Option<i64>>, StoreError> {
+        let row: Option<(Option<i64>,)> = sqlx::query_as(
+            &self.sql("SELECT lease_expires_at FROM runs WHERE id = ? AND status = 'running'"),
+        )
+        .bind(run_id)
+        .fetch_optional(&self.pool)
         .await
         .map_err(backend)?;
-        Ok(rows
+        Ok(row.map(|(expiry,)| expiry))
+    }
+
+    /// Marks `interrupted` the `running` runs (all, or only `only`) whose lease ran out, and
+    /// logs in the same transaction what their followers are told, numbered after the
+    /// thread's last logged event: whoever sees such a run ended finds its ending in the log
+    /// too, so the thread's next run, on any instance, numbers on after it.
+    async fn interrupt_expired(&self, only: Option<&str>) -> Result<Vec<ExpiredRun>, StoreError> {
+        let now = self.now();
+        let mut sql = String::from(
+            "UPDATE runs SET status = 'interrupted', finished_at = ?, \
+             error = COALESCE(error, 'the instance running it stopped') \
+             WHERE status = 'running' AND (lease_expires_at IS NULL OR lease_expires_at < ?)",
+        );
+        if only.is_some() {
+            sql.push_str(" AND id = ?");
+        }
+        sql.push_str(" RETURNING id, thread_id");
+        let sql = self.sql(&sql);
+        let mut query = sqlx::query_as::<_, (String, String)>(&sql)
+            .bind(now)
+            .bind(now);
+        if let Some(run_id) = only {
+            query = query.bind(run_id);
+        }
+        let mut tx = self.writer.begin().await.map_err(backend)?;
+        let rows = query.fetch_all(&mut *tx).await.map_err(backend)?;
+        let expired: Vec<ExpiredRun> = rows
             .into_iter()
             .map(|(run_id, thread_id)| ExpiredRun { run_id, thread_id })
-            .collect())
+            .collect();
+        let mut endings: Vec<SharedEvent> = Vec::new();
+        for run in &expired {
+            let last: Option<(i64, String)> = sqlx::query_as(&self.sql(
+                "SELECT seq, body FROM thread_events WHERE thread_id = ? ORDER BY seq DESC LIMIT 1",
+            ))
+            .bind(&run.thread_id)
+            .fetch_optional(&mut *tx)
+            .await
+            .map_err(backend)?;
+            let (mut last_seq, body) = last
+                .map(|(seq, body)| (u64::try_from(seq).unwrap_or(0), body))
+                .unwrap_or_default();
+            // Two runs of one thread ended together: the second's ending follows the first's.
+            if let Some(before) = endings.iter().rev().find(|e| e.thread_id == run.thread_id) {
+                last_seq = last_seq.max(before.seq);
+            }
+            endings.extend(interruption_events(run, last_seq, &body)?);
+        }
+        self.insert_events(&mut tx, &endings, now).await?;
+        tx.commit().await.map_err(backend)?;
+        for run in &expired {
+            tracing::warn!(run_id = %run.run_id, thread_id = %run.thread_id, "run's instance stopped; marked interrupted");
+        }
+        Ok(expired)
+    }
+
+    /// Stores a run's end and logs its last events in one transaction (see
+    /// `Peers::finish_run`).
+    pub async fn finish_run_logged(
+        &self,
+        run_id: &str,
+        status: RunStatus,
+        error: Option<&str>,
+        last: &[SharedEvent],
+    ) -> Result<(), StoreError> {
+        let _timed = timed("finish_run_logged");
+        if status == RunStatus::Running {
+            return Err(StoreError::Conflict(
+                "a run cannot finish as running".to_owned(),
+            ));
+        }
+        let now = self.now();
+        let mut tx = self.writer.begin().await.map_err(backend)?;
+        self.insert_events(&mut tx, last, now).await?;
+        let updated = self.mark_run_ended(&mut *tx, run_id, status, error).await?;
+        tx.commit().await.map_err(backend)?;
+        self.check_run_ended(run_id, updated).await
     }
 
     /// Appends events to the shared log and, with PostgreSQL, rings `agora_events` once per
@@ -162,6 +260,17 @@ impl SqlStore {
         }
         let now = self.now();
         let mut tx = self.writer.begin().await.map_err(backend)?;
+        self.insert_events(&mut tx, events, now).await?;
+        tx.commit().await.map_err(backend)
+    }
+
+    /// [`Self::append_events`] inside the caller's transaction.
+    async fn insert_events(
+        &self,
+        tx: &mut sqlx::Transaction<'_, sqlx::Any>,
+        events: &[SharedEvent],
+        now: i64,
+    ) -> Result<(), StoreError> {
         for chunk in events.chunks(EVENTS_PER_INSERT) {
             let mut query = String::from(
                 "INSERT INTO thread_events (thread_id, seq, run_id, body, created_at) VALUES ",
@@ -184,7 +293,7 @@ impl SqlStore {
                     .bind(&*event.json)
                     .bind(now);
             }
-            insert.execute(&mut *tx).await.map_err(backend)?;
+            insert.execute(&mut **tx).await.map_err(backend)?;
         }
         if self.dialect == SqlDialect::Postgres {
             let mut threads: Vec<&str> = events.iter().map(|e| e.thread_id.as_str()).collect();
@@ -194,12 +303,12 @@ impl SqlStore {
                 // pg_notify returns void, which sqlx's Any driver cannot read: count instead.
                 sqlx::query("SELECT COUNT(*) FROM (SELECT pg_notify('agora_events', $1)) AS rung")
                     .bind(thread)
-                    .execute(&mut *tx)
+                    .execute(&mut **tx)
                     .await
                     .map_err(backend)?;
             }
         }
-        tx.commit().await.map_err(backend)
+        Ok(())
     }
 
     /// Sends `payload` on a PostgreSQL notification channel (when the call's transaction
@@ -331,7 +440,7 @@ impl SqlStore {
     ) -> Result<Option<PendingApproval>, StoreError> {
         let _timed = timed("pending_approval");
         let row: Option<ApprovalRow> = sqlx::query_as(&self.sql(
-            "SELECT t.owner, a.run_id, r.status, r.lease_expires_at, a.decided_at \
+            "SELECT t.owner, a.run_id, a.tool_name, r.status, r.lease_expires_at, a.decided_at \
              FROM approvals a JOIN threads t ON t.id = a.thread_id \
              LEFT JOIN runs r ON r.id = a.run_id WHERE a.approval_id = ?",
         ))
@@ -343,6 +452,7 @@ impl SqlStore {
         Ok(row.map(|row| PendingApproval {
             owner: row.owner,
             run_id: row.run_id,
+            tool_name: row.tool_name,
             decided: row.decided_at.is_some(),
             run_alive: row.status.as_deref() == Some("running")
                 && row.lease_expires_at.is_some_and(|l| l >= now),
@@ -483,6 +593,7 @@ impl SqlStore {
 struct ApprovalRow {
     owner: String,
     run_id: String,
+    tool_name: String,
     status: Option<String>,
     lease_expires_at: Option<i64>,
     decided_at: Option<i64>,
@@ -494,10 +605,53 @@ pub struct PendingApproval {
     /// The thread's owner: only they may answer.
     pub owner: String,
     pub run_id: String,
+    /// The tool the call would run: edited arguments must meet its rules.
+    pub tool_name: String,
     /// Already answered (or expired): a second answer is a duplicate.
     pub decided: bool,
     /// Its run is `running` under a lease that has not run out: some instance waits for it.
     pub run_alive: bool,
+}
+
+/// What the followers of a run whose instance stopped are told, numbered after `last_seq`
+/// (the thread's last logged event, `last_body`): `RUN_ERROR run_interrupted`, and in AGORA's
+/// dialect `RUN_FINISHED` after it, as every other error flow of that dialect ends (the
+/// protocol's "Error Handling" flow; the standard dialect ends at `RUN_ERROR`).
+fn interruption_events(
+    run: &ExpiredRun,
+    last_seq: u64,
+    last_body: &str,
+) -> Result<Vec<SharedEvent>, StoreError> {
+    use crate::protocol::{ErrorCode, Event, Lang};
+    let code = ErrorCode::RunInterrupted;
+    let mut error = Event::run_error(code.text(Lang::Nl), code);
+    if let Event::RunError(error) = &mut error {
+        let extra = &mut error.base.extra;
+        extra.insert("threadId".to_owned(), run.thread_id.as_str().into());
+        extra.insert("runId".to_owned(), run.run_id.as_str().into());
+    }
+    // AGORA's events carry their number; the standard dialect's do not. A run that logged
+    // nothing was AGORA's unless told otherwise (a socket's, the default client).
+    let agora = last_body.is_empty() || last_body.contains(r#""seq":"#);
+    let mut ending = vec![error];
+    if agora {
+        ending.push(Event::run_finished(&run.thread_id, &run.run_id));
+    }
+    let run_id: std::sync::Arc<str> = run.run_id.as_str().into();
+    (last_seq + 1..)
+        .zip(ending)
+        .map(|(seq, event)| {
+            let json =
+                serde_json::to_string(&event).map_err(|e| StoreError::Backend(e.to_string()))?;
+            let json = if agora { with_seq(json, seq) } else { json };
+            Ok(SharedEvent {
+                thread_id: run.thread_id.clone(),
+                seq,
+                run_id: run_id.clone(),
+                json: json.into(),
+            })
+        })
+        .collect()
 }
 
 /// Event numbers are clock-based microseconds, far below `i64::MAX`.

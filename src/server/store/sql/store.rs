@@ -169,26 +169,10 @@ impl Store for SqlStore {
                 "a run cannot finish as running".to_owned(),
             ));
         }
-        let updated = sqlx::query(&self.sql("UPDATE runs SET status = ?, finished_at = ?, error = ? WHERE id = ? AND status = 'running'"))
-        .bind(status.wire_name())
-        .bind(self.now())
-        .bind(error)
-        .bind(run_id)
-        .execute(&self.writer)
-        .await
-        .map_err(backend)?;
-        if updated.rows_affected() == 0 {
-            let exists: Option<(String,)> =
-                sqlx::query_as(&self.sql("SELECT id FROM runs WHERE id = ?"))
-                    .bind(run_id)
-                    .fetch_optional(&self.pool)
-                    .await
-                    .map_err(backend)?;
-            if exists.is_none() {
-                return Err(StoreError::NotFound(format!("run {run_id} not found")));
-            }
-        }
-        Ok(())
+        let updated = self
+            .mark_run_ended(&self.writer, run_id, status, error)
+            .await?;
+        self.check_run_ended(run_id, updated).await
     }
 
     async fn runs(&self, thread_id: &str) -> Result<Vec<RunRecord>, StoreError> {
@@ -395,4 +379,49 @@ fn edited_text(decision: &ApprovalDecision) -> Option<String> {
         .edited_args
         .as_ref()
         .map(serde_json::Value::to_string)
+}
+
+impl SqlStore {
+    /// Marks a `running` run ended, on `executor` (the writer, or a transaction that logs its
+    /// last event too); returns the rows changed (0: not running, or not stored).
+    pub(super) async fn mark_run_ended<'e>(
+        &self,
+        executor: impl sqlx::Executor<'e, Database = sqlx::Any>,
+        run_id: &str,
+        status: RunStatus,
+        error: Option<&str>,
+    ) -> Result<u64, StoreError> {
+        let updated = sqlx::query(&self.sql(
+            "UPDATE runs SET status = ?, finished_at = ?, error = ? WHERE id = ? AND status = 'running'",
+        ))
+        .bind(status.wire_name())
+        .bind(self.now())
+        .bind(error)
+        .bind(run_id)
+        .execute(executor)
+        .await
+        .map_err(backend)?;
+        Ok(updated.rows_affected())
+    }
+
+    /// After [`Self::mark_run_ended`] changed `updated` rows: a run already ended (another
+    /// instance marked it interrupted, say) keeps how it ended; one never stored is an error.
+    pub(super) async fn check_run_ended(
+        &self,
+        run_id: &str,
+        updated: u64,
+    ) -> Result<(), StoreError> {
+        if updated == 0 {
+            let exists: Option<(String,)> =
+                sqlx::query_as(&self.sql("SELECT id FROM runs WHERE id = ?"))
+                    .bind(run_id)
+                    .fetch_optional(&self.pool)
+                    .await
+                    .map_err(backend)?;
+            if exists.is_none() {
+                return Err(StoreError::NotFound(format!("run {run_id} not found")));
+            }
+        }
+        Ok(())
+    }
 }
