@@ -16,6 +16,9 @@ import {
 import { AgentCapabilitiesSchema, EventSchemas } from "@ag-ui/core/schemas";
 import { createServer, type Server } from "node:http";
 import { randomUUID } from "node:crypto";
+import { spawn } from "node:child_process";
+import { homedir } from "node:os";
+import { resolve as resolvePath } from "node:path";
 import { from, lastValueFrom, toArray } from "rxjs";
 
 import { startServer } from "../support/binary";
@@ -351,6 +354,68 @@ test.describe("standard AG-UI over POST /agui with @ag-ui/client", () => {
       expect(ofType(events, "RUN_ERROR")).toHaveLength(0);
     } finally {
       await server.dispose();
+      model.close();
+    }
+  });
+
+  // Issue 39: a tool of an authority's MCP server (FastMCP over streamable HTTP, from the venv
+  // set-up makes, as tests/integration/mcp_client.rs starts it) called by the model is, to the
+  // official client, an ordinary tool call: the same four events, valid by @ag-ui/core's
+  // schemas and verifyEvents. The model is scripted: a call of the MCP tool, then text.
+  test("an MCP server's tool called by the model is an ordinary tool call to @ag-ui/client", async () => {
+    test.setTimeout(60_000);
+    let requests = 0;
+    const model: Server = createServer((request, response) => {
+      request.resume();
+      request.on("end", () => {
+        const n = requests++;
+        const frame = (delta: object, finish: string | null) =>
+          `data: ${JSON.stringify({ object: "chat.completion.chunk", choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+        const body =
+          n === 0
+            ? frame({ tool_calls: [{ index: 0, id: "call_0", type: "function", function: { name: "lookup_permits", arguments: JSON.stringify({ kvk: "92251854" }) } }] }, null) +
+              frame({}, "tool_calls")
+            : frame({ content: "Twee erkenningen, waaronder NL 4521 EG." }, null) + frame({}, "stop");
+        response.writeHead(200, { "content-type": "text/event-stream" });
+        response.end(body + "data: [DONE]\n\n");
+      });
+    });
+    await new Promise<void>((resolve) => model.listen(0, "127.0.0.1", resolve));
+    const modelPort = (model.address() as { port: number }).port;
+    const probe: Server = createServer();
+    await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
+    const toolPort = (probe.address() as { port: number }).port;
+    await new Promise<void>((resolve) => probe.close(() => resolve()));
+    const python = resolvePath(process.env.XDG_CACHE_HOME ?? `${homedir()}/.cache`, "agora-hai/mcp-venv/bin/python");
+    const tools = spawn(python, [resolvePath(__dirname, "../../scripts/mcp_tool_server.py"), String(toolPort)], { stdio: "ignore" });
+    const server = await startServer([
+      "--auth", "dev",
+      "--llm-base-url", `http://127.0.0.1:${modelPort}/v1`,
+      "--llm-context-tokens", "8192",
+      "--mcp-server", `vergunningen=http://127.0.0.1:${toolPort}/mcp`,
+    ]);
+    try {
+      // The server connects to the tool server in the background; /ready says when it is up.
+      await expect
+        .poll(async () => JSON.stringify(await (await fetch(`${server.url}/ready`)).json()), { timeout: 30_000 })
+        .toContain('"up"');
+      const client = new Recorded(`${server.url}/agui`);
+      const events = await client.run("Welke erkenningen heeft KVK 92251854?");
+      expect(events.map((e) => e.type as string).filter((t) => t.startsWith("TOOL_CALL"))).toEqual([
+        "TOOL_CALL_START",
+        "TOOL_CALL_ARGS",
+        "TOOL_CALL_END",
+        "TOOL_CALL_RESULT",
+      ]);
+      expect(ofType(events, "TOOL_CALL_START")[0].toolCallName).toBe("lookup_permits");
+      expect(String(ofType(events, "TOOL_CALL_RESULT")[0].content)).toContain("NL 4521 EG");
+      expect(text(events)).toContain("NL 4521 EG");
+      // The official client's own message list holds the call and its result.
+      const messages = client.agent.messages;
+      expect(messages.some((m) => m.role === "tool")).toBe(true);
+    } finally {
+      await server.dispose();
+      tools.kill("SIGKILL");
       model.close();
     }
   });
