@@ -1,5 +1,6 @@
 // A server of its own is stopped and started again on the same port and data: the page
 // reconnects by itself, sends what was typed meanwhile, and shows every message once.
+import { type Page } from "@playwright/test";
 import { test, expect } from "../support/fixtures";
 import { startServer, type RunningServer } from "../support/binary";
 import { send } from "../support/ui";
@@ -19,24 +20,35 @@ test.use({
   ],
 });
 
+/** The log, the connection badge, and the inspector's own messages with a text. */
+function screen(page: Page) {
+  const log = page.getByRole("log");
+  const badge = page.getByRole("status", { name: "Verbindingsstatus" });
+  const user = (text: string) =>
+    log.locator("article").filter({ has: page.getByRole("heading", { name: "U", exact: true }) }).filter({ hasText: text });
+  return { log, badge, user };
+}
+
+/** An inspection opened on `server`, then the server stopped: the page is retrying. */
+async function startThenLoseTheServer(page: Page, server: RunningServer) {
+  const { log, badge } = screen(page);
+  await page.goto(server.url);
+  await expect(page.locator("html")).toHaveAttribute("data-hydrated", "true");
+  await expect(badge).toHaveText("verbonden");
+  await send(page, "Start inspectie bij Trattoria Finta Fiore");
+  await expect(log.getByText("Bedrijfsinformatie Specialist")).toBeVisible();
+  await server.stop();
+  await expect(badge).toHaveText(/opnieuw verbinden|fout/);
+}
+
 test("reconnects after a restart, sends the queued message, shows nothing twice", async ({ page }) => {
   test.setTimeout(90_000);
   const args = ["--auth", "dev", "--runs-per-minute", "1000"];
   const first = await startServer(args);
   let server: RunningServer = first;
-  const log = page.getByRole("log");
-  const badge = page.getByRole("status", { name: "Verbindingsstatus" });
-  const user = (text: string) =>
-    log.locator("article").filter({ has: page.getByRole("heading", { name: "U", exact: true }) }).filter({ hasText: text });
+  const { log, badge, user } = screen(page);
   try {
-    await page.goto(first.url);
-    await expect(page.locator("html")).toHaveAttribute("data-hydrated", "true");
-    await expect(badge).toHaveText("verbonden");
-    await send(page, "Start inspectie bij Trattoria Finta Fiore");
-    await expect(log.getByText("Bedrijfsinformatie Specialist")).toBeVisible();
-
-    await server.stop();
-    await expect(badge).toHaveText(/opnieuw verbinden|fout/);
+    await startThenLoseTheServer(page, first);
     await expect(page.getByRole("button", { name: "Opnieuw proberen" })).toBeVisible();
     await send(page, "Bevinding: rauwe vis naast groenten bewaard op 12 °C");
     await expect(user("Bevinding: rauwe vis")).toContainText("wacht op verbinding");
@@ -68,19 +80,9 @@ test("messages typed while the server is away go one answer at a time, none stop
   const args = ["--auth", "dev", "--runs-per-minute", "1000"];
   const first = await startServer(args);
   let server: RunningServer = first;
-  const log = page.getByRole("log");
-  const badge = page.getByRole("status", { name: "Verbindingsstatus" });
-  const user = (text: string) =>
-    log.locator("article").filter({ has: page.getByRole("heading", { name: "U", exact: true }) }).filter({ hasText: text });
+  const { log, badge, user } = screen(page);
   try {
-    await page.goto(first.url);
-    await expect(page.locator("html")).toHaveAttribute("data-hydrated", "true");
-    await expect(badge).toHaveText("verbonden");
-    await send(page, "Start inspectie bij Trattoria Finta Fiore");
-    await expect(log.getByText("Bedrijfsinformatie Specialist")).toBeVisible();
-
-    await server.stop();
-    await expect(badge).toHaveText(/opnieuw verbinden|fout/);
+    await startThenLoseTheServer(page, first);
     await send(page, "Bevinding: rauwe vis naast groenten bewaard op 12 °C");
     await send(page, "Genereer het inspectierapport zonder vragen");
     await send(page, "Bevinding: geen zeep bij de handenwasplaats");
