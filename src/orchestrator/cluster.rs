@@ -46,15 +46,11 @@ pub trait Peers: Send + Sync + 'static {
     /// An event this instance's run sent; queued for the others, never waited for.
     fn event_sent(&self, event: SharedEvent);
 
-    /// Waits until every event this instance sent before is in the shared log (or could not
-    /// be written). A run's end is stored only after that, so the instance that starts the
-    /// thread's next run (it waits for this one to be stored ended) reads the true last
-    /// number and numbers on from it, contiguous and never twice.
-    async fn flush(&self);
-
-    /// Stores a run's end and logs its last event in one transaction: nobody, on any
-    /// instance, sees the run's end before it is stored, nor the run stored ended before its
-    /// end is logged.
+    /// Stores a run's end and logs its last event in one transaction, after every event this
+    /// instance sent before it: nobody, on any instance, sees the run's end before it is
+    /// stored, nor the run stored ended before its events are logged; and the instance that
+    /// starts the thread's next run (it waits for this one to be stored ended) reads the true
+    /// last number and numbers on from it, contiguous and never twice.
     async fn finish_run(
         &self,
         run_id: &str,
@@ -122,8 +118,6 @@ impl Peers for Alone {
     }
 
     fn event_sent(&self, _event: SharedEvent) {}
-
-    async fn flush(&self) {}
 
     async fn finish_run(
         &self,

@@ -16,13 +16,13 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use sqlx::postgres::PgListener;
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, oneshot};
 
 use crate::orchestrator::Orchestrator;
 use crate::orchestrator::approval::{Answer, Refusal};
 use crate::orchestrator::cluster::{EditCheck, ForwardedDecision, Peers, SharedEvent};
 use crate::orchestrator::store::{RunStatus, StoreError};
-use crate::server::store::SqlStore;
+use crate::server::store::{RunEnd, SqlStore};
 
 /// Channel that rings when a thread has new logged events (payload: the thread id).
 const EVENTS_CHANNEL: &str = "agora_events";
@@ -36,8 +36,8 @@ const CANCELS_CHANNEL: &str = "agora_cancels";
 const QUEUE_LIMIT: usize = 100_000;
 /// The most events one write takes; while it runs, the next batch gathers.
 const BATCH: usize = 500;
-/// The longest a run's end waits for its events to be logged: a database that does not
-/// answer must not hold the run (its end is then stored unlogged, as before).
+/// The longest a run's end waits for the log writer to store it: a database that does not
+/// answer must not hold the run (the writer still stores it once the database answers).
 const FLUSH_WAIT: Duration = Duration::from_secs(5);
 /// Events read from the log at once for one thread.
 const FETCH: u32 = 1_000;
@@ -53,8 +53,13 @@ pub struct PgPeers {
 /// What the log writer takes, in order.
 enum Queued {
     Event(SharedEvent),
-    /// Rung once everything queued before it is written (or given up on).
-    Flush(tokio::sync::oneshot::Sender<()>),
+    /// A run ended: its last event (if any) is logged and its end stored in the transaction
+    /// that logs everything queued before it; `kept` says how that went.
+    End {
+        end: RunEnd,
+        last: Option<SharedEvent>,
+        kept: oneshot::Sender<Result<(), StoreError>>,
+    },
 }
 
 impl PgPeers {
@@ -75,19 +80,6 @@ impl Peers for PgPeers {
     fn event_sent(&self, event: SharedEvent) {
         if self.queue.try_send(Queued::Event(event)).is_err() {
             tracing::error!("event log queue full: an event reaches no other instance");
-        }
-    }
-
-    async fn flush(&self) {
-        let (done, written) = tokio::sync::oneshot::channel();
-        let flushed = tokio::time::timeout(FLUSH_WAIT, async {
-            self.queue.send(Queued::Flush(done)).await.ok()?;
-            written.await.ok()
-        });
-        if !matches!(flushed.await, Ok(Some(()))) {
-            tracing::warn!(
-                "events not logged in time: the thread's next run elsewhere may number them again"
-            );
         }
     }
 
@@ -161,9 +153,32 @@ impl Peers for PgPeers {
         error: Option<&str>,
         last: Option<SharedEvent>,
     ) -> Result<(), StoreError> {
-        self.store
-            .finish_run_logged(run_id, status, error, last.as_slice())
-            .await
+        let (kept, outcome) = oneshot::channel();
+        let end = RunEnd {
+            run_id: run_id.to_owned(),
+            status,
+            error: error.map(str::to_owned),
+        };
+        if self
+            .queue
+            .try_send(Queued::End { end, last, kept })
+            .is_err()
+        {
+            return Err(StoreError::Backend("event log queue full".to_owned()));
+        }
+        match tokio::time::timeout(FLUSH_WAIT, outcome).await {
+            Ok(Ok(kept)) => kept,
+            Ok(Err(_)) => Err(StoreError::Backend("event log writer stopped".to_owned())),
+            Err(_) => {
+                // Still queued: the writer stores it (and logs the last event) when the
+                // database answers; the run does not wait for that.
+                tracing::warn!(
+                    run_id,
+                    "run's end not stored in time; stored once the database answers"
+                );
+                Ok(())
+            }
+        }
     }
 
     async fn settle_run(&self, run_id: &str) -> Result<Option<i64>, StoreError> {
@@ -228,32 +243,52 @@ impl Peers for PgPeers {
 }
 
 /// Writes queued events to the log: whatever gathered while the last write ran goes in one
-/// transaction (one INSERT per hundred events, one NOTIFY per thread); a flush asked among
-/// them is answered once they are written.
+/// transaction (one INSERT per hundred events, one NOTIFY per thread), with the ends of the
+/// runs among them stored after their events; each run's end hears how it went.
 async fn write_events(store: Arc<SqlStore>, mut receiver: mpsc::Receiver<Queued>) {
     let mut queued = Vec::with_capacity(BATCH);
     let mut batch = Vec::with_capacity(BATCH);
-    let mut flushes = Vec::new();
+    let mut ended = Vec::new();
+    let mut waiting = Vec::new();
     while receiver.recv_many(&mut queued, BATCH).await > 0 {
         for item in queued.drain(..) {
             match item {
                 Queued::Event(event) => batch.push(event),
-                Queued::Flush(done) => flushes.push(done),
+                Queued::End { end, last, kept } => {
+                    batch.extend(last);
+                    ended.push(end);
+                    waiting.push(kept);
+                }
             }
         }
         let mut attempt = 0;
-        while let Err(e) = store.append_events(&batch).await {
-            attempt += 1;
-            if attempt == 3 {
-                tracing::error!(error = %e, events = batch.len(), "event log write failed; these events reach no other instance");
-                break;
+        let outcome = loop {
+            match store.append_events(&batch, &ended).await {
+                Ok(kept) => break Ok(kept),
+                Err(e) => {
+                    attempt += 1;
+                    if attempt == 3 {
+                        tracing::error!(error = %e, events = batch.len(), runs = ended.len(), "event log write failed; these events reach no other instance");
+                        break Err(e);
+                    }
+                    tokio::time::sleep(Duration::from_millis(200 * attempt)).await;
+                }
             }
-            tokio::time::sleep(Duration::from_millis(200 * attempt)).await;
+        };
+        match outcome {
+            Ok(kept) => {
+                for (waiter, kept) in waiting.drain(..).zip(kept) {
+                    let _ = waiter.send(kept);
+                }
+            }
+            Err(e) => {
+                for waiter in waiting.drain(..) {
+                    let _ = waiter.send(Err(StoreError::Backend(e.to_string())));
+                }
+            }
         }
         batch.clear();
-        for done in flushes.drain(..) {
-            let _ = done.send(());
-        }
+        ended.clear();
     }
 }
 

@@ -72,6 +72,12 @@ impl Run {
     }
 }
 
+impl Drop for Sim {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.reports_dir);
+    }
+}
+
 impl Sim {
     fn new() -> Sim {
         Sim {

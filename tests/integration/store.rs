@@ -584,10 +584,10 @@ async fn the_event_log_keeps_each_threads_events_in_order(backend: Backend) {
     };
     assert_eq!(store.last_event_seq("t1").await.unwrap(), 0);
     let batch: Vec<SharedEvent> = (100..350).map(|n| event("t1", n)).collect();
-    store.append_events(&batch).await.unwrap();
-    store.append_events(&[event("t2", 7)]).await.unwrap();
+    store.append_events(&batch, &[]).await.unwrap();
+    store.append_events(&[event("t2", 7)], &[]).await.unwrap();
     // Written again (a retried batch): nothing doubles.
-    store.append_events(&batch[..10]).await.unwrap();
+    store.append_events(&batch[..10], &[]).await.unwrap();
     assert_eq!(store.last_event_seq("t1").await.unwrap(), 349);
     assert_eq!(store.last_event_seq("t2").await.unwrap(), 7);
     let after = store.events_after("t1", 199, 1000).await.unwrap();
@@ -634,7 +634,7 @@ async fn a_client_coming_back_elsewhere_gets_the_whole_log(backend: Backend) {
             json: format!(r#"{{"type":"CUSTOM","name":"n","value":{seq},"seq":{seq}}}"#).into(),
         })
         .collect();
-    store.append_events(&events).await.unwrap();
+    store.append_events(&events, &[]).await.unwrap();
     let peers = PgPeers::start(store.clone());
     let read = peers.events_after("t1", 150).await.unwrap().expect("held");
     assert_eq!(read.len(), 2_450);

@@ -2,7 +2,7 @@
 //! intact) and JSON, here from findings passed in the arguments (a model that recorded none).
 #![cfg(feature = "ssr")]
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 use std::sync::Arc;
 
@@ -11,8 +11,11 @@ use agora_hai::orchestrator::tools::{ToolContext, ToolError, Toolbox};
 use agora_hai::protocol::Message;
 use serde_json::{Value, json};
 
-fn reports_dir() -> PathBuf {
-    std::env::temp_dir().join(format!("agora-report-{}", uuid::Uuid::new_v4()))
+use crate::common;
+
+/// A reports directory of its own, removed when the test ends.
+fn reports_dir() -> common::TempDir {
+    common::TempDir::new("agora-report")
 }
 
 async fn generate(dir: &Path, args: Value) -> Result<Value, ToolError> {

@@ -76,7 +76,6 @@ impl Publisher {
                 self.journal.number(&self.run_id, self.dialect, &last)
             });
             let shared = last.as_ref().map(|numbered| self.shared(numbered));
-            peers.flush().await;
             let unlogged = match end {
                 Some((status, error)) => {
                     match peers

@@ -15,7 +15,7 @@ pub use crate::orchestrator::store::{
 pub use crate::protocol::rest::{
     MailFailure, MailState, Preferences, PreferencesUpdate, SpokenTextType, Theme, UserRole,
 };
-pub use sql::{ExpiredRun, Lease, PendingApproval, Renewal, SqlDialect, SqlStore};
+pub use sql::{ExpiredRun, Lease, PendingApproval, Renewal, RunEnd, SqlDialect, SqlStore};
 
 /// The user every request acts as until authentication exists (see `rest::current_user`).
 pub const DEV_USER_ID: &str = "00000000-0000-4000-8000-000000000001";

@@ -34,6 +34,19 @@ impl Drop for TempDir {
     }
 }
 
+impl std::ops::Deref for TempDir {
+    type Target = std::path::Path;
+    fn deref(&self) -> &std::path::Path {
+        &self.0
+    }
+}
+
+impl AsRef<std::path::Path> for TempDir {
+    fn as_ref(&self) -> &std::path::Path {
+        &self.0
+    }
+}
+
 pub struct TestServer {
     pub addr: std::net::SocketAddr,
     pub state: AppState,

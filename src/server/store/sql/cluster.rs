@@ -46,6 +46,15 @@ pub struct ExpiredRun {
     pub thread_id: String,
 }
 
+/// A run's end as the log writer stores it: in the transaction that logs the run's last
+/// events, so nobody sees the run stored ended before its events are logged, nor the reverse.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunEnd {
+    pub run_id: String,
+    pub status: RunStatus,
+    pub error: Option<String>,
+}
+
 /// The most rows one INSERT of events carries.
 const EVENTS_PER_INSERT: usize = 100;
 
@@ -228,40 +237,45 @@ impl SqlStore {
         Ok(expired)
     }
 
-    /// Stores a run's end and logs its last events in one transaction (see
-    /// `Peers::finish_run`).
-    pub async fn finish_run_logged(
+    /// Appends events to the shared log and stores the ends of the runs in `ended` (each
+    /// after its events, which `events` holds) in one transaction. With PostgreSQL it rings
+    /// `agora_events` once per thread (delivered when the transaction commits). Events
+    /// already there are skipped. Returns, per run in `ended`, how its end was kept (see
+    /// [`Self::check_run_ended`]).
+    pub async fn append_events(
         &self,
-        run_id: &str,
-        status: RunStatus,
-        error: Option<&str>,
-        last: &[SharedEvent],
-    ) -> Result<(), StoreError> {
-        let _timed = timed("finish_run_logged");
-        if status == RunStatus::Running {
-            return Err(StoreError::Conflict(
-                "a run cannot finish as running".to_owned(),
-            ));
-        }
-        let now = self.now();
-        let mut tx = self.writer.begin().await.map_err(backend)?;
-        self.insert_events(&mut tx, last, now).await?;
-        let updated = self.mark_run_ended(&mut *tx, run_id, status, error).await?;
-        tx.commit().await.map_err(backend)?;
-        self.check_run_ended(run_id, updated).await
-    }
-
-    /// Appends events to the shared log and, with PostgreSQL, rings `agora_events` once per
-    /// thread (delivered when the transaction commits). Events already there are skipped.
-    pub async fn append_events(&self, events: &[SharedEvent]) -> Result<(), StoreError> {
+        events: &[SharedEvent],
+        ended: &[RunEnd],
+    ) -> Result<Vec<Result<(), StoreError>>, StoreError> {
         let _timed = timed("append_events");
-        if events.is_empty() {
-            return Ok(());
+        if events.is_empty() && ended.is_empty() {
+            return Ok(Vec::new());
         }
         let now = self.now();
         let mut tx = self.writer.begin().await.map_err(backend)?;
         self.insert_events(&mut tx, events, now).await?;
-        tx.commit().await.map_err(backend)
+        let mut updated = Vec::with_capacity(ended.len());
+        for end in ended {
+            if end.status == RunStatus::Running {
+                updated.push(None);
+                continue;
+            }
+            let rows = self
+                .mark_run_ended(&mut *tx, &end.run_id, end.status, end.error.as_deref())
+                .await?;
+            updated.push(Some(rows));
+        }
+        tx.commit().await.map_err(backend)?;
+        let mut kept = Vec::with_capacity(ended.len());
+        for (end, rows) in ended.iter().zip(updated) {
+            kept.push(match rows {
+                None => Err(StoreError::Conflict(
+                    "a run cannot finish as running".to_owned(),
+                )),
+                Some(rows) => self.check_run_ended(&end.run_id, rows).await,
+            });
+        }
+        Ok(kept)
     }
 
     /// [`Self::append_events`] inside the caller's transaction.

@@ -34,7 +34,7 @@ mod rows;
 mod store;
 mod turn;
 
-pub use cluster::{ExpiredRun, Lease, PendingApproval, Renewal};
+pub use cluster::{ExpiredRun, Lease, PendingApproval, Renewal, RunEnd};
 use errors::{
     backend, corrupt, error_kind, redact, thread_insert_error, thread_not_found, user_not_found,
 };
