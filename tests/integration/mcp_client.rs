@@ -12,84 +12,20 @@ use crate::common;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use axum::Router;
-use axum::body::{Body, Bytes};
-use axum::extract::State;
-use axum::http::header;
-use axum::response::Response;
-use axum::routing::post;
 use common::mcp::{ToolServer, free_port};
+use common::model::{self, Script};
 use common::{TestServer, assert_agora_clean, of_type};
 use serde_json::{Value, json};
 
-/// What the scripted model answers to its n-th request: a tool call, or text.
-#[derive(Clone)]
-enum Turn {
-    Call(&'static str, Value),
-    Text(&'static str),
-}
-
-#[derive(Clone)]
-struct Model {
-    turns: Arc<Vec<Turn>>,
-    requests: Arc<Mutex<Vec<Value>>>,
-}
-
-async fn completions(State(model): State<Model>, body: Bytes) -> Response {
-    let body: Value = serde_json::from_slice(&body).unwrap();
-    let n = {
-        let mut requests = model.requests.lock().unwrap();
-        requests.push(body);
-        requests.len() - 1
-    };
-    let frame = |delta: Value, finish: Option<&str>| {
-        let chunk = json!({"object": "chat.completion.chunk",
-            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]});
-        format!("data: {chunk}\n\n")
-    };
-    let frames = match &model.turns[n.min(model.turns.len() - 1)] {
-        Turn::Call(name, arguments) => vec![
-            frame(
-                json!({"tool_calls": [{"index": 0, "id": format!("call_{n}"), "type": "function",
-                    "function": {"name": name, "arguments": arguments.to_string()}}]}),
-                None,
-            ),
-            frame(json!({}), Some("tool_calls")),
-        ],
-        Turn::Text(text) => vec![
-            frame(json!({"content": text}), None),
-            frame(json!({}), Some("stop")),
-        ],
-    };
-    let all: Vec<Result<String, std::convert::Infallible>> = frames
-        .into_iter()
-        .chain(["data: [DONE]\n\n".to_owned()])
-        .map(Ok)
-        .collect();
-    Response::builder()
-        .header(header::CONTENT_TYPE, "text/event-stream")
-        .body(Body::from_stream(futures::stream::iter(all)))
-        .unwrap()
-}
-
 /// AGORA on the scripted model, with the MCP server `vergunningen` at `url`.
 async fn start(
-    turns: Vec<Turn>,
+    script: Vec<Script>,
     url: &str,
     configure: impl FnOnce(&mut agora_hai::server::Config),
 ) -> (TestServer, Arc<Mutex<Vec<Value>>>) {
-    let requests = Arc::new(Mutex::new(Vec::new()));
-    let app = Router::new()
-        .route("/v1/chat/completions", post(completions))
-        .with_state(Model {
-            turns: Arc::new(turns),
-            requests: requests.clone(),
-        });
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    let (base_url, requests) = model::serve(script).await;
     let server = TestServer::start_with(|c| {
-        c.llm_base_url = Some(format!("http://{addr}/v1"));
+        c.llm_base_url = Some(base_url);
         c.llm_context_tokens = Some(8192);
         c.mcp_servers = vec![format!("vergunningen={url}")];
         configure(c);
@@ -146,11 +82,12 @@ async fn a_lookup_a_failing_tool_and_a_timeout_each_end_in_a_tool_result_of_one_
     let mut tools = ToolServer::start(free_port(), None);
     let (server, requests) = start(
         vec![
-            Turn::Call("lookup_permits", json!({"kvk": "92251854"})),
-            Turn::Call("failing_lookup", json!({"kvk": "92251854"})),
-            Turn::Call("slow_lookup", json!({"kvk": "92251854"})),
-            Turn::Text(
+            Script::Call("lookup_permits", r#"{"kvk": "92251854"}"#, "tool_calls"),
+            Script::Call("failing_lookup", r#"{"kvk": "92251854"}"#, "tool_calls"),
+            Script::Call("slow_lookup", r#"{"kvk": "92251854"}"#, "tool_calls"),
+            Script::Text(
                 "Het bedrijf heeft erkenning NL 4521 EG; het handhavingsregister is in storing.",
+                "stop",
             ),
         ],
         &tools.url(),
@@ -258,8 +195,8 @@ async fn the_policy_asks_before_a_destructive_mcp_tool_and_always_when_configure
     let mut tools = ToolServer::start(free_port(), None);
     let (server, _requests) = start(
         vec![
-            Turn::Call("delete_permit", json!({"number": "NL 4521 EG"})),
-            Turn::Text("De erkenning is ingetrokken."),
+            Script::Call("delete_permit", r#"{"number": "NL 4521 EG"}"#, "tool_calls"),
+            Script::Text("De erkenning is ingetrokken.", "stop"),
         ],
         &tools.url(),
         |_| {},
@@ -287,8 +224,8 @@ async fn the_policy_asks_before_a_destructive_mcp_tool_and_always_when_configure
     // `--mcp-approval vergunningen=always`: even a lookup asks, and a rejection is its result.
     let (server, _requests) = start(
         vec![
-            Turn::Call("lookup_permits", json!({"kvk": "92251854"})),
-            Turn::Text("Niet opgezocht."),
+            Script::Call("lookup_permits", r#"{"kvk": "92251854"}"#, "tool_calls"),
+            Script::Text("Niet opgezocht.", "stop"),
         ],
         &tools.url(),
         |c| c.mcp_approvals = vec!["vergunningen=always".to_owned()],
@@ -324,8 +261,12 @@ async fn a_server_killed_mid_call_ends_the_call_with_a_result_and_comes_back_whe
     let mut tools = ToolServer::start(port, None);
     let (server, _requests) = start(
         vec![
-            Turn::Call("slow_lookup", json!({"kvk": "92251854", "seconds": 600})),
-            Turn::Text("Het archief is niet bereikbaar."),
+            Script::Call(
+                "slow_lookup",
+                r#"{"kvk": "92251854", "seconds": 600}"#,
+                "tool_calls",
+            ),
+            Script::Text("Het archief is niet bereikbaar.", "stop"),
         ],
         &tools.url(),
         |c| c.mcp_timeout_secs = 20,
@@ -367,9 +308,9 @@ async fn a_server_down_at_start_is_retried_not_fatal_and_its_tools_come_when_it_
     let url = format!("http://127.0.0.1:{port}/mcp");
     let (server, requests) = start(
         vec![
-            Turn::Text("Het register is nu niet bereikbaar."),
-            Turn::Call("lookup_permits", json!({"kvk": "92251854"})),
-            Turn::Text("Erkenning NL 4521 EG."),
+            Script::Text("Het register is nu niet bereikbaar.", "stop"),
+            Script::Call("lookup_permits", r#"{"kvk": "92251854"}"#, "tool_calls"),
+            Script::Text("Erkenning NL 4521 EG.", "stop"),
         ],
         &url,
         |c| {
@@ -412,10 +353,10 @@ async fn a_tool_the_server_adds_is_offered_once_it_says_its_list_changed() {
     let mut tools = ToolServer::start(free_port(), None);
     let (server, requests) = start(
         vec![
-            Turn::Call("open_case_register", json!({})),
-            Turn::Text("Het zakenregister is open."),
-            Turn::Call("lookup_case", json!({"kvk": "92251854"})),
-            Turn::Text("Er loopt zaak HZ-2026-0412."),
+            Script::Call("open_case_register", r#"{}"#, "tool_calls"),
+            Script::Text("Het zakenregister is open.", "stop"),
+            Script::Call("lookup_case", r#"{"kvk": "92251854"}"#, "tool_calls"),
+            Script::Text("Er loopt zaak HZ-2026-0412.", "stop"),
         ],
         &tools.url(),
         |_| {},
@@ -465,8 +406,8 @@ async fn over_agui_an_mcp_call_is_an_ordinary_tool_call_to_the_standard_checks()
     let mut tools = ToolServer::start(free_port(), None);
     let (server, _requests) = start(
         vec![
-            Turn::Call("lookup_permits", json!({"kvk": "92251854"})),
-            Turn::Text("Twee erkenningen, waaronder NL 4521 EG."),
+            Script::Call("lookup_permits", r#"{"kvk": "92251854"}"#, "tool_calls"),
+            Script::Text("Twee erkenningen, waaronder NL 4521 EG.", "stop"),
         ],
         &tools.url(),
         |_| {},
@@ -518,7 +459,7 @@ async fn over_agui_an_mcp_call_is_an_ordinary_tool_call_to_the_standard_checks()
 async fn many_mcp_calls_in_a_row_are_each_answered_right_and_their_cost_is_printed() {
     use agora_hai::orchestrator::tools::ToolContext;
     let mut tools = ToolServer::start(free_port(), None);
-    let (server, _requests) = start(vec![Turn::Text("-")], &tools.url(), |_| {}).await;
+    let (server, _requests) = start(vec![Script::Text("-", "stop")], &tools.url(), |_| {}).await;
     until_status(&server, "up").await;
     let toolbox = server.state.orchestrator.toolbox();
     let mcp = toolbox.get("lookup_permits").unwrap();

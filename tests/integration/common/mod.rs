@@ -4,6 +4,7 @@
 pub mod binary;
 pub mod keys;
 pub mod mcp;
+pub mod model;
 pub mod nginx;
 pub mod postgres;
 pub mod users;
