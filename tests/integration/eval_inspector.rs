@@ -57,6 +57,11 @@ const SETS: &[Set] = &[
         sealed: false,
     },
     Set {
+        file: "tuning_5.json",
+        mark: 0.0,
+        sealed: false,
+    },
+    Set {
         file: "held_aside_3.json",
         mark: 0.592,
         sealed: true,
