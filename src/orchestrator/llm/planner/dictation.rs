@@ -148,7 +148,16 @@ pub(super) fn clean(text: &str) -> String {
                 .chars()
                 .skip_while(|c| c.is_alphanumeric() || *c == '-')
                 .collect();
-            out.push(format!("-{n}{tail}"));
+            // "min tien" alone is a temperature: nothing else is said below zero on site.
+            let unit_follows = tail.is_empty()
+                && tokens
+                    .get(i + 2)
+                    .is_some_and(|u| UNITS.contains(&bare(u).as_str()));
+            if unit_follows {
+                out.push(format!("-{n}"));
+            } else {
+                out.push(format!("-{n} °C{tail}"));
+            }
             i += 2;
             continue;
         }
@@ -194,16 +203,17 @@ mod tests {
             ),
             (
                 "vriezer met garnalen op min tien",
-                "vriezer met garnalen op -10",
+                "vriezer met garnalen op -10 °C",
             ),
             (
                 "diepvrieskist staat weer op min dertien.",
-                "diepvrieskist staat weer op -13.",
+                "diepvrieskist staat weer op -13 °C.",
             ),
             (
                 "freezer chest with prawns at minus 14",
-                "freezer chest with prawns at -14",
+                "freezer chest with prawns at -14 °C",
             ),
+            ("freezer at minus 14 degrees", "freezer at -14 degrees"),
             (
                 "warmhoudkast met soep vijfenvijftig graden",
                 "warmhoudkast met soep 55 graden",
