@@ -180,7 +180,19 @@ pub fn split_turn(text: &str) -> Turn {
             let first = next.split(' ').next().unwrap_or("");
             // "…, welke regels gelden?", or a short tag question: "…, dat mag toch niet?".
             let short = next.split(' ').count() <= 6;
-            (QUESTION_WORDS.contains(&first) || short) && rest.trim_end().ends_with('?')
+            // Dictated without its question mark, a tag at the end still asks: "…, mag dat",
+            // "…, is that allowed".
+            // Only a word of permission or checking opens such a tag; "…, is te warm" says.
+            let second = next.split(' ').nth(1).unwrap_or("");
+            let tag = next.split(' ').count() <= 4
+                && ([
+                    "mag", "mogen", "moet", "moeten", "klopt", "kan", "may", "can", "must",
+                    "should",
+                ]
+                .contains(&first)
+                    || (["is", "valt", "does", "do", "geldt"].contains(&first)
+                        && ["dat", "dit", "het", "that", "this", "it"].contains(&second)));
+            ((QUESTION_WORDS.contains(&first) || short) && rest.trim_end().ends_with('?')) || tag
         };
         // "En bij regenereren, hoe snel …?", "En als ze ze nu invriezen, mag het dan wel?" are
         // one question: a fragment or a condition before the comma is part of it.
@@ -483,6 +495,10 @@ mod tests {
         ] {
             assert!(is_question(asked), "{asked:?}");
         }
+        let tagged = split_turn("de jongen achter de toonbank werkt tot 10 uur, mag dat");
+        assert_eq!(tagged.question.as_deref(), Some("mag dat"));
+        let said = split_turn("rauwe kip naast de sla, is kruisbesmetting");
+        assert_eq!(said.question, None);
         for said in [
             "Ook zijn de tegels achter de friteuse kapot",
             "Dan is de koelcel nog steeds te warm, 9 graden",

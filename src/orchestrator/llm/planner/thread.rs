@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use super::conversation::Conversation;
 use super::lang::{Lang, detect};
-use super::understand::{Intent, follows_up_history, understand};
+use super::understand::{Intent, asks_report_again, follows_up_history, understand};
 use crate::orchestrator::inspection::InspectionState;
 use crate::orchestrator::knowledge::Knowledge;
 use crate::orchestrator::llm::prompts::HANDOFF_TOOL;
@@ -106,6 +106,11 @@ impl<'a> Thread<'a> {
             && follows_up_history(&user_text, earlier, &inspection, knowledge)
         {
             intent = Intent::History;
+        }
+        if matches!(intent, Intent::Finding | Intent::Chatter)
+            && asks_report_again(&user_text, earlier, &inspection)
+        {
+            intent = Intent::ReportRequest;
         }
         let conversation = Conversation::read(earlier, &inspection);
         Thread {

@@ -327,13 +327,69 @@ fn moves_to_another(
     !text.trim_end().ends_with('?')
         && w.any(LEAVING)
         && knowledge
-            .and_then(|kb| kb.named_in(text))
+            .and_then(|kb| kb.named_in(text).or_else(|| moved_to(text, kb)))
             .is_some_and(|named| {
                 state
                     .company
                     .as_ref()
                     .is_none_or(|open| open.kvk != named.kvk)
             })
+}
+
+/// The company named after the word of going ("terug naar Denkdeeg", "over to Fikusho"),
+/// when the register knows it for certain: a distinctive word is enough where the whole
+/// name is not said.
+fn moved_to<'k>(
+    text: &str,
+    kb: &'k Knowledge,
+) -> Option<&'k crate::orchestrator::knowledge::Company> {
+    let normalized = format!(" {} ", normalize(text));
+    let at = [" naar ", " to ", " onto ", " bij "]
+        .iter()
+        .filter_map(|p| normalized.rfind(p).map(|i| i + p.len()))
+        .max()?;
+    let rest = normalized[at..].trim();
+    if rest.is_empty() {
+        return None;
+    }
+    match kb.resolve_company(rest) {
+        Resolution::Match(found) => Some(found.company),
+        _ => None,
+    }
+}
+
+/// After the report was asked for (and declined, or the inspector added to it), a short
+/// order to make "it" asks for it again: "ok go ahead and produce it now", "doe het nu maar".
+pub fn asks_report_again(text: &str, earlier: &[String], state: &InspectionState) -> bool {
+    let normalized = normalize(text);
+    let w = Words::new(&normalized);
+    let orders = w.list.len() <= 8
+        && w.any(&[
+            "produce",
+            "generate",
+            "make",
+            "create",
+            "do",
+            "run",
+            "maak",
+            "genereer",
+            "doe",
+            "draai",
+            "maken",
+            "genereren",
+        ])
+        && w.any(&[
+            "it", "het", "hem", "m", "dat", "now", "nu", "toch", "alsnog",
+        ])
+        && concerns(text).is_empty()
+        && crate::orchestrator::knowledge::temperature_celsius(text).is_none()
+        && !is_question(text);
+    orders
+        && earlier
+            .iter()
+            .rev()
+            .take(3)
+            .any(|before| understand(before, state, None) == Intent::ReportRequest)
 }
 
 fn is_report_request(w: &Words) -> bool {
