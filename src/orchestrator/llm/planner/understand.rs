@@ -1092,6 +1092,9 @@ fn is_company_start(text: &str, w: &Words, knowledge: Option<&Knowledge>) -> boo
             "pull up",
             "can you open",
             "please open",
+            "let s open",
+            "lets open",
+            "i m opening",
             "erbij pakken",
         ]);
     // "Next stop: Ghost Kitchen Fictibowls", "Daarna door naar Hersenspinselstraat 146": a move
