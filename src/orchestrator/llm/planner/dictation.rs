@@ -161,8 +161,13 @@ pub(super) fn clean(text: &str) -> String {
             i += 2;
             continue;
         }
+        // "13 graden, niet elf": the figure it denies is a figure too.
+        let denied = i > 0
+            && ["niet", "not", "geen"].contains(&bare(tokens[i - 1]).as_str())
+            && !["een", "one"].contains(&word.as_str())
+            && text.chars().any(|c| c.is_ascii_digit());
         if let Some(n) = spoken_number(&word)
-            && next.as_deref().is_some_and(|u| UNITS.contains(&u))
+            && (denied || next.as_deref().is_some_and(|u| UNITS.contains(&u)))
         {
             let tail: String = token
                 .chars()
@@ -237,6 +242,11 @@ mod tests {
             ("een bak rijst zonder datum", "een bak rijst zonder datum"),
             ("drie dingen: zeep, tegels", "drie dingen: zeep, tegels"),
             ("Twee bakjes filet americain", "Twee bakjes filet americain"),
+            (
+                "die kwarktaart was trouwens 13 graden, niet elf",
+                "die kwarktaart was trouwens 13 graden, niet 11",
+            ),
+            ("niet een maar 2 bakken", "niet een maar 2 bakken"),
             ("de min of meer schone vloer", "de min of meer schone vloer"),
             (
                 "rookworsten die drie dagen over de datum zijn",
