@@ -358,33 +358,38 @@ fn moved_to<'k>(
     }
 }
 
-/// After the report was asked for (and declined, or the inspector added to it), a short
-/// order to make "it" asks for it again: "ok go ahead and produce it now", "doe het nu maar".
+/// After the report was asked for (and declined, or the inspector added to it), a bare
+/// order to make "it" asks for it again: "ok go ahead and produce it now", "genereer het nu
+/// maar". Bare: nothing but an order verb, "it" and words that only urge; a sentence that
+/// says anything else ("doe maar, de toiletten zijn in orde") is not this.
 pub fn asks_report_again(text: &str, earlier: &[String], state: &InspectionState) -> bool {
+    const ORDERS: &[&str] = &[
+        "produce",
+        "generate",
+        "make",
+        "create",
+        "run",
+        "maak",
+        "genereer",
+        "draai",
+        "maken",
+        "genereren",
+    ];
+    const IT: &[&str] = &["it", "het", "hem", "m"];
+    const URGING: &[&str] = &[
+        "ok", "oke", "okay", "go", "ahead", "and", "en", "now", "nu", "then", "dan", "toch",
+        "maar", "alsnog", "please", "graag", "just", "gewoon", "right", "alright", "well", "wel",
+        "yes", "ja", "you", "je", "can", "kun", "kunt", "jij", "so", "dus", "do", "doe",
+    ];
     let normalized = normalize(text);
     let w = Words::new(&normalized);
-    let orders = w.list.len() <= 8
-        && w.any(&[
-            "produce",
-            "generate",
-            "make",
-            "create",
-            "do",
-            "run",
-            "maak",
-            "genereer",
-            "doe",
-            "draai",
-            "maken",
-            "genereren",
-        ])
-        && w.any(&[
-            "it", "het", "hem", "m", "dat", "now", "nu", "toch", "alsnog",
-        ])
-        && concerns(text).is_empty()
-        && crate::orchestrator::knowledge::temperature_celsius(text).is_none()
-        && !is_question(text);
-    orders
+    let bare_order = w.list.len() <= 8
+        && w.any(ORDERS)
+        && w.any(IT)
+        && w.list
+            .iter()
+            .all(|x| ORDERS.contains(x) || IT.contains(x) || URGING.contains(x));
+    bare_order
         && earlier
             .iter()
             .rev()
@@ -642,12 +647,15 @@ fn asks_about_the_past(text: &str, w: &Words) -> bool {
     // "Hebben ze ooit kakkerlakken gehad?", "hadden ze dat ook al eens eerder?": the business
     // itself as the subject of its past, unless a duty or a permission is asked ("mogen ze
     // dat ooit weer verkopen?").
+    // With the business as subject only a word of earlier times counts ("hebben ze de
+    // koelcel al gerepareerd?" asks about today).
     let this_place = (w.any(&["hier", "here"])
+        && w.any(&["eerder", "ooit", "before", "ever", "vaker", "often", "al"]))
         || (w.any(&["ze", "zij", "they", "hun", "their", "them"])
             && !w.any(&[
-                "mag", "mogen", "moet", "moeten", "must", "may", "should", "allowed", "mogen",
-            ])))
-        && w.any(&["eerder", "ooit", "before", "ever", "vaker", "often", "al"]);
+                "mag", "mogen", "moet", "moeten", "must", "may", "should", "allowed",
+            ])
+            && w.any(&["eerder", "ooit", "before", "ever", "vaker"]));
     // "Welke temperatuur had de sla in maart 2024?": a year with a verb in the past.
     let dated_past = w.list.iter().any(|x| is_year(x))
         && w.any(&[
@@ -1505,6 +1513,62 @@ mod tests {
 
     /// Issue 32, kinds 1, 2, 3 and 6: what a turn asks, read against an open inspection with one
     /// finding, in phrasings written from the domain.
+    #[test]
+    fn the_thread_before_decides_follow_ups() {
+        let kb = Knowledge::load().expect("embedded data loads");
+        let state = InspectionState {
+            company: Some(CompanyRef {
+                kvk: "99990015".to_owned(),
+                name: "Hotel-Restaurant De Verzonnen Burcht".to_owned(),
+                ..CompanyRef::default()
+            }),
+            ..InspectionState::default()
+        };
+        let history = vec!["How did their last visit go?".to_owned()];
+        for asked in [
+            "and the one before that?",
+            "what was that for?",
+            "wie was toen de inspecteur",
+        ] {
+            assert!(
+                follows_up_history(asked, &history, &state, Some(&kb)),
+                "{asked}"
+            );
+        }
+        // A question of the law after the history is the law's.
+        for asked in [
+            "Welke microbiologische eisen gelden er voor kiemgroenten?",
+            "hoe koud moet dat zijn?",
+        ] {
+            assert!(
+                !follows_up_history(asked, &history, &state, Some(&kb)),
+                "{asked}"
+            );
+        }
+        let declined = vec![
+            "let's have the report".to_owned(),
+            "also the inside of the ice machine is mouldy".to_owned(),
+        ];
+        assert!(asks_report_again(
+            "ok go ahead and produce it now",
+            &declined,
+            &state
+        ));
+        assert!(asks_report_again("genereer het nu maar", &declined, &state));
+        for said in [
+            "doe maar, de toiletten zijn nu in orde",
+            "make a note that the toilets are fine now",
+        ] {
+            assert!(!asks_report_again(said, &declined, &state), "{said}");
+        }
+        // Without a report asked for before, an order to make "it" is no report request.
+        assert!(!asks_report_again(
+            "ok go ahead and produce it now",
+            &["the ice machine is mouldy".to_owned()],
+            &state
+        ));
+    }
+
     #[test]
     fn turns_read_against_the_open_inspection() {
         let kb = Knowledge::load().expect("embedded data loads");
