@@ -8,12 +8,10 @@ const HESITATIONS: &[&str] = &[
     "euh", "eh", "ehm", "uh", "uhm", "um", "umm", "erm", "hmm", "hm", "eeh", "ehh",
 ];
 
-/// Units after which a spoken number is a figure ("negen graden", "twelve hour shifts").
-const UNITS: &[&str] = &[
-    "graden", "graad", "degrees", "degree", "°", "°c", "uur", "hour", "hours", "minuten", "minuut",
-    "minutes", "minute", "dagen", "dag", "days", "day", "weken", "weeks", "week", "maanden",
-    "months", "jaar", "years", "procent", "percent", "kilo", "kg", "liter", "liters",
-];
+/// Units after which a spoken number is a temperature ("negen graden"): the figure the
+/// finding's category, its articles and any correction of it read. Other counts ("drie
+/// dagen", "twee bakjes") stay in the inspector's own words.
+const UNITS: &[&str] = &["graden", "graad", "degrees", "degree", "°", "°c"];
 
 /// Words before a number that make it a figure below zero: "min tien", "minus 14".
 const MINUS: &[&str] = &["min", "minus"];
@@ -165,7 +163,8 @@ pub(super) fn clean(text: &str) -> String {
         let denied = i > 0
             && ["niet", "not", "geen"].contains(&bare(tokens[i - 1]).as_str())
             && !["een", "one"].contains(&word.as_str())
-            && text.chars().any(|c| c.is_ascii_digit());
+            && text.chars().any(|c| c.is_ascii_digit())
+            && tokens.iter().any(|t| UNITS.contains(&bare(t).as_str()));
         if let Some(n) = spoken_number(&word)
             && (denied || next.as_deref().is_some_and(|u| UNITS.contains(&u)))
         {
@@ -226,7 +225,7 @@ mod tests {
             ("soep tweeëntwintig graden", "soep 22 graden"),
             (
                 "the cooks do twelve hour shifts",
-                "the cooks do 12 hour shifts",
+                "the cooks do twelve hour shifts",
             ),
             ("twenty-five degrees in the van", "25 degrees in the van"),
             (
@@ -250,7 +249,7 @@ mod tests {
             ("de min of meer schone vloer", "de min of meer schone vloer"),
             (
                 "rookworsten die drie dagen over de datum zijn",
-                "rookworsten die 3 dagen over de datum zijn",
+                "rookworsten die drie dagen over de datum zijn",
             ),
         ] {
             assert_eq!(clean(said), read, "{said:?}");
