@@ -544,7 +544,7 @@ pub(super) fn correction(text: &str, state: &InspectionState) -> Option<Correcti
             .open_findings()
             .find(|f| f.number == n)
             .or_else(|| state.open_findings().last())?,
-        None => state.open_findings().last()?,
+        None => corrected_finding(&words, state)?,
     };
     let padded = format!(" {normalized} ");
     // "No, it was 16.", "No, 16": a short denial with a figure or a pointer after it.
@@ -639,6 +639,14 @@ pub(super) fn correction(text: &str, state: &InspectionState) -> Option<Correcti
             }
             return None;
         }
+    }
+    // "Nee sorry, het stond op de spoeltafel": the place said again with another thing after
+    // the same preposition.
+    if signal && let Some(description) = replace_place(&finding.description, &words) {
+        return Some(Correction {
+            replaces: finding.number,
+            description,
+        });
     }
     // "Ik bedoelde de chiapudding.", "Sorry, I meant the tzatziki": a named thing instead of
     // the one the finding is about (its subject, the first word after the article).
@@ -759,6 +767,75 @@ fn replace_subject(description: &str, new: &str) -> Option<String> {
 }
 
 /// "bevinding 2", "finding 2": the number of the finding a correction names.
+/// The finding a correction is about: the last one, unless the correction shares a word
+/// only with an earlier one ("die kwarktaart was trouwens 13 graden" after a finding about
+/// the cutting board).
+fn corrected_finding<'s>(words: &[&str], state: &'s InspectionState) -> Option<&'s Finding> {
+    let shares = |f: &Finding| {
+        let description = normalize(&f.description);
+        description
+            .split(' ')
+            .any(|d| d.chars().count() >= 5 && words.contains(&d))
+    };
+    let last = state.open_findings().last()?;
+    if shares(last) {
+        return Some(last);
+    }
+    Some(
+        state
+            .open_findings()
+            .filter(|f| shares(f))
+            .last()
+            .unwrap_or(last),
+    )
+}
+
+/// Words that say where something is: "op de snijtafel", "next to the fryer".
+const PLACES: &[&str] = &[
+    "op", "in", "bij", "onder", "naast", "achter", "aan", "boven", "tegen", "on", "at", "under",
+    "behind", "beside", "near", "inside",
+];
+
+/// The thing after a preposition, past an article: "op de spoeltafel" → ("op", "spoeltafel").
+fn places(words: &[&str]) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for (i, w) in words.iter().enumerate() {
+        if !PLACES.contains(w) {
+            continue;
+        }
+        let mut j = i + 1;
+        if words
+            .get(j)
+            .is_some_and(|a| ["de", "het", "een", "the", "a", "an"].contains(a))
+        {
+            j += 1;
+        }
+        if let Some(thing) = words.get(j).filter(|t| t.chars().count() >= 4) {
+            out.push(((*w).to_owned(), (*thing).to_owned()));
+        }
+    }
+    out
+}
+
+/// The finding with its place replaced by the one the correction names after the same
+/// preposition: "… staat op de snijtafel …" + "het stond op de spoeltafel".
+fn replace_place(description: &str, words: &[&str]) -> Option<String> {
+    let said = places(words);
+    let normalized = normalize(description);
+    let own: Vec<&str> = normalized.split(' ').filter(|w| !w.is_empty()).collect();
+    let (old, new) = places(&own).into_iter().find_map(|(prep, old)| {
+        said.iter()
+            .find(|(p, new)| *p == prep && *new != old)
+            .map(|(_, new)| (old, new.clone()))
+    })?;
+    // The old word as written in the description (its case), replaced once.
+    let lower = description.to_lowercase();
+    let at = lower.find(&old)?;
+    let mut out = description.to_owned();
+    out.replace_range(at..at + old.len(), &new);
+    Some(out)
+}
+
 fn named_finding(words: &[&str]) -> Option<usize> {
     words
         .windows(2)
@@ -1001,6 +1078,30 @@ mod tests {
             }],
             ..InspectionState::default()
         }
+    }
+
+    /// A correction edits the finding it is about, not always the last one; a place said
+    /// again after the same preposition replaces the place.
+    #[test]
+    fn a_correction_finds_its_finding_and_its_place() {
+        let mut state = state_with("Kwarktaart in de koelvitrine 11 graden");
+        let mut second = state.findings[0].clone();
+        second.number = 2;
+        second.description = "Snijplank voor rauwe kip wordt ook voor fruit gebruikt".to_owned();
+        state.findings.push(second);
+        let fixed = correction("die kwarktaart was trouwens 13 graden, niet 11", &state)
+            .expect("a correction");
+        assert_eq!(fixed.replaces, 1);
+        assert_eq!(fixed.description, "Kwarktaart in de koelvitrine 13 graden");
+        let place = state_with("Schoonmaakmiddel staat op de snijtafel naast de vis");
+        let moved =
+            correction("nee sorry, het stond op de spoeltafel", &place).expect("a correction");
+        assert_eq!(
+            moved.description,
+            "Schoonmaakmiddel staat op de spoeltafel naast de vis"
+        );
+        // A new observation with a place is no correction.
+        assert!(correction("Op de vloer van de koelcel ligt vuil", &place).is_none());
     }
 
     #[test]

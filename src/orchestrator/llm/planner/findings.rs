@@ -118,9 +118,42 @@ fn asks_indirectly(normalized: &str) -> bool {
     .any(|p| padded.contains(p))
 }
 
-fn is_question(clause: &str) -> bool {
+/// Words a dictated sentence may start with before what it says: "en hoe koud …", "ok so
+/// what …". Only conjunctions and interjections: an adverb first ("ook", "dan", "dus") takes
+/// the sentence's first place, so the verb after it is a statement's ("Ook zijn de tegels
+/// kapot").
+const LEADING: &[&str] = &[
+    "en", "and", "maar", "but", "so", "ok", "oke", "okay", "nou", "right", "well", "alright", "oh",
+    "ah",
+];
+
+/// Prepositions a question word may follow: "op welke temperatuur", "tot wanneer", "at what
+/// temperature", "for how long".
+const BEFORE_QUESTION_WORD: &[&str] = &[
+    "op", "tot", "bij", "in", "voor", "met", "van", "naar", "onder", "boven", "binnen", "at",
+    "for", "to", "on", "by", "from", "with", "under", "within", "till", "until",
+];
+
+/// The word a sentence asks with, past the words that lead in: "en", "ok", and a
+/// preposition before a question word.
+fn asking_word(normalized: &str) -> &str {
+    let words: Vec<&str> = normalized.split(' ').filter(|w| !w.is_empty()).collect();
+    let mut at = 0;
+    while at + 1 < words.len() && at < 2 && LEADING.contains(&words[at]) {
+        at += 1;
+    }
+    match (words.get(at), words.get(at + 1)) {
+        (Some(p), Some(q)) if BEFORE_QUESTION_WORD.contains(p) && QUESTION_WORDS.contains(q) => q,
+        (Some(w), _) => w,
+        _ => "",
+    }
+}
+
+/// A question, also when dictated without its question mark: "en hoe koud moet het in die
+/// bus blijven", "op welke temperatuur mogen ze frituren", "zijn we hier eerder geweest".
+pub(super) fn is_question(clause: &str) -> bool {
     let normalized = normalize(clause);
-    let first = normalized.split(' ').next().unwrap_or("");
+    let first = asking_word(&normalized);
     clause.trim_end().ends_with('?')
         || asks_indirectly(&normalized)
         || QUESTION_WORDS.contains(&first)
@@ -147,7 +180,19 @@ pub fn split_turn(text: &str) -> Turn {
             let first = next.split(' ').next().unwrap_or("");
             // "…, welke regels gelden?", or a short tag question: "…, dat mag toch niet?".
             let short = next.split(' ').count() <= 6;
-            (QUESTION_WORDS.contains(&first) || short) && rest.trim_end().ends_with('?')
+            // Dictated without its question mark, a tag at the end still asks: "…, mag dat",
+            // "…, is that allowed".
+            // Only a word of permission or checking opens such a tag; "…, is te warm" says.
+            let second = next.split(' ').nth(1).unwrap_or("");
+            let tag = next.split(' ').count() <= 4
+                && ([
+                    "mag", "mogen", "moet", "moeten", "klopt", "kan", "may", "can", "must",
+                    "should",
+                ]
+                .contains(&first)
+                    || (["is", "valt", "does", "do", "geldt"].contains(&first)
+                        && ["dat", "dit", "het", "that", "this", "it"].contains(&second)));
+            ((QUESTION_WORDS.contains(&first) || short) && rest.trim_end().ends_with('?')) || tag
         };
         // "En bij regenereren, hoe snel …?", "En als ze ze nu invriezen, mag het dan wel?" are
         // one question: a fragment or a condition before the comma is part of it.
@@ -429,4 +474,39 @@ pub(super) fn advice(found: &[Concern], finding: bool, lang: Lang) -> Vec<String
         });
     }
     lines
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Dictation drops the question mark; the words still ask.
+    #[test]
+    fn questions_are_read_from_their_words() {
+        for asked in [
+            "en hoe koud moet het in die bus blijven voor de salades",
+            "op welke temperatuur mogen ze frituren",
+            "zijn we hier eerder geweest",
+            "ok so what is the limit",
+            "en wat kwam daar toen uit",
+            "tot welke temperatuur moet gehakt worden teruggekoeld",
+            "for how long can the salmon sit out",
+            "moet de bezorgbus een apk hebben",
+        ] {
+            assert!(is_question(asked), "{asked:?}");
+        }
+        let tagged = split_turn("de jongen achter de toonbank werkt tot 10 uur, mag dat");
+        assert_eq!(tagged.question.as_deref(), Some("mag dat"));
+        let said = split_turn("rauwe kip naast de sla, is kruisbesmetting");
+        assert_eq!(said.question, None);
+        for said in [
+            "Ook zijn de tegels achter de friteuse kapot",
+            "Dan is de koelcel nog steeds te warm, 9 graden",
+            "Op de werkbank ligt rauwe kip naast de sla",
+            "en de koelcel staat op 9 graden",
+            "In de koelcel staat een open bak saus",
+        ] {
+            assert!(!is_question(said), "{said:?}");
+        }
+    }
 }

@@ -86,6 +86,18 @@ const DUTCH_WORDS: &[&str] = &[
     "goedemiddag",
     "ben",
     "sta",
+    // Short answers and the words of asking back, which a dictated turn is often made of.
+    "ja",
+    "nee",
+    "wie",
+    "toen",
+    "alweer",
+    "ooit",
+    "eerder",
+    "klopt",
+    "bedankt",
+    "dank",
+    "graden",
 ];
 const ENGLISH_WORDS: &[&str] = &[
     "the",
@@ -117,7 +129,6 @@ const ENGLISH_WORDS: &[&str] = &[
     "report",
     "their",
     "its",
-    "was",
     "were",
     "has",
     "have",
@@ -181,6 +192,9 @@ const ENGLISH_WORDS: &[&str] = &[
     "ll",
     "ve",
     "m",
+    "yes",
+    "yeah",
+    "yep",
 ];
 
 /// The sentence's language, or `None` when it is too short to tell.
@@ -201,13 +215,16 @@ pub fn detect(text: &str) -> Option<Lang> {
     if english > dutch {
         return Some(Lang::En);
     }
-    let letters = text.chars().filter(|c| c.is_alphabetic()).count();
-    if letters < MIN_LETTERS {
+    // The letters of the sentence's own words: "start Toko Fabel" is a verb and a name, too
+    // little to tell (the name's letters would decide it).
+    let own = without_names(text);
+    let letters = own.chars().filter(|c| c.is_alphabetic()).count();
+    if letters < MIN_LETTERS || own.split_whitespace().count() < 3 {
         return None;
     }
 
     let detector = Detector::with_allowlist(vec![Language::Nld, Language::Eng]);
-    let info = detector.detect(text)?;
+    let info = detector.detect(&own)?;
     // A near tie (often a sentence that is mostly names) tells nothing either.
     if info.confidence() < 0.05 {
         return None;
@@ -237,4 +254,26 @@ fn without_names(text: &str) -> String {
 /// [`detect`], Dutch when it cannot tell.
 pub fn detect_language(text: &str) -> Lang {
     detect(text).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A verb and a name tell no language; a dictated question back still does.
+    #[test]
+    fn the_language_is_told_by_the_sentence_s_own_words() {
+        for (said, lang) in [
+            ("start Toko Fabel", None),
+            ("Open Taco Ficticio", None),
+            ("Fabellotus in Leiden.", None),
+            ("wie was toen de inspecteur", Some(Lang::Nl)),
+            ("yes correct", Some(Lang::En)),
+            ("ok, we're at Grillroom Hayalet in Arnhem", Some(Lang::En)),
+            ("de koelcel staat op 9 graden", Some(Lang::Nl)),
+            ("the walk-in cooler reads 9 degrees", Some(Lang::En)),
+        ] {
+            assert_eq!(detect(said), lang, "{said:?}");
+        }
+    }
 }

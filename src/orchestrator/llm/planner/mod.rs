@@ -28,6 +28,7 @@ mod answers;
 mod client_tools;
 mod company;
 mod conversation;
+mod dictation;
 mod findings;
 mod general;
 mod history;

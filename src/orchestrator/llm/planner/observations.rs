@@ -1098,6 +1098,15 @@ mod tests {
         for (text, want) in [
             ("de koelcel staat op 10 graden", "temperature"),
             ("er liggen muizenkeutels onder de stellingen", "pests"),
+            // Sick staff and faeces on food are hygiene (issue 32's category table).
+            (
+                "medewerker heeft buikgriep en smeert gewoon broodjes",
+                "hygiene",
+            ),
+            (
+                "karkassen met mest erop komen voorbij de uithaallijn",
+                "hygiene",
+            ),
             ("de pakbonnen van de kip ontbreken", "traceability"),
             (
                 "Zes schalen kipdrumsticks met een te gebruiken tot van twee dagen geleden in het koelschap.",

@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use super::conversation::Conversation;
 use super::lang::{Lang, detect};
-use super::understand::{Intent, understand};
+use super::understand::{Intent, asks_report_again, follows_up_history, understand};
 use crate::orchestrator::inspection::InspectionState;
 use crate::orchestrator::knowledge::Knowledge;
 use crate::orchestrator::llm::prompts::HANDOFF_TOOL;
@@ -99,8 +99,19 @@ impl<'a> Thread<'a> {
         let user_text = last_user
             .map(|i| message_text(&messages[i]))
             .unwrap_or_default();
-        let intent = understand(&user_text, &inspection, knowledge);
         let earlier = &user_texts[..user_texts.len().saturating_sub(1)];
+        let mut intent = understand(&user_text, &inspection, knowledge);
+        // The conversation goes on about the earlier inspections until a turn asks otherwise.
+        if matches!(intent, Intent::RegulationQuestion | Intent::Chatter)
+            && follows_up_history(&user_text, earlier, &inspection, knowledge)
+        {
+            intent = Intent::History;
+        }
+        if matches!(intent, Intent::Finding | Intent::Chatter)
+            && asks_report_again(&user_text, earlier, &inspection)
+        {
+            intent = Intent::ReportRequest;
+        }
         let conversation = Conversation::read(earlier, &inspection);
         Thread {
             messages,
@@ -156,7 +167,8 @@ impl<'a> Thread<'a> {
 
 pub(super) fn message_text(message: &Message) -> String {
     match message {
-        Message::User(u) => u.content.text(),
+        // What the inspector said, as a reader would take it from dictation.
+        Message::User(u) => super::dictation::clean(&u.content.text()),
         Message::Assistant(a) => a.content.clone().unwrap_or_default(),
         Message::Tool(t) => t.content.clone(),
         Message::Developer(b) | Message::System(b) | Message::Reasoning(b) => b.content.clone(),

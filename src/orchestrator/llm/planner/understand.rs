@@ -10,7 +10,7 @@ use crate::orchestrator::knowledge::{Knowledge, Resolution, concerns, find_kvk, 
 use crate::orchestrator::report::verify;
 
 use super::conversation::{confirms_last, correction, is_confirmation};
-use super::findings::split_turn;
+use super::findings::{is_question, split_turn};
 
 /// What the inspector wants, as the general agent routes it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -121,8 +121,14 @@ pub fn understand(text: &str, state: &InspectionState, knowledge: Option<&Knowle
     if asks_own_notes(text, &words) {
         return Intent::Summary;
     }
+    // The file the authority keeps on the business, asked about: "anything on file for them?"
+    // ("no pest control contract on file" is an observation).
+    let asks_file = is_question(text)
+        && words.any_phrase(&["on file", "in het dossier", "in the file", "in ons dossier"]);
     if is_history_question(&words)
-        || (state.company.is_some() && !observes && asks_about_the_past(text, &words))
+        || (state.company.is_some()
+            && !observes
+            && (asks_file || asks_about_the_past(text, &words)))
     {
         // "De inspectiegeschiedenis van Slagerij X": another company is opened first; its
         // summary carries the history.
@@ -177,6 +183,75 @@ pub fn understand(text: &str, state: &InspectionState, knowledge: Option<&Knowle
         (false, true) => Intent::RegulationQuestion,
         (false, false) => Intent::Chatter,
     }
+}
+
+/// A short question after the earlier inspections were asked about, that names no duty or
+/// figure of the law: it asks on about them ("and the one before that?", "what was that
+/// for?", "wie was toen de inspecteur?", "was that about the breakfast buffet?").
+/// `earlier` are the user turns before this one, oldest first; a chain of such follow-ups
+/// leads back to the history question that started it.
+pub fn follows_up_history(
+    text: &str,
+    earlier: &[String],
+    state: &InspectionState,
+    knowledge: Option<&Knowledge>,
+) -> bool {
+    fn asks_on(text: &str) -> bool {
+        let normalized = normalize(text);
+        let w = Words::new(&normalized);
+        is_question(text)
+            && w.list.len() <= 9
+            && !w.any(&[
+                "mag",
+                "mogen",
+                "moet",
+                "moeten",
+                "must",
+                "may",
+                "should",
+                "allowed",
+                "toegestaan",
+                "verplicht",
+                "required",
+                "temperatuur",
+                "temperature",
+                "graden",
+                "degrees",
+                "geldt",
+                "gelden",
+                "eisen",
+                "regels",
+                "norm",
+                "normen",
+                "rules",
+                "requirements",
+                "apply",
+                "applies",
+                "limit",
+                "grens",
+                "grenswaarde",
+            ])
+            // It points back at what was told, in the past: "toen", "that", "the one before".
+            && w.any(&[
+                "toen", "then", "daarvoor", "before", "that", "dat", "die", "daar", "was", "were",
+                "waren", "kwam", "came", "did", "deden", "had", "hadden", "waarvoor",
+            ])
+            && !w.any_phrase(&[
+                "hoe koud", "hoe warm", "how cold", "how hot", "hoe lang", "how long",
+            ])
+    }
+    if state.company.is_none() || !asks_on(text) {
+        return false;
+    }
+    for before in earlier.iter().rev().take(3) {
+        if understand(before, state, knowledge) == Intent::History {
+            return true;
+        }
+        if !asks_on(before) {
+            return false;
+        }
+    }
+    false
 }
 
 /// A word for the report itself.
@@ -235,6 +310,9 @@ const LEAVING: &[&str] = &[
     "tweede",
     "second",
     "now",
+    // "Zo, terug naar Denkdeeg", "back to Fikusho": returning is leaving this one.
+    "terug",
+    "back",
 ];
 
 /// Not a question, a word of leaving, and the exact name (or KVK number) of a registered
@@ -249,13 +327,74 @@ fn moves_to_another(
     !text.trim_end().ends_with('?')
         && w.any(LEAVING)
         && knowledge
-            .and_then(|kb| kb.named_in(text))
+            .and_then(|kb| kb.named_in(text).or_else(|| moved_to(text, kb)))
             .is_some_and(|named| {
                 state
                     .company
                     .as_ref()
                     .is_none_or(|open| open.kvk != named.kvk)
             })
+}
+
+/// The company named after the word of going ("terug naar Denkdeeg", "over to Fikusho"),
+/// when the register knows it for certain: a distinctive word is enough where the whole
+/// name is not said.
+fn moved_to<'k>(
+    text: &str,
+    kb: &'k Knowledge,
+) -> Option<&'k crate::orchestrator::knowledge::Company> {
+    let normalized = format!(" {} ", normalize(text));
+    let at = [" naar ", " to ", " onto ", " bij "]
+        .iter()
+        .filter_map(|p| normalized.rfind(p).map(|i| i + p.len()))
+        .max()?;
+    let rest = normalized[at..].trim();
+    if rest.is_empty() {
+        return None;
+    }
+    match kb.resolve_company(rest) {
+        Resolution::Match(found) => Some(found.company),
+        _ => None,
+    }
+}
+
+/// After the report was asked for (and declined, or the inspector added to it), a bare
+/// order to make "it" asks for it again: "ok go ahead and produce it now", "genereer het nu
+/// maar". Bare: nothing but an order verb, "it" and words that only urge; a sentence that
+/// says anything else ("doe maar, de toiletten zijn in orde") is not this.
+pub fn asks_report_again(text: &str, earlier: &[String], state: &InspectionState) -> bool {
+    const ORDERS: &[&str] = &[
+        "produce",
+        "generate",
+        "make",
+        "create",
+        "run",
+        "maak",
+        "genereer",
+        "draai",
+        "maken",
+        "genereren",
+    ];
+    const IT: &[&str] = &["it", "het", "hem", "m"];
+    const URGING: &[&str] = &[
+        "ok", "oke", "okay", "go", "ahead", "and", "en", "now", "nu", "then", "dan", "toch",
+        "maar", "alsnog", "please", "graag", "just", "gewoon", "right", "alright", "well", "wel",
+        "yes", "ja", "you", "je", "can", "kun", "kunt", "jij", "so", "dus", "do", "doe",
+    ];
+    let normalized = normalize(text);
+    let w = Words::new(&normalized);
+    let bare_order = w.list.len() <= 8
+        && w.any(ORDERS)
+        && w.any(IT)
+        && w.list
+            .iter()
+            .all(|x| ORDERS.contains(x) || IT.contains(x) || URGING.contains(x));
+    bare_order
+        && earlier
+            .iter()
+            .rev()
+            .take(3)
+            .any(|before| understand(before, state, None) == Intent::ReportRequest)
 }
 
 fn is_report_request(w: &Words) -> bool {
@@ -440,7 +579,7 @@ fn asks_about_the_past(text: &str, w: &Words) -> bool {
     {
         return false;
     }
-    let question = text.trim_end().ends_with('?')
+    let question = is_question(text)
         || w.list.first().is_some_and(|f| {
             [
                 "wat", "welke", "wanneer", "hoe", "what", "which", "when", "how", "any", "remind",
@@ -505,8 +644,18 @@ fn asks_about_the_past(text: &str, w: &Words) -> bool {
         .any(|x| x.len() == 4 && x.starts_with("20") && x.chars().all(|c| c.is_ascii_digit()));
     // "Zijn hier eerder muizen aangetroffen?", "wat was er in 2025 aan de hand?", "did anything
     // come up back then?": the past of this place, whatever it was about.
-    let this_place = w.any(&["hier", "here"])
-        && w.any(&["eerder", "ooit", "before", "ever", "vaker", "often", "al"]);
+    // "Hebben ze ooit kakkerlakken gehad?", "hadden ze dat ook al eens eerder?": the business
+    // itself as the subject of its past, unless a duty or a permission is asked ("mogen ze
+    // dat ooit weer verkopen?").
+    // With the business as subject only a word of earlier times counts ("hebben ze de
+    // koelcel al gerepareerd?" asks about today).
+    let this_place = (w.any(&["hier", "here"])
+        && w.any(&["eerder", "ooit", "before", "ever", "vaker", "often", "al"]))
+        || (w.any(&["ze", "zij", "they", "hun", "their", "them"])
+            && !w.any(&[
+                "mag", "mogen", "moet", "moeten", "must", "may", "should", "allowed",
+            ])
+            && w.any(&["eerder", "ooit", "before", "ever", "vaker"]));
     // "Welke temperatuur had de sla in maart 2024?": a year with a verb in the past.
     let dated_past = w.list.iter().any(|x| is_year(x))
         && w.any(&[
@@ -674,6 +823,15 @@ fn is_summary_request(text: &str, w: &Words) -> bool {
             ]) || (w.any_phrase(&["did i", "did we", "have i", "have we", "heb ik", "hebben we"])
                 && w.any(&["log", "note", "write", "record", "noteren", "notes", "aantekeningen"]))))
         || (w.has("lees") && w.has("voor"))
+        // "Wat was het eerste ook alweer?", "what was the second point again?": one of this
+        // visit's points asked back by its place in the list.
+        || (asks(text, w)
+            && (w.phrase("ook alweer") || w.has("again"))
+            && w.any(&[
+                "eerste", "tweede", "derde", "first", "second", "third", "punt", "bevinding",
+                "point", "finding", "item",
+            ])
+            && !w.any(EARLIER))
         // "Geef me een overzicht", "Overzicht graag", "Show me the findings", "Hoeveel
         // bevindingen zijn het nu?": a short request for this visit's list.
         || (w.list.len() <= 6
@@ -792,14 +950,16 @@ fn asks_own_notes(text: &str, w: &Words) -> bool {
 
 /// A question or a request to tell: "wat …?", "remind me …", "lees … voor".
 fn asks(text: &str, w: &Words) -> bool {
-    w.list.first().is_some_and(|f| {
-        [
-            "wat", "welke", "welk", "hoeveel", "what", "which", "how", "remind", "lees", "read",
-            "tell", "vertel", "noem", "som", "herhaal", "geef", "toon", "list", "repeat", "give",
-            "show",
-        ]
-        .contains(f)
-    }) || text.trim_end().ends_with('?')
+    is_question(text)
+        || w.list.first().is_some_and(|f| {
+            [
+                "wat", "welke", "welk", "hoeveel", "what", "which", "how", "remind", "lees",
+                "read", "tell", "vertel", "noem", "som", "herhaal", "geef", "toon", "list",
+                "repeat", "give", "show",
+            ]
+            .contains(f)
+        })
+        || text.trim_end().ends_with('?')
 }
 
 /// Phrases of going on to another company: "Moving on to Sushi Fikusho", "We gaan verder bij
@@ -940,6 +1100,9 @@ fn is_company_start(text: &str, w: &Words, knowledge: Option<&Knowledge>) -> boo
             "pull up",
             "can you open",
             "please open",
+            "let s open",
+            "lets open",
+            "i m opening",
             "erbij pakken",
         ]);
     // "Next stop: Ghost Kitchen Fictibowls", "Daarna door naar Hersenspinselstraat 146": a move
@@ -1350,6 +1513,62 @@ mod tests {
 
     /// Issue 32, kinds 1, 2, 3 and 6: what a turn asks, read against an open inspection with one
     /// finding, in phrasings written from the domain.
+    #[test]
+    fn the_thread_before_decides_follow_ups() {
+        let kb = Knowledge::load().expect("embedded data loads");
+        let state = InspectionState {
+            company: Some(CompanyRef {
+                kvk: "99990015".to_owned(),
+                name: "Hotel-Restaurant De Verzonnen Burcht".to_owned(),
+                ..CompanyRef::default()
+            }),
+            ..InspectionState::default()
+        };
+        let history = vec!["How did their last visit go?".to_owned()];
+        for asked in [
+            "and the one before that?",
+            "what was that for?",
+            "wie was toen de inspecteur",
+        ] {
+            assert!(
+                follows_up_history(asked, &history, &state, Some(&kb)),
+                "{asked}"
+            );
+        }
+        // A question of the law after the history is the law's.
+        for asked in [
+            "Welke microbiologische eisen gelden er voor kiemgroenten?",
+            "hoe koud moet dat zijn?",
+        ] {
+            assert!(
+                !follows_up_history(asked, &history, &state, Some(&kb)),
+                "{asked}"
+            );
+        }
+        let declined = vec![
+            "let's have the report".to_owned(),
+            "also the inside of the ice machine is mouldy".to_owned(),
+        ];
+        assert!(asks_report_again(
+            "ok go ahead and produce it now",
+            &declined,
+            &state
+        ));
+        assert!(asks_report_again("genereer het nu maar", &declined, &state));
+        for said in [
+            "doe maar, de toiletten zijn nu in orde",
+            "make a note that the toilets are fine now",
+        ] {
+            assert!(!asks_report_again(said, &declined, &state), "{said}");
+        }
+        // Without a report asked for before, an order to make "it" is no report request.
+        assert!(!asks_report_again(
+            "ok go ahead and produce it now",
+            &["the ice machine is mouldy".to_owned()],
+            &state
+        ));
+    }
+
     #[test]
     fn turns_read_against_the_open_inspection() {
         let kb = Knowledge::load().expect("embedded data loads");
