@@ -249,6 +249,28 @@ impl UserContent {
     }
 }
 
+impl UserContent {
+    /// The image parts, in order.
+    pub fn images(&self) -> impl Iterator<Item = &MediaPart> {
+        let parts = match self {
+            UserContent::Text(_) => &[][..],
+            UserContent::Parts(parts) => parts.as_slice(),
+        };
+        parts.iter().filter_map(|part| match part {
+            InputContent::Image(image) => Some(image),
+            _ => None,
+        })
+    }
+
+    /// The stored photos this content shows (url sources at [`PHOTO_PATH`]), in order.
+    pub fn photo_ids(&self) -> impl Iterator<Item = &str> {
+        self.images().filter_map(|image| match &image.source {
+            MediaSource::Url(source) => photo_id(&source.value),
+            _ => None,
+        })
+    }
+}
+
 /// One part of a multimodal user message.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "lowercase")]
@@ -280,12 +302,40 @@ pub struct MediaPart {
     pub extra: Map<String, Value>,
 }
 
-/// Where a media part's bytes are: inline (base64) or behind a URL.
+/// Where a media part's bytes are: inline (base64), behind a URL, or at a model provider
+/// under a handle it issued (AG-UI 1.0's `FileSource`: its `provider` rides in `extra`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "lowercase")]
 pub enum MediaSource {
     Data(Source),
     Url(Source),
+    File(Source),
+}
+
+impl MediaSource {
+    pub fn source(&self) -> &Source {
+        match self {
+            MediaSource::Data(source) | MediaSource::Url(source) | MediaSource::File(source) => {
+                source
+            }
+        }
+    }
+}
+
+/// Where the server serves a stored photo (issue 37): `/photos/<id>`, the id being the
+/// SHA-256 of its stored bytes in lower-case hex. History and `MESSAGES_SNAPSHOT` give a photo
+/// back as a `url` source with this path, never its bytes again.
+pub const PHOTO_PATH: &str = "/photos/";
+
+/// The URL of the stored photo `id`.
+pub fn photo_url(id: &str) -> String {
+    format!("{PHOTO_PATH}{id}")
+}
+
+/// The id of a stored photo's URL, when `url` is one (64 lower-case hex digits).
+pub fn photo_id(url: &str) -> Option<&str> {
+    let id = url.strip_prefix(PHOTO_PATH)?;
+    (id.len() == 64 && id.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))).then_some(id)
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

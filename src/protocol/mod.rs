@@ -41,7 +41,7 @@ pub use events::{
 };
 pub use input::{
     ActivityMessage, AssistantMessage, BasicMessage, BinaryPart, Context, ContextItem,
-    FunctionCall, InputContent, MediaPart, MediaSource, Message, ResumeEntry, ResumeStatus,
+    FunctionCall, InputContent, MediaPart, MediaSource, Message, PHOTO_PATH, photo_id, photo_url, ResumeEntry, ResumeStatus,
     RunAgentInput, Source, TextPart, Tool, ToolCall, ToolMessage, UserContent, UserMessage,
 };
 /// RFC 6902 operations, as carried by `STATE_DELTA` and `ACTIVITY_DELTA`.

@@ -199,6 +199,7 @@ impl Sim {
                         reports_dir: &self.reports_dir,
                         user_name: None,
                         thread_title: None,
+                        photos: None,
                     };
                     match self.toolbox.call(&name, &ctx, &args).await {
                         Ok(v) => (v, None),
@@ -261,6 +262,7 @@ impl Sim {
             reports_dir: &self.reports_dir,
             user_name: None,
             thread_title: None,
+            photos: None,
         };
         let content = self.toolbox.call(name, &ctx, arguments).await.unwrap();
         self.messages.push(Message::Tool(ToolMessage {

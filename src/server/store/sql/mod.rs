@@ -19,7 +19,8 @@ use sqlx::{Any, AnyPool, Executor, Transaction};
 
 use super::{
     ApprovalDecision, ApprovalRecord, Database, InterruptRecord, InterruptResolution, NewUser,
-    Page, Preferences, PreferencesUpdate, RunRecord, RunStatus, Store, StoreError, ThreadRecord,
+    Page, Preferences, PreferencesUpdate, RunRecord, RunStatus, Store, StoreError, StoredPhoto,
+    ThreadRecord,
     ThreadSummary, Turn, TurnRequest, UserRecord, UserRole, UserUpdate, preview_from_text,
     title_from_text,
 };
@@ -30,6 +31,7 @@ mod cluster;
 mod database;
 mod errors;
 mod mail;
+mod photos;
 mod rows;
 mod store;
 mod turn;
