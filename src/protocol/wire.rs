@@ -26,7 +26,9 @@ mod agora;
 #[cfg(test)]
 mod tests;
 
-pub use agora::{agora_event, approval_response, cancel_run, client_frame, resume, run_input};
+pub use agora::{
+    agora_event, approval_response, cancel_run, client_frame, resume, run_input, run_input_with_photos,
+};
 
 type Obj = Map<String, Value>;
 

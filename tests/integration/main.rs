@@ -27,6 +27,7 @@ mod observability;
 mod planner_classify;
 mod planner_conversations;
 mod planner_followups;
+mod photos;
 mod planner_unregistered_props;
 mod protocol_contract;
 mod protocol_props;

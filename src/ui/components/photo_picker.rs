@@ -1,0 +1,129 @@
+use leptos::prelude::*;
+
+use crate::ui::i18n::Key;
+use crate::ui::prefs::Prefs;
+
+/// The longest side, in pixels, of a photo as it is sent (issue 37): sharp enough to read a
+/// thermometer or a label, a few hundred KB as JPEG instead of a camera's 4 to 12 MB.
+#[cfg(feature = "hydrate")]
+const MAX_SIDE: u32 = 2048;
+/// The JPEG quality of a shrunk photo (the canvas's encoder, 0 to 1).
+#[cfg(feature = "hydrate")]
+const JPEG_QUALITY: f64 = 0.85;
+
+/// The camera button of the composer: takes a photo on a tablet or phone (the back camera,
+/// `capture="environment"`), picks files on a desktop; several at once. Each is shrunk in the
+/// browser (longest side at most 2048 px, JPEG) before it joins `photos`, as a `data:` URL.
+#[component]
+pub fn PhotoButton(photos: RwSignal<Vec<String>>, unreadable: RwSignal<bool>) -> impl IntoView {
+    let prefs = expect_context::<Prefs>();
+    let label = prefs.text(Key::AddPhoto);
+    view! {
+        <label
+            class="flex min-h-12 min-w-12 cursor-pointer items-center justify-center rounded-lg border border-slate-300 text-xl hover:bg-slate-100 focus-within:outline-2 focus-within:outline-emerald-700 dark:border-slate-600 dark:hover:bg-slate-800"
+            title=label
+        >
+            <span aria-hidden="true">"📷"</span>
+            <span class="sr-only">{label}</span>
+            <input
+                type="file"
+                accept="image/*"
+                capture="environment"
+                multiple
+                class="sr-only"
+                data-testid="photo-input"
+                on:change=move |ev| {
+                    #[cfg(feature = "hydrate")]
+                    {
+                        use wasm_bindgen::JsCast;
+                        let Some(input) = ev
+                            .target()
+                            .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
+                        else {
+                            return;
+                        };
+                        unreadable.set(false);
+                        if let Some(files) = input.files() {
+                            for file in (0..files.length()).filter_map(|i| files.get(i)) {
+                                leptos::task::spawn_local(async move {
+                                    match shrink(&file).await {
+                                        Some(url) => photos.update(|p| p.push(url)),
+                                        None => unreadable.set(true),
+                                    }
+                                });
+                            }
+                        }
+                        // The same photo can be chosen again after it was removed.
+                        input.set_value("");
+                    }
+                    #[cfg(not(feature = "hydrate"))]
+                    let _ = (ev, photos, unreadable);
+                }
+            />
+        </label>
+    }
+}
+
+/// The photos waiting to go with the next message, each with a button that takes it out.
+#[component]
+pub fn PhotoThumbs(photos: RwSignal<Vec<String>>, unreadable: RwSignal<bool>) -> impl IntoView {
+    let prefs = expect_context::<Prefs>();
+    view! {
+        <Show when=move || unreadable.get()>
+            <p role="alert" class="w-full text-sm text-red-800 dark:text-red-300">
+                {prefs.text(Key::PhotoUnreadable)}
+            </p>
+        </Show>
+        <ul class="flex w-full flex-wrap gap-2" class:hidden=move || photos.with(Vec::is_empty)>
+            <For each=move || photos.get() key=|url| url.clone() let:url>
+                <li class="relative">
+                    <img
+                        src=url.clone()
+                        alt=prefs.text(Key::Photo)
+                        class="h-16 w-16 rounded-md border border-slate-300 object-cover dark:border-slate-600"
+                    />
+                    <button
+                        type="button"
+                        class="absolute -top-2 -right-2 flex h-7 w-7 items-center justify-center rounded-full bg-slate-800 text-sm text-white focus-visible:outline-2 focus-visible:outline-emerald-600 dark:bg-slate-200 dark:text-slate-900"
+                        aria-label=prefs.text(Key::RemovePhoto)
+                        on:click=move |_| photos.update(|p| p.retain(|u| u != &url))
+                    >
+                        "✕"
+                    </button>
+                </li>
+            </For>
+        </ul>
+    }
+}
+
+/// The photo drawn on a canvas at most [`MAX_SIDE`] on its longest side (turned as its EXIF
+/// says: the browser draws it so), as a JPEG `data:` URL; `None` for a file the browser cannot
+/// read as an image.
+#[cfg(feature = "hydrate")]
+async fn shrink(file: &web_sys::File) -> Option<String> {
+    use wasm_bindgen::JsCast;
+    let url = web_sys::Url::create_object_url_with_blob(file).ok()?;
+    let image = web_sys::HtmlImageElement::new().ok()?;
+    image.set_src(&url);
+    let decoded = wasm_bindgen_futures::JsFuture::from(image.decode()).await;
+    let _ = web_sys::Url::revoke_object_url(&url);
+    decoded.ok()?;
+    let (width, height) = (image.natural_width(), image.natural_height());
+    let scale = (f64::from(MAX_SIDE) / f64::from(width.max(height).max(1))).min(1.0);
+    let (w, h) = (
+        (f64::from(width) * scale).round().max(1.0),
+        (f64::from(height) * scale).round().max(1.0),
+    );
+    let canvas: web_sys::HtmlCanvasElement =
+        document().create_element("canvas").ok()?.dyn_into().ok()?;
+    canvas.set_width(w as u32);
+    canvas.set_height(h as u32);
+    let context: web_sys::CanvasRenderingContext2d =
+        canvas.get_context("2d").ok()??.dyn_into().ok()?;
+    context
+        .draw_image_with_html_image_element_and_dw_and_dh(&image, 0.0, 0.0, w, h)
+        .ok()?;
+    canvas
+        .to_data_url_with_type_and_encoder_options("image/jpeg", &JPEG_QUALITY.into())
+        .ok()
+}
