@@ -382,7 +382,9 @@ async fn capabilities(State(state): State<AppState>) -> Json<Value> {
         },
         "reasoning": { "supported": false },
         "multimodal": {
-            "input": { "image": false, "audio": false, "video": false, "pdf": false, "file": false },
+            // Photos are taken (stored, linked to the finding of their turn, in the report); the
+            // agent does not look at them (issue 37).
+            "input": { "image": true, "audio": false, "video": false, "pdf": false, "file": false },
             "output": { "image": false, "audio": false },
         },
         "execution": {
