@@ -26,7 +26,7 @@ use super::auth::CurrentUser;
 use super::command::{Caller, Refusal, Stage};
 use super::error::AppError;
 use super::state::AppState;
-use super::store::{PhotoStore, StoreError, StoredPhoto};
+use super::store::{PhotoStore, Store, StoreError, StoredPhoto};
 use crate::protocol::{
     ErrorCode, InputContent, Lang, MediaSource, Message, RunAgentInput, Source, UserContent,
     photo_id, photo_url,
@@ -85,7 +85,10 @@ impl PhotoError {
         let mib = |bytes: u64| format!("{:.1} MiB", bytes as f64 / f64::from(1 << 20));
         match (self, lang) {
             (Self::NotBase64 { index }, Lang::Nl) => {
-                format!("Foto {} is onleesbaar verstuurd (geen geldige base64).", n(index))
+                format!(
+                    "Foto {} is onleesbaar verstuurd (geen geldige base64).",
+                    n(index)
+                )
             }
             (Self::NotBase64 { index }, Lang::En) => {
                 format!("Photo {} was sent unreadable (not valid base64).", n(index))
@@ -112,21 +115,27 @@ impl PhotoError {
             (Self::Unreadable { index, .. }, Lang::En) => {
                 format!("Photo {} is damaged or incomplete.", n(index))
             }
-            (Self::TooLarge {
-                index,
-                bytes,
-                limit,
-            }, Lang::Nl) => format!(
+            (
+                Self::TooLarge {
+                    index,
+                    bytes,
+                    limit,
+                },
+                Lang::Nl,
+            ) => format!(
                 "Foto {} is {}; deze server neemt foto's tot {}.",
                 n(index),
                 mib(*bytes as u64),
                 mib(*limit as u64)
             ),
-            (Self::TooLarge {
-                index,
-                bytes,
-                limit,
-            }, Lang::En) => format!(
+            (
+                Self::TooLarge {
+                    index,
+                    bytes,
+                    limit,
+                },
+                Lang::En,
+            ) => format!(
                 "Photo {} is {}; this server takes photos up to {}.",
                 n(index),
                 mib(*bytes as u64),
@@ -264,7 +273,10 @@ pub async fn take_in(
     let db = state.db.as_ref();
     if !referenced.is_empty() {
         let ids: Vec<String> = referenced.iter().map(|(_, id)| id.clone()).collect();
-        let held = db.photos_held(owner, &ids).await.map_err(|e| refuse(e.into()))?;
+        let held = db
+            .photos_held(owner, &ids)
+            .await
+            .map_err(|e| refuse(e.into()))?;
         if let Some((index, _)) = referenced.iter().find(|(_, id)| !held.contains(id)) {
             return Err(refuse(PhotoError::NotStoredHere { index: *index }));
         }
@@ -289,7 +301,10 @@ pub async fn take_in(
             .map(|p| p.bytes.len() as u64)
             .sum();
         if adding > 0 {
-            let used = db.photo_bytes_of(owner).await.map_err(|e| refuse(e.into()))?;
+            let used = db
+                .photo_bytes_of(owner)
+                .await
+                .map_err(|e| refuse(e.into()))?;
             if used + adding > limits.quota_bytes {
                 return Err(refuse(PhotoError::OverQuota {
                     used,

@@ -11,6 +11,8 @@ use img_parts::ImageEXIF;
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
+use agora_hai::server::store::{PhotoStore, Store};
+
 use crate::common::keys::{ANNA, KOEN, key_server, key_server_with, socket_of};
 use crate::common::{self, Socket, TestServer, assert_agora_clean, of_type};
 
@@ -187,7 +189,10 @@ async fn ws_text_and_two_photos_are_stored_once_gps_removed_and_served_to_their_
         assert_eq!(image["source"]["mimeType"], "image/jpeg");
         assert!(image["source"].get("value").is_some());
         let url = image["source"]["value"].as_str().unwrap().to_owned();
-        assert!(url.starts_with("/photos/") && url.len() == "/photos/".len() + 64, "{url}");
+        assert!(
+            url.starts_with("/photos/") && url.len() == "/photos/".len() + 64,
+            "{url}"
+        );
         urls.push(url);
     }
     assert_ne!(urls[0], urls[1]);
@@ -199,7 +204,10 @@ async fn ws_text_and_two_photos_are_stored_once_gps_removed_and_served_to_their_
         let headers = response.headers().clone();
         assert_eq!(headers["content-type"], "image/jpeg");
         assert!(
-            headers["cache-control"].to_str().unwrap().starts_with("private"),
+            headers["cache-control"]
+                .to_str()
+                .unwrap()
+                .starts_with("private"),
             "{:?}",
             headers["cache-control"]
         );
@@ -280,6 +288,22 @@ async fn agui_takes_an_image_part_and_stores_its_address_in_the_thread() {
     assert_eq!(get_photo(&server, url, ANNA).await.status(), 404);
 }
 
+/// Sends a message with `parts` and returns the `agora:error` that refuses it.
+async fn refused(socket: &mut Socket, thread: &str, parts: Vec<Value>) -> Value {
+    socket
+        .send(&json!({
+            "threadId": thread,
+            "messages": [message_with("Zie bijlage", &parts)],
+        }))
+        .await;
+    socket
+        .until(|e| e["type"] == "CUSTOM" && e["name"] == "agora:error")
+        .await
+        .pop()
+        .unwrap()["value"]
+        .clone()
+}
+
 #[tokio::test]
 async fn a_renamed_pdf_and_an_oversized_photo_are_refused_with_nothing_stored() {
     let server = key_server_with(|config| {
@@ -289,33 +313,20 @@ async fn a_renamed_pdf_and_an_oversized_photo_are_refused_with_nothing_stored() 
     .await;
     let mut socket = socket_of(&server, KOEN).await;
     let thread = thread();
-    let refused = |socket: &mut Socket, parts: Vec<Value>| {
-        let input = json!({
-            "threadId": thread,
-            "messages": [message_with("Zie bijlage", &parts)],
-        });
-        async move {
-            socket.send(&input).await;
-            socket
-                .until(|e| e["type"] == "CUSTOM" && e["name"] == "agora:error")
-                .await
-                .pop()
-                .unwrap()["value"]
-                .clone()
-        }
-    };
-
     // A PDF renamed to .jpg and claimed as a JPEG: told by its bytes.
     let pdf = b"%PDF-1.7\n1 0 obj << /Type /Catalog >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n";
-    let error = refused(&mut socket, vec![image_part(pdf, "image/jpeg")]).await;
+    let error = refused(&mut socket, &thread, vec![image_part(pdf, "image/jpeg")]).await;
     assert_eq!(error["errorCode"], "photo_rejected", "{error}");
     assert_eq!(error["details"]["reason"], "not_an_image");
-    assert!(error["message"].as_str().unwrap().contains("geen foto"), "{error}");
+    assert!(
+        error["message"].as_str().unwrap().contains("geen foto"),
+        "{error}"
+    );
 
     // Too large: the limit is named in the message.
     let large = phone_photo(10, 1200, true);
     assert!(large.len() > 100_000, "{}", large.len());
-    let error = refused(&mut socket, vec![image_part(&large, "image/jpeg")]).await;
+    let error = refused(&mut socket, &thread, vec![image_part(&large, "image/jpeg")]).await;
     assert_eq!(error["errorCode"], "photo_rejected", "{error}");
     assert_eq!(error["details"]["reason"], "too_large");
     assert_eq!(error["details"]["limit"], 100_000);
@@ -324,7 +335,11 @@ async fn a_renamed_pdf_and_an_oversized_photo_are_refused_with_nothing_stored() 
     let good = phone_photo(120, 200, false);
     let error = refused(
         &mut socket,
-        vec![image_part(&good, "image/jpeg"), image_part(pdf, "image/png")],
+        &thread,
+        vec![
+            image_part(&good, "image/jpeg"),
+            image_part(pdf, "image/png"),
+        ],
     )
     .await;
     assert_eq!(error["details"]["reason"], "not_an_image");
@@ -333,6 +348,7 @@ async fn a_renamed_pdf_and_an_oversized_photo_are_refused_with_nothing_stored() 
     // Too many for one message.
     let error = refused(
         &mut socket,
+        &thread,
         vec![
             image_part(&good, "image/jpeg"),
             image_part(&good, "image/jpeg"),
@@ -347,7 +363,7 @@ async fn a_renamed_pdf_and_an_oversized_photo_are_refused_with_nothing_stored() 
         "type": "image",
         "source": { "type": "url", "value": format!("/photos/{}", "ab".repeat(32)) },
     });
-    let error = refused(&mut socket, vec![foreign]).await;
+    let error = refused(&mut socket, &thread, vec![foreign]).await;
     assert_eq!(error["details"]["reason"], "not_stored_here");
 
     assert_eq!(server.state.db.photo_bytes_of("koen").await.unwrap(), 0);
@@ -362,7 +378,9 @@ async fn a_renamed_pdf_and_an_oversized_photo_are_refused_with_nothing_stored() 
         "no message stored"
     );
     // The connection stays usable.
-    socket.ask(&thread, "Welke regels gelden voor allergenen?").await;
+    socket
+        .ask(&thread, "Welke regels gelden voor allergenen?")
+        .await;
     assert_agora_clean(&socket.until_finished().await);
 }
 
@@ -472,7 +490,11 @@ async fn a_findings_photos_are_in_the_state_and_in_the_pdf_report() {
     assert!(listed.status.success());
     let listed = String::from_utf8_lossy(&listed.stdout);
     // Two header lines, then one line an image.
-    let images: Vec<&str> = listed.lines().skip(2).filter(|l| !l.trim().is_empty()).collect();
+    let images: Vec<&str> = listed
+        .lines()
+        .skip(2)
+        .filter(|l| !l.trim().is_empty())
+        .collect();
     assert_eq!(images.len(), 2, "{listed}");
     assert!(images.iter().all(|l| l.contains("image")), "{listed}");
 }

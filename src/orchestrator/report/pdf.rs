@@ -300,7 +300,10 @@ const PHOTO_MAX_H: f32 = 200.0;
 
 /// [`render_pdf`] with the violations' photos: their stored bytes by address (`/photos/<id>`).
 /// A photo whose bytes are missing or unreadable is named instead of shown.
-pub fn render_pdf_with_photos(report: &HapReport, photos: &HashMap<String, Vec<u8>>) -> RenderedPdf {
+pub fn render_pdf_with_photos(
+    report: &HapReport,
+    photos: &HashMap<String, Vec<u8>>,
+) -> RenderedPdf {
     let lang = Lang::parse(&report.metadata.language);
     let labels = match lang {
         Lang::Nl => &NL,

@@ -235,11 +235,10 @@ impl Tool for GenerateFinalReport {
 
         let mut report = report;
         let photos = evidence_photos(ctx, &mut report).await;
-        let (rendered, report) = tokio::task::spawn_blocking(move || {
-            (render_pdf_with_photos(&report, &photos), report)
-        })
-            .await
-            .map_err(|e| ToolError::Failed(format!("PDF rendering stopped: {e}")))?;
+        let (rendered, report) =
+            tokio::task::spawn_blocking(move || (render_pdf_with_photos(&report, &photos), report))
+                .await
+                .map_err(|e| ToolError::Failed(format!("PDF rendering stopped: {e}")))?;
         let json_text =
             serde_json::to_vec_pretty(&report).map_err(|e| ToolError::Failed(e.to_string()))?;
         let dir = ctx.reports_dir;
@@ -275,14 +274,19 @@ impl Tool for GenerateFinalReport {
 
 /// The stored bytes of the report's photos by address, for the PDF; each violation's photos get
 /// the time they were taken. A photo the store no longer has is left for the PDF to name.
-async fn evidence_photos(ctx: &ToolContext<'_>, report: &mut HapReport) -> HashMap<String, Vec<u8>> {
+async fn evidence_photos(
+    ctx: &ToolContext<'_>,
+    report: &mut HapReport,
+) -> HashMap<String, Vec<u8>> {
     let mut bytes = HashMap::new();
     let Some(store) = ctx.photos else {
         return bytes;
     };
     for violation in report.all_violations_mut() {
         for photo in &mut violation.photos {
-            let Some(id) = photo_id(&photo.url) else { continue };
+            let Some(id) = photo_id(&photo.url) else {
+                continue;
+            };
             match store.photo(ctx.user_id, id).await {
                 Ok(Some(stored)) => {
                     photo.taken_at = stored.taken_at;

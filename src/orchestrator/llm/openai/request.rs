@@ -278,11 +278,9 @@ fn user_content(content: &UserContent) -> ChatCompletionRequestUserMessageConten
             // A stored photo's URL is this server's, which the model cannot fetch: it reads a
             // placeholder (sending the bytes to a model that can see is `--llm-vision`'s, not
             // built yet), so a text-only model never gets an image it rejects.
-            InputContent::Image(media) if is_stored_photo(media) => text_part(omitted(
-                "photo",
-                media_mime(media),
-                media_location(media),
-            )),
+            InputContent::Image(media) if is_stored_photo(media) => {
+                text_part(omitted("photo", media_mime(media), media_location(media)))
+            }
             InputContent::Image(media) => image_part(media_url(media)),
             InputContent::Audio(media) => {
                 text_part(omitted("audio", media_mime(media), media_location(media)))

@@ -20,9 +20,8 @@ use sqlx::{Any, AnyPool, Executor, Transaction};
 use super::{
     ApprovalDecision, ApprovalRecord, Database, InterruptRecord, InterruptResolution, NewUser,
     Page, Preferences, PreferencesUpdate, RunRecord, RunStatus, Store, StoreError, StoredPhoto,
-    ThreadRecord,
-    ThreadSummary, Turn, TurnRequest, UserRecord, UserRole, UserUpdate, preview_from_text,
-    title_from_text,
+    ThreadRecord, ThreadSummary, Turn, TurnRequest, UserRecord, UserRole, UserUpdate,
+    preview_from_text, title_from_text,
 };
 use crate::protocol::Message;
 

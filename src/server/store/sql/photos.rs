@@ -24,8 +24,10 @@ impl SqlStore {
         .map_err(backend)?;
         row.map(|(owner, id, mime_type, width, height, taken_at, bytes)| {
             Ok(StoredPhoto {
-                width: u32::try_from(width).map_err(|_| corrupt("photo width", &width.to_string()))?,
-                height: u32::try_from(height).map_err(|_| corrupt("photo height", &height.to_string()))?,
+                width: u32::try_from(width)
+                    .map_err(|_| corrupt("photo width", &width.to_string()))?,
+                height: u32::try_from(height)
+                    .map_err(|_| corrupt("photo height", &height.to_string()))?,
                 id,
                 owner,
                 mime_type,
@@ -81,9 +83,9 @@ impl PhotoStore for SqlStore {
     async fn photo_bytes_of(&self, owner: &str) -> Result<u64, StoreError> {
         let _timed = timed("photo_bytes_of");
         // CAST: SQLite's SUM of no rows is NULL and PostgreSQL's SUM of BIGINT is NUMERIC.
-        let (total,): (i64,) = sqlx::query_as(&self.sql(
-            "SELECT CAST(COALESCE(SUM(size), 0) AS BIGINT) FROM photos WHERE owner = ?",
-        ))
+        let (total,): (i64,) = sqlx::query_as(
+            &self.sql("SELECT CAST(COALESCE(SUM(size), 0) AS BIGINT) FROM photos WHERE owner = ?"),
+        )
         .bind(owner)
         .fetch_one(&self.pool)
         .await
