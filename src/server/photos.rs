@@ -26,7 +26,7 @@ use super::auth::CurrentUser;
 use super::command::{Caller, Refusal, Stage};
 use super::error::AppError;
 use super::state::AppState;
-use super::store::{PhotoStore, Store, StoreError, StoredPhoto};
+use super::store::{StoreError, StoredPhoto};
 use crate::protocol::{
     ErrorCode, InputContent, Lang, MediaSource, Message, RunAgentInput, Source, UserContent,
     photo_id, photo_url,

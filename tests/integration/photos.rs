@@ -324,7 +324,7 @@ async fn a_renamed_pdf_and_an_oversized_photo_are_refused_with_nothing_stored() 
     );
 
     // Too large: the limit is named in the message.
-    let large = phone_photo(10, 1200, true);
+    let large = phone_photo(10, 800, true);
     assert!(large.len() > 100_000, "{}", large.len());
     let error = refused(&mut socket, &thread, vec![image_part(&large, "image/jpeg")]).await;
     assert_eq!(error["errorCode"], "photo_rejected", "{error}");

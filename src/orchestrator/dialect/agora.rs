@@ -22,7 +22,7 @@ use crate::orchestrator::thread::{
 use crate::orchestrator::{Orchestrator, StartError, agents, valid_id};
 use crate::protocol::{
     AgoraEvent, Dialect, Event, Message, RunAgentInput, SubagentStarted, ToolApprovalRequest,
-    ToolCallStart, UserContent, UserMessage,
+    ToolCallStart,
 };
 
 /// The last user message is the new one; the thread's stored history is the context. Store

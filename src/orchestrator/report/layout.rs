@@ -310,7 +310,7 @@ impl<'a> Layout<'a> {
     ) {
         let (w, h) = (pixels.0.max(1) as f32, pixels.1.max(1) as f32);
         let scale = (room.0 / w).min(room.1 / h);
-        let (width, height) = (w * scale, h * scale);
+        let height = h * scale;
         self.keep_together(height + 22.0);
         self.space(4.0);
         let bottom = self.y - height;

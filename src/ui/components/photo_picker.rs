@@ -65,33 +65,49 @@ pub fn PhotoButton(photos: RwSignal<Vec<String>>, unreadable: RwSignal<bool>) ->
 }
 
 /// The photos waiting to go with the next message, each with a button that takes it out.
+/// (A class toggle rather than `<Show>`, and the few thumbnails drawn again when one changes
+/// rather than a keyed `<For>`: each of those is its own code in the bundle.)
 #[component]
 pub fn PhotoThumbs(photos: RwSignal<Vec<String>>, unreadable: RwSignal<bool>) -> impl IntoView {
     let prefs = expect_context::<Prefs>();
+    let (photo, remove) = (prefs.text(Key::Photo), prefs.text(Key::RemovePhoto));
     view! {
-        <Show when=move || unreadable.get()>
-            <p role="alert" class="w-full text-sm text-red-800 dark:text-red-300">
-                {prefs.text(Key::PhotoUnreadable)}
-            </p>
-        </Show>
+        <p role="alert" class="w-full text-sm text-red-800 dark:text-red-300" class:hidden=move || !unreadable.get()>
+            {prefs.text(Key::PhotoUnreadable)}
+        </p>
         <ul class="flex w-full flex-wrap gap-2" class:hidden=move || photos.with(Vec::is_empty)>
-            <For each=move || photos.get() key=|url| url.clone() let:url>
-                <li class="relative">
-                    <img
-                        src=url.clone()
-                        alt=prefs.text(Key::Photo)
-                        class="h-16 w-16 rounded-md border border-slate-300 object-cover dark:border-slate-600"
-                    />
-                    <button
-                        type="button"
-                        class="absolute -top-2 -right-2 flex h-7 w-7 items-center justify-center rounded-full bg-slate-800 text-sm text-white focus-visible:outline-2 focus-visible:outline-emerald-600 dark:bg-slate-200 dark:text-slate-900"
-                        aria-label=prefs.text(Key::RemovePhoto)
-                        on:click=move |_| photos.update(|p| p.retain(|u| u != &url))
-                    >
-                        "✕"
-                    </button>
-                </li>
-            </For>
+            {move || {
+                photos
+                    .get()
+                    .into_iter()
+                    .enumerate()
+                    .map(|(index, url)| {
+                        view! {
+                            <li class="relative">
+                                <img
+                                    src=url
+                                    alt=photo
+                                    class="h-16 w-16 rounded-md border border-slate-300 object-cover dark:border-slate-600"
+                                />
+                                <button
+                                    type="button"
+                                    class="absolute -top-2 -right-2 flex h-7 w-7 items-center justify-center rounded-full bg-slate-800 text-sm text-white focus-visible:outline-2 focus-visible:outline-emerald-600 dark:bg-slate-200 dark:text-slate-900"
+                                    aria-label=remove
+                                    on:click=move |_| {
+                                        photos.update(|p| {
+                                            if index < p.len() {
+                                                p.remove(index);
+                                            }
+                                        })
+                                    }
+                                >
+                                    "✕"
+                                </button>
+                            </li>
+                        }
+                    })
+                    .collect_view()
+            }}
         </ul>
     }
 }

@@ -10,17 +10,19 @@ pub fn UserBubble(text: String, queued: ArcRwSignal<bool>, photos: Vec<String>) 
     let prefs = expect_context::<Prefs>();
     let has_text = !text.trim().is_empty();
     let photo = prefs.text(Key::Photo);
+    let no_photos = photos.is_empty();
     view! {
         <article class="ml-auto max-w-[85%] rounded-2xl rounded-br-sm bg-emerald-800 px-4 py-2 text-white shadow-sm">
             <h3 class="sr-only">{prefs.text(Key::You)}</h3>
             <p class="break-words whitespace-pre-wrap" class:hidden=!has_text>{text}</p>
-            <ul class="mt-1 flex flex-wrap gap-2" class:hidden=photos.is_empty()>
+            <ul class="mt-1 flex flex-wrap gap-2" class:hidden=no_photos>
                 {photos
                     .into_iter()
                     .map(|url| {
+                        let full = url.clone();
                         view! {
                             <li>
-                                <a href=url.clone() target="_blank" rel="noopener">
+                                <a href=full target="_blank" rel="noopener">
                                     <img
                                         src=url
                                         alt=photo
