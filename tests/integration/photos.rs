@@ -11,8 +11,6 @@ use img_parts::ImageEXIF;
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
-use agora_hai::server::store::{PhotoStore, Store};
-
 use crate::common::keys::{ANNA, KOEN, key_server, key_server_with, socket_of};
 use crate::common::{self, Socket, TestServer, assert_agora_clean, of_type};
 
