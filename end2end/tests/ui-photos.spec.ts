@@ -5,6 +5,8 @@
 import { type Page } from "@playwright/test";
 import { test, expect } from "../support/fixtures";
 import { connected } from "../support/ui";
+import { execFileSync } from "node:child_process";
+import { writeFileSync } from "node:fs";
 
 const log = (page: Page) => page.getByRole("log");
 
@@ -108,4 +110,35 @@ test("a file that is not an image is refused in the browser and nothing is attac
   await expect(page.getByRole("alert")).toContainText("geen foto");
   await expect(page.locator("form li img")).toHaveCount(0);
   await expect(page.getByRole("button", { name: "Verstuur" })).toBeDisabled();
+});
+
+test("a finding's photo goes into the approved report's PDF", async ({ page }) => {
+  await page.goto("/");
+  await connected(page);
+  await page.getByLabel("Bericht").fill("Start inspectie bij Trattoria Finta Fiore");
+  await page.getByLabel("Bericht").press("Enter");
+  await expect(log(page).getByText("Bedrijfsinformatie Specialist")).toBeVisible();
+  await page.getByTestId("photo-input").setInputFiles({
+    name: "koelcel.jpg",
+    mimeType: "image/jpeg",
+    buffer: await cameraPhoto(page, 120),
+  });
+  await expect(page.locator("form li img")).toHaveCount(1);
+  await page.getByLabel("Bericht").fill("Bevinding: rauwe vis naast groenten bewaard op 12 °C");
+  await page.getByLabel("Bericht").press("Enter");
+  await expect(log(page).getByText("Regelgeving Specialist")).toBeVisible();
+  await page.getByLabel("Bericht").fill("Genereer het inspectierapport zonder vragen");
+  await page.getByLabel("Bericht").press("Enter");
+  const dialog = page.getByRole("dialog", { name: "Goedkeuring gevraagd" });
+  await dialog.getByRole("button", { name: "Goedkeuren" }).click();
+  const link = page.getByRole("link", { name: /Download PDF/ });
+  await expect(link).toBeVisible();
+  const pdf = await page.request.get((await link.getAttribute("href"))!);
+  expect(pdf.status()).toBe(200);
+  const path = "screenshots/ui-photos-report.pdf";
+  writeFileSync(path, await pdf.body());
+  // One image in the PDF: the finding's photo (poppler-utils' pdfimages).
+  const listed = execFileSync("pdfimages", ["-list", path], { encoding: "utf8" });
+  const images = listed.split("\n").slice(2).filter((line) => line.trim() !== "");
+  expect(images, listed).toHaveLength(1);
 });
