@@ -113,18 +113,19 @@ pub fn PhotoThumbs(photos: RwSignal<Vec<String>>, unreadable: RwSignal<bool>) ->
 }
 
 /// The photo drawn on a canvas at most [`MAX_SIDE`] on its longest side (turned as its EXIF
-/// says: the browser draws it so), as a JPEG `data:` URL; `None` for a file the browser cannot
-/// read as an image.
+/// says: the browser decodes it so), as a JPEG `data:` URL; `None` for a file the browser
+/// cannot read as an image. Decoded with `createImageBitmap`, so no `blob:` URL is needed (the
+/// page's CSP allows images from the site and `data:` only).
 #[cfg(feature = "hydrate")]
 async fn shrink(file: &web_sys::File) -> Option<String> {
     use wasm_bindgen::JsCast;
-    let url = web_sys::Url::create_object_url_with_blob(file).ok()?;
-    let image = web_sys::HtmlImageElement::new().ok()?;
-    image.set_src(&url);
-    let decoded = wasm_bindgen_futures::JsFuture::from(image.decode()).await;
-    let _ = web_sys::Url::revoke_object_url(&url);
-    decoded.ok()?;
-    let (width, height) = (image.natural_width(), image.natural_height());
+    let decoding = window().create_image_bitmap_with_blob(file).ok()?;
+    let image: web_sys::ImageBitmap = wasm_bindgen_futures::JsFuture::from(decoding)
+        .await
+        .ok()?
+        .dyn_into()
+        .ok()?;
+    let (width, height) = (image.width(), image.height());
     let scale = (f64::from(MAX_SIDE) / f64::from(width.max(height).max(1))).min(1.0);
     let (w, h) = (
         (f64::from(width) * scale).round().max(1.0),
@@ -137,8 +138,9 @@ async fn shrink(file: &web_sys::File) -> Option<String> {
     let context: web_sys::CanvasRenderingContext2d =
         canvas.get_context("2d").ok()??.dyn_into().ok()?;
     context
-        .draw_image_with_html_image_element_and_dw_and_dh(&image, 0.0, 0.0, w, h)
+        .draw_image_with_image_bitmap_and_dw_and_dh(&image, 0.0, 0.0, w, h)
         .ok()?;
+    image.close();
     canvas
         .to_data_url_with_type_and_encoder_options("image/jpeg", &JPEG_QUALITY.into())
         .ok()
