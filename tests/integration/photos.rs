@@ -496,3 +496,47 @@ async fn a_findings_photos_are_in_the_state_and_in_the_pdf_report() {
     assert_eq!(images.len(), 2, "{listed}");
     assert!(images.iter().all(|l| l.contains("image")), "{listed}");
 }
+
+/// Two instances on one PostgreSQL database: a photo sent to one is served by the other (the
+/// bytes live in the database, not on the instance that took them).
+#[tokio::test]
+async fn a_photo_sent_to_one_instance_is_served_by_the_other() {
+    let url = common::postgres::fresh_database().await;
+    let dirs = [
+        common::TempDir::new("agora-photos-a"),
+        common::TempDir::new("agora-photos-b"),
+    ];
+    let start = |dir: &common::TempDir| {
+        common::binary::Binary::start([
+            std::ffi::OsString::from("--database-url"),
+            url.clone().into(),
+            "--data-dir".into(),
+            dir.0.clone().into(),
+        ])
+    };
+    let a = start(&dirs[0]).await;
+    let b = start(&dirs[1]).await;
+    let mut socket = a.socket().await;
+    let thread = thread();
+    let photo = phone_photo(70, 400, false);
+    socket
+        .send(&json!({
+            "threadId": thread,
+            "messages": [message_with("Vriezer", &[image_part(&photo, "image/jpeg")])],
+        }))
+        .await;
+    assert_agora_clean(&socket.until_finished().await);
+    let history = b.get(&format!("/sessions/{thread}/history")).await;
+    let address = history["history"][0]["photos"][0]
+        .as_str()
+        .unwrap_or_else(|| panic!("{history}"))
+        .to_owned();
+    let served = reqwest::get(format!("http://{}{address}", b.addr))
+        .await
+        .unwrap();
+    assert_eq!(served.status(), 200);
+    assert_eq!(served.headers()["content-type"], "image/jpeg");
+    let bytes = served.bytes().await.unwrap();
+    assert_eq!(address.trim_start_matches("/photos/"), sha256_hex(&bytes));
+    assert_eq!(gps_tags(&bytes), 0);
+}
