@@ -395,3 +395,54 @@ pub struct ActivityMessage {
     #[serde(flatten, default, skip_serializing_if = "Map::is_empty")]
     pub extra: Map<String, Value>,
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    /// AG-UI 1.0's content parts as `@ag-ui/core` defines them (text, image with a `data`,
+    /// `url` or `file` source, part ids and metadata) read and write back unchanged, fields
+    /// this type does not name included.
+    #[test]
+    fn ag_ui_content_parts_round_trip_with_unknown_fields() {
+        let message = json!({
+            "id": "m1",
+            "role": "user",
+            "content": [
+                { "type": "text", "id": "p1", "text": "Dit is de vriezer", "metadata": { "lang": "nl" } },
+                { "type": "image", "id": "p2", "source": { "type": "data", "value": "/9j/4AAQ", "mimeType": "image/jpeg" } },
+                { "type": "image", "source": { "type": "url", "value": format!("/photos/{}", "a".repeat(64)), "mimeType": "image/jpeg" }, "metadata": { "takenAt": "2026-11-27" } },
+                { "type": "image", "source": { "type": "file", "value": "file-abc", "provider": "openai" } },
+            ],
+            "x-client": { "tablet": true },
+        });
+        let parsed: Message = serde_json::from_value(message.clone()).unwrap();
+        assert_eq!(serde_json::to_value(&parsed).unwrap(), message);
+        let Message::User(user) = &parsed else {
+            panic!("a user message")
+        };
+        assert_eq!(user.content.text(), "Dit is de vriezer");
+        assert_eq!(user.content.images().count(), 3);
+        assert_eq!(
+            user.content.photo_ids().collect::<Vec<_>>(),
+            vec!["a".repeat(64)]
+        );
+    }
+
+    #[test]
+    fn only_a_stored_photos_address_is_one() {
+        let id = "0123456789abcdef".repeat(4);
+        assert_eq!(photo_id(&photo_url(&id)), Some(id.as_str()));
+        for url in [
+            format!("/photos/{}", "A".repeat(64)),
+            format!("/photos/{}", "a".repeat(63)),
+            format!("/photos/{}/../x", "a".repeat(64)),
+            format!("https://example.org/photos/{}", "a".repeat(64)),
+            "/photos/".to_owned(),
+        ] {
+            assert_eq!(photo_id(&url), None, "{url}");
+        }
+    }
+}
