@@ -540,3 +540,24 @@ async fn a_photo_sent_to_one_instance_is_served_by_the_other() {
     assert_eq!(address.trim_start_matches("/photos/"), sha256_hex(&bytes));
     assert_eq!(gps_tags(&bytes), 0);
 }
+
+/// A photo without text is a message of its own: stored with its photo, answered by a run.
+#[tokio::test]
+async fn a_photo_alone_is_a_message() {
+    let server = key_server().await;
+    let mut socket = socket_of(&server, KOEN).await;
+    let thread = thread();
+    let photo = phone_photo(50, 240, false);
+    socket
+        .send(&json!({
+            "threadId": thread,
+            "messages": [{ "role": "user", "content": [image_part(&photo, "image/jpeg")] }],
+        }))
+        .await;
+    let events = socket.until_finished().await;
+    assert_agora_clean(&events);
+    assert!(of_type(&events, "RUN_ERROR").is_empty(), "{events:#?}");
+    let images = history_images(&mut socket, &thread).await;
+    assert_eq!(images.len(), 1);
+    assert_eq!(images[0]["source"]["type"], "url");
+}
