@@ -20,10 +20,14 @@ pub fn PhotoButton(photos: RwSignal<Vec<String>>, unreadable: RwSignal<bool>) ->
     let label = prefs.text(Key::AddPhoto);
     view! {
         <label
-            class="flex min-h-12 min-w-12 cursor-pointer items-center justify-center rounded-lg border border-slate-300 text-xl hover:bg-slate-100 focus-within:outline-2 focus-within:outline-emerald-700 dark:border-slate-600 dark:hover:bg-slate-800"
+            class="flex min-h-12 min-w-12 cursor-pointer items-center justify-center rounded-lg border border-slate-300 hover:bg-slate-100 focus-within:outline-2 focus-within:outline-emerald-700 dark:border-slate-600 dark:hover:bg-slate-800"
             title=label
         >
-            <span aria-hidden="true">"📷"</span>
+            // A drawn camera: an emoji is a blank box where the device has no emoji font.
+            <svg aria-hidden="true" viewBox="0 0 24 24" class="h-6 w-6 fill-none stroke-current stroke-2">
+                <path d="M3 8h4l2-3h6l2 3h4v11H3z" />
+                <circle cx="12" cy="13" r="3.5" />
+            </svg>
             <span class="sr-only">{label}</span>
             <input
                 type="file"
