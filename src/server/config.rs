@@ -225,6 +225,19 @@ pub struct Config {
     #[arg(long, env = "AGORA_MAX_MESSAGE_BYTES", default_value_t = crate::orchestrator::DEFAULT_MAX_MESSAGE_BYTES, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     pub max_message_bytes: usize,
 
+    /// The most bytes one evidence photo may have (as decoded; the browser shrinks photos to
+    /// at most 2048 px, a few hundred KiB). A larger one refuses its message, nothing stored.
+    #[arg(long, env = "AGORA_PHOTO_MAX_BYTES", default_value_t = 3 << 20, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=(64 << 20)))]
+    pub photo_max_bytes: usize,
+
+    /// The most photos one message may bring.
+    #[arg(long, env = "AGORA_PHOTOS_PER_MESSAGE", default_value_t = 4, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(0..=32))]
+    pub photos_per_message: usize,
+
+    /// The most bytes of photos one user may have stored in all.
+    #[arg(long, env = "AGORA_PHOTO_QUOTA_BYTES", default_value_t = 1 << 30)]
+    pub photo_quota_bytes: u64,
+
     /// The mail server for approved reports: `smtp://host:587` (STARTTLS, required),
     /// `smtps://host:465` (TLS), `smtp://host:25?tls=none` for a server without TLS (a local
     /// relay). Credentials as `smtp://user:password@host` or with `--smtp-password-file`.
@@ -326,6 +339,9 @@ impl Config {
             resume_window_secs: 900,
             moderation_terms: Vec::new(),
             max_message_bytes: crate::orchestrator::DEFAULT_MAX_MESSAGE_BYTES,
+            photo_max_bytes: 3 << 20,
+            photos_per_message: 4,
+            photo_quota_bytes: 1 << 30,
             auth: AuthMode::Dev,
             api_keys: None,
             api_keys_file: None,
@@ -371,6 +387,16 @@ pub enum AuthMode {
 }
 
 impl Config {
+    /// The evidence photos' limits (`--photo-max-bytes`, `--photos-per-message`,
+    /// `--photo-quota-bytes`).
+    pub fn photo_limits(&self) -> super::photos::PhotoLimits {
+        super::photos::PhotoLimits {
+            max_bytes: self.photo_max_bytes,
+            per_message: self.photos_per_message,
+            quota_bytes: self.photo_quota_bytes,
+        }
+    }
+
     /// The MCP servers the flags name (`--mcp-server`, `--mcp-command` and their options).
     pub fn mcp_servers(
         &self,

@@ -11,6 +11,7 @@ mod http;
 pub mod mail;
 pub mod mcp;
 pub mod observe;
+pub mod photos;
 mod report_shelf;
 mod reports;
 pub mod rest;
@@ -253,6 +254,7 @@ pub fn router(state: AppState) -> Router {
         .route("/ws", get(ws::upgrade))
         .merge(sse::routes())
         .route("/reports/{file}", get(reports::download))
+        .route("/photos/{id}", get(photos::serve))
         .route(
             "/reports/{report_id}/mail",
             get(reports::mail_status).post(reports::resend_mail),

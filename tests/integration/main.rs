@@ -24,6 +24,7 @@ mod llm_runs;
 mod mcp_client;
 mod mcp_server;
 mod observability;
+mod photos;
 mod planner_classify;
 mod planner_conversations;
 mod planner_followups;

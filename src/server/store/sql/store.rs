@@ -138,6 +138,10 @@ impl Store for SqlStore {
         Ok(found.is_some())
     }
 
+    async fn photo(&self, owner: &str, id: &str) -> Result<Option<StoredPhoto>, StoreError> {
+        self.stored_photo(owner, id).await
+    }
+
     async fn start_run(&self, run_id: &str, thread_id: &str) -> Result<(), StoreError> {
         let _timed = timed("start_run");
         let result = sqlx::query(&self.sql(
