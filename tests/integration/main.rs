@@ -45,4 +45,5 @@ mod tools_knowledge;
 mod tools_report;
 mod turn_round_trips;
 mod ui_props;
+mod voice;
 mod ws_flows;
