@@ -19,6 +19,7 @@ mod hardening_follow;
 mod hardening_load;
 mod hardening_proxy;
 mod hardening_weak;
+mod listen_mode;
 mod llm_openai;
 mod llm_runs;
 mod mcp_client;
