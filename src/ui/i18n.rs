@@ -104,7 +104,7 @@ keys! {
     HeldEdit => ("Terug in het tekstvak", "Back to the text box"),
     Stop => ("Stop", "Stop"),
     ListenMode => ("Luistermodus", "Listen mode"),
-    ListenModeHint => ("Luistermodus: ik leg alleen vast wat je zegt, tot je \"AGORA\" zegt", "Listen mode: I only record what you say, until you say \"AGORA\""),
+    ListenModeCommand => ("luistermodus", "listen mode"),
     StepRouting => ("Agent wordt uitgekozen...", "Choosing an agent..."),
     StepThinking => ("{} aan het denken...", "{} is thinking..."),
     StepTools => ("Tools worden uitgevoerd...", "Running tools..."),

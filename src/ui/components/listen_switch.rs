@@ -15,12 +15,12 @@ pub fn ListenSwitch() -> impl IntoView {
     let chat = expect_context::<Chat>();
     let prefs = expect_context::<Prefs>();
     let connection = expect_context::<Connection>();
-    let listening = Memo::new(move |_| chat.run.with(|run| run.listening));
+    let listening = move || chat.run.with(|run| run.listening);
     let toggle = move |_| {
-        let command = if listening.get_untracked() {
+        let command = if chat.run.with_untracked(|run| run.listening) {
             "AGORA".to_owned()
         } else {
-            prefs.t(Key::ListenMode).to_lowercase()
+            prefs.t(Key::ListenModeCommand).to_owned()
         };
         connection.submit(command);
     };
@@ -31,8 +31,7 @@ pub fn ListenSwitch() -> impl IntoView {
                 "inline-flex min-h-11 min-w-11 items-center justify-center gap-1 rounded-md border border-slate-300 px-2 py-1 text-sm aria-pressed:border-red-700 aria-pressed:bg-red-700 aria-pressed:text-white dark:border-slate-600 ",
                 focus!()
             )
-            aria-pressed=move || listening.get().to_string()
-            title=prefs.text(Key::ListenModeHint)
+            aria-pressed=move || listening().to_string()
             on:click=toggle
         >
             <span aria-hidden="true">"🎙"</span>
