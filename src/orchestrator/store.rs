@@ -193,6 +193,8 @@ pub enum Turn {
     Begun {
         messages: Vec<Message>,
         answered: Vec<String>,
+        /// Whether the thread is in listen mode, read in the same transaction.
+        listening: bool,
     },
     /// The thread holds the message already (a resend): nothing written.
     Held,
@@ -226,6 +228,11 @@ pub trait Store: Send + Sync + 'static {
         let _ = (thread_id, title);
         Ok(())
     }
+    /// Whether the thread is in listen mode (see `orchestrator::listen`); false for a thread
+    /// that does not exist yet.
+    async fn listening(&self, thread_id: &str) -> Result<bool, StoreError>;
+    /// Turns the thread's listen mode on or off.
+    async fn set_listening(&self, thread_id: &str, on: bool) -> Result<(), StoreError>;
     /// The user's display name, if the store keeps people (a report names its inspector).
     async fn user_name(&self, user_id: &str) -> Result<Option<String>, StoreError> {
         let _ = user_id;

@@ -107,6 +107,8 @@ keys! {
     Photo => ("Foto", "Photo"),
     PhotoUnreadable => ("Dit bestand is geen foto die de browser kan lezen.", "This file is not a photo the browser can read."),
     Stop => ("Stop", "Stop"),
+    ListenMode => ("Luistermodus", "Listen mode"),
+    ListenModeCommand => ("luistermodus", "listen mode"),
     StepRouting => ("Agent wordt uitgekozen...", "Choosing an agent..."),
     StepThinking => ("{} aan het denken...", "{} is thinking..."),
     StepTools => ("Tools worden uitgevoerd...", "Running tools..."),

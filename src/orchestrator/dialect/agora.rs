@@ -105,8 +105,12 @@ pub(super) async fn prepare(
         close_approvals: Some(&rejected),
         message: Some(&message),
     };
-    let messages = match orchestrator.store().begin_turn(&turn).await {
-        Ok(Turn::Begun { messages, .. }) => messages,
+    let (messages, listening) = match orchestrator.store().begin_turn(&turn).await {
+        Ok(Turn::Begun {
+            messages,
+            listening,
+            ..
+        }) => (messages, listening),
         Ok(Turn::Held) => return Ok(Prepared::Answered(String::new())),
         Ok(Turn::RunIdInUse) => return Err(StartError::RunIdInUse),
         Ok(Turn::InterruptPending(ids)) => return Err(StartError::InterruptPending { ids }),
@@ -123,6 +127,7 @@ pub(super) async fn prepare(
             speaker: None,
             pending_approval: None,
         }),
+        listening,
     })))
 }
 

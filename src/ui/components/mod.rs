@@ -22,6 +22,7 @@ pub mod event_log_view;
 pub mod header;
 pub mod hood_panel;
 pub mod language_switch;
+pub mod listen_switch;
 #[cfg(feature = "hydrate")]
 pub mod markdown_view;
 pub mod photo_picker;

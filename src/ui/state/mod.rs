@@ -183,6 +183,9 @@ pub struct RunView {
     pub held: Vec<String>,
     /// A message was sent and its run has not started yet: the next one is held too.
     pub sending: bool,
+    /// The thread is in listen mode (the shared state's `listening`): messages are recorded,
+    /// not answered, until "AGORA".
+    pub listening: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -355,6 +358,7 @@ impl ChatState {
             catching_up: self.catching_up.is_some(),
             held: self.held.clone(),
             sending: self.sending,
+            listening: self.shared["listening"].as_bool().unwrap_or(false),
         }
     }
 
