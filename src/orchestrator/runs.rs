@@ -54,7 +54,6 @@ impl Orchestrator {
             messages,
             agent,
             adapter,
-            listening,
         } = start;
         let dialect = adapter.dialect();
         let only_run = adapter.follows_run_only();
@@ -103,7 +102,6 @@ impl Orchestrator {
             announced: Default::default(),
             usage: Default::default(),
             refused_turns: 0,
-            listening,
         };
         let this = self.clone();
         let finished_thread = thread_id.clone();

@@ -205,7 +205,6 @@ impl Sim {
                         reports_dir: &self.reports_dir,
                         user_name: None,
                         thread_title: None,
-                        photos: None,
                     };
                     match self.toolbox.call(&name, &ctx, &args).await {
                         Ok(v) => (v, None),
@@ -268,7 +267,6 @@ impl Sim {
             reports_dir: &self.reports_dir,
             user_name: None,
             thread_title: None,
-            photos: None,
         };
         let content = self.toolbox.call(name, &ctx, arguments).await.unwrap();
         self.messages.push(Message::Tool(ToolMessage {

@@ -1586,7 +1586,6 @@ mod tests {
                 regulation_ids: Vec::new(),
                 inspection: 1,
                 recovered: false,
-                photos: Vec::new(),
             }],
             ..InspectionState::default()
         };
