@@ -17,3 +17,14 @@ export async function send(page: Page, text: string) {
   await page.getByLabel("Bericht").fill(text);
   await page.getByLabel("Bericht").press("Enter");
 }
+
+/** Puts the shared development user's language back to Dutch (an English case stores its
+ *  choice for that user, and every later spec expects Dutch). */
+export async function dutchAgain(page: Page) {
+  const origin = new URL(page.url()).origin;
+  const response = await page.request.put("/users/me/preferences", {
+    data: { language: "nl-NL" },
+    headers: { Origin: origin },
+  });
+  expect(response.ok()).toBe(true);
+}

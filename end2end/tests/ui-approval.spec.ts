@@ -5,7 +5,7 @@ import { type Page } from "@playwright/test";
 import { test, expect } from "../support/fixtures";
 import { readFileSync } from "node:fs";
 import { approvalRequest, fakeAgora, runStart } from "../bench/fake-agora";
-import { connected, send } from "../support/ui";
+import { connected, dutchAgain, send } from "../support/ui";
 
 /** An inspection with a finding, then the request for the report: the dialog opens. */
 async function askForReport(page: Page) {
@@ -120,14 +120,7 @@ const editWords = {
 test.describe("approval with edits", () => {
   // The English runs store the language for the development user every spec shares: put
   // Dutch back, whatever happened in the test.
-  test.afterEach(async ({ page }) => {
-    const origin = new URL(page.url()).origin;
-    const response = await page.request.put("/users/me/preferences", {
-      data: { language: "nl-NL" },
-      headers: { Origin: origin },
-    });
-    expect(response.ok()).toBe(true);
-  });
+  test.afterEach(async ({ page }) => dutchAgain(page));
 
   for (const lang of ["nl", "en"] as const) {
     for (const width of [1440, 820, 390]) {

@@ -4,7 +4,7 @@
 // in Dutch and English where the screen changes, with screenshots.
 import { type Page } from "@playwright/test";
 import { test, expect } from "../support/fixtures";
-import { connected, hydrated, send } from "../support/ui";
+import { connected, dutchAgain, hydrated, send } from "../support/ui";
 import { fakeAgora, runEnd, runStart, textRun } from "../bench/fake-agora";
 import { startServer } from "../support/binary";
 
@@ -301,14 +301,7 @@ test("a desktop keeps the keyboard hint, and the message box has the focus at lo
 test.describe("the header", () => {
   // The English run stores the language for the development user every spec shares: put
   // Dutch back, whatever happened in the test.
-  test.afterEach(async ({ page }) => {
-    const origin = new URL(page.url()).origin;
-    const response = await page.request.put("/users/me/preferences", {
-      data: { language: "nl-NL" },
-      headers: { Origin: origin },
-    });
-    expect(response.ok()).toBe(true);
-  });
+  test.afterEach(async ({ page }) => dutchAgain(page));
 
   for (const [lang, words] of [
     ["nl", { signOut: "Uitloggen", ask: "Nu uitloggen?", yes: "Ja, uitloggen", settings: "Onder de motorkap" }],

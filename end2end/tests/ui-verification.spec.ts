@@ -4,7 +4,7 @@
 // Dutch and English, at desktop (1440) and tablet (820) width; screenshots of each screen.
 import { type Page } from "@playwright/test";
 import { test, expect } from "../support/fixtures";
-import { connected, hydrated } from "../support/ui";
+import { connected, dutchAgain, hydrated } from "../support/ui";
 
 type Lang = "nl" | "en";
 
@@ -41,14 +41,7 @@ async function say(page: Page, lang: Lang, text: string) {
 
 // The English runs switch the page with its button, which stores the preference for the
 // development user every spec shares: put Dutch back, whatever happened in the test.
-test.afterEach(async ({ page }) => {
-  const origin = new URL(page.url()).origin;
-  const response = await page.request.put("/users/me/preferences", {
-    data: { language: "nl-NL" },
-    headers: { Origin: origin },
-  });
-  expect(response.ok()).toBe(true);
-});
+test.afterEach(async ({ page }) => dutchAgain(page));
 
 for (const lang of ["nl", "en"] as const) {
   for (const width of [1440, 820]) {
