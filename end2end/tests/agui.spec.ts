@@ -142,6 +142,45 @@ test.describe("standard AG-UI over POST /agui with @ag-ui/client", () => {
     expect(agent.url).toContain("/agui");
   });
 
+  test("a photo goes as an AG-UI 1.0 image part and is served back to its owner as a url", async ({ baseURL, page }) => {
+    const caps = await (await fetch(`${baseURL}/agui/capabilities`)).json();
+    expect(caps.multimodal.input.image).toBe(true);
+    // A JPEG the browser encodes (no binary fixture in the repository).
+    const dataUrl = await page.evaluate(() => {
+      const canvas = document.createElement("canvas");
+      canvas.width = 320;
+      canvas.height = 240;
+      const context = canvas.getContext("2d")!;
+      context.fillStyle = "#3a6";
+      context.fillRect(0, 0, 320, 240);
+      return canvas.toDataURL("image/jpeg", 0.9);
+    });
+    const client = new Recorded(`${baseURL}/agui`);
+    client.agent.addMessage({
+      id: randomUUID(),
+      role: "user",
+      content: [
+        { type: "text", text: "Dit is de koelcel" },
+        { type: "image", source: { type: "data", value: dataUrl.split(",")[1], mimeType: "image/jpeg" } },
+      ],
+    });
+    const events = await client.run(undefined);
+    lastFinished(events);
+
+    const history = await (await fetch(`${baseURL}/sessions/${client.agent.threadId}/history`)).json();
+    const photos: string[] = history.history[0].photos;
+    expect(history.history[0].content).toBe("Dit is de koelcel");
+    expect(photos).toHaveLength(1);
+    expect(photos[0]).toMatch(/^\/photos\/[0-9a-f]{64}$/);
+    const photo = await fetch(`${baseURL}${photos[0]}`);
+    expect(photo.status).toBe(200);
+    expect(photo.headers.get("content-type")).toBe("image/jpeg");
+    expect(photo.headers.get("x-content-type-options")).toBe("nosniff");
+    expect(photo.headers.get("cache-control")).toMatch(/^private/);
+    const bytes = Buffer.from(await photo.arrayBuffer());
+    expect(bytes.subarray(0, 2)).toEqual(Buffer.from([0xff, 0xd8]));
+  });
+
   test("inspection, finding and report: the interrupt rejected once, then approved", async ({ baseURL }) => {
     const client = new Recorded(`${baseURL}/agui`);
     const agent = client.agent;

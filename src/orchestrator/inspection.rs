@@ -98,6 +98,10 @@ pub struct Finding {
     /// which articles apply is not known.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub recovered: bool,
+    /// The evidence photos of the turn it was recorded in (issue 37), as their addresses
+    /// (`/photos/<id>`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub photos: Vec<String>,
 }
 
 fn first() -> usize {
@@ -279,6 +283,7 @@ impl InspectionState {
                         regulation_ids: Vec::new(),
                         inspection: state.number,
                         recovered: true,
+                        photos: Vec::new(),
                     };
                     state.record(RecordedFinding {
                         finding,

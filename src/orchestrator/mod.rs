@@ -18,6 +18,7 @@ mod dialect;
 pub mod inspection;
 pub mod journal;
 pub mod knowledge;
+pub mod listen;
 pub mod llm;
 pub mod mcp;
 pub mod metrics;

@@ -215,6 +215,7 @@ impl Orchestrator {
             "currentAgent": last_agent(&messages),
             "status": state_status,
             "inspection": inspection::InspectionState::from_messages(&messages),
+            "listening": self.store.listening(thread_id).await?,
         });
         Ok(StoredThread {
             last_run: last_run.map(|r| (r.id, status.to_owned())),

@@ -54,6 +54,7 @@ impl Orchestrator {
             messages,
             agent,
             adapter,
+            listening,
         } = start;
         let dialect = adapter.dialect();
         let only_run = adapter.follows_run_only();
@@ -102,6 +103,7 @@ impl Orchestrator {
             announced: Default::default(),
             usage: Default::default(),
             refused_turns: 0,
+            listening,
         };
         let this = self.clone();
         let finished_thread = thread_id.clone();

@@ -144,6 +144,22 @@ pub struct InterruptResolution {
     pub resolved_at: i64,
 }
 
+/// An evidence photo as stored (issue 37): its bytes with location metadata removed, owned by
+/// the user whose thread it came in on.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StoredPhoto {
+    /// The SHA-256 of `bytes`, lower-case hex: the photo's address (`/photos/<id>`).
+    pub id: String,
+    pub owner: String,
+    /// `image/jpeg`, `image/png` or `image/webp`, told from the bytes.
+    pub mime_type: String,
+    pub width: u32,
+    pub height: u32,
+    /// EXIF DateTimeOriginal as the camera wrote it (`2026:11:27 10:32:05`), when it did.
+    pub taken_at: Option<String>,
+    pub bytes: Vec<u8>,
+}
+
 /// A new turn on a thread, written by [`Store::begin_turn`] in one transaction. The dialect
 /// decides what the turn closes and brings; the store checks and writes it all or nothing.
 pub struct TurnRequest<'a> {
@@ -177,6 +193,8 @@ pub enum Turn {
     Begun {
         messages: Vec<Message>,
         answered: Vec<String>,
+        /// Whether the thread is in listen mode, read in the same transaction.
+        listening: bool,
     },
     /// The thread holds the message already (a resend): nothing written.
     Held,
@@ -210,6 +228,11 @@ pub trait Store: Send + Sync + 'static {
         let _ = (thread_id, title);
         Ok(())
     }
+    /// Whether the thread is in listen mode (see `orchestrator::listen`); false for a thread
+    /// that does not exist yet.
+    async fn listening(&self, thread_id: &str) -> Result<bool, StoreError>;
+    /// Turns the thread's listen mode on or off.
+    async fn set_listening(&self, thread_id: &str, on: bool) -> Result<(), StoreError>;
     /// The user's display name, if the store keeps people (a report names its inspector).
     async fn user_name(&self, user_id: &str) -> Result<Option<String>, StoreError> {
         let _ = user_id;
@@ -225,6 +248,12 @@ pub trait Store: Send + Sync + 'static {
     /// Whether the thread holds a message with this id (false for a thread that does not
     /// exist): one index lookup, where reading the history would cost its whole length.
     async fn has_message(&self, thread_id: &str, message_id: &str) -> Result<bool, StoreError>;
+    /// The photo `id` of `owner`, if they have it (someone else's is `None`, never revealed).
+    /// A store that keeps no photos has none.
+    async fn photo(&self, owner: &str, id: &str) -> Result<Option<StoredPhoto>, StoreError> {
+        let _ = (owner, id);
+        Ok(None)
+    }
 
     async fn start_run(&self, run_id: &str, thread_id: &str) -> Result<(), StoreError>;
     async fn finish_run(

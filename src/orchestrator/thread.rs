@@ -7,7 +7,9 @@ use std::collections::HashSet;
 use serde_json::json;
 
 use super::agents;
-use crate::protocol::{Message, ToolMessage, UserContent, UserMessage};
+use crate::protocol::{
+    InputContent, MediaPart, Message, TextPart, ToolMessage, UserContent, UserMessage,
+};
 
 pub(crate) use crate::clock::now_millis;
 
@@ -82,26 +84,51 @@ pub(crate) fn last_agent(messages: &[Message]) -> &'static str {
 /// The client's user message as the thread keeps it: its id (so a resent history does not
 /// store it twice, a new one when it has none) and its text.
 pub(crate) fn stored_user_message(message: &Message, text: String) -> Message {
-    let (id, name) = match message {
-        Message::User(user) => (user.id.clone(), user.name.clone()),
-        _ => (None, None),
+    let (id, name, images) = match message {
+        Message::User(user) => (
+            user.id.clone(),
+            user.name.clone(),
+            user.content.images().cloned().collect::<Vec<_>>(),
+        ),
+        _ => (None, None, Vec::new()),
     };
     Message::User(UserMessage {
         id: Some(id.unwrap_or_else(|| format!("msg_{}", uuid::Uuid::new_v4().simple()))),
-        content: UserContent::Text(text),
+        content: user_content(text, images),
         name,
         encrypted_value: None,
         extra: Default::default(),
     })
 }
 
-/// The text of a user message ([`UserContent::text`]); `None` when blank.
+/// A user message's content as stored: its text alone stays a string (what every reader of a
+/// text-only thread expects); with photos it is the text part, if any, then the image parts
+/// (already `url` sources: the transport stored their bytes).
+fn user_content(text: String, images: Vec<MediaPart>) -> UserContent {
+    if images.is_empty() {
+        return UserContent::Text(text);
+    }
+    let text = (!text.trim().is_empty()).then(|| {
+        InputContent::Text(TextPart {
+            text,
+            extra: Default::default(),
+        })
+    });
+    UserContent::Parts(
+        text.into_iter()
+            .chain(images.into_iter().map(InputContent::Image))
+            .collect(),
+    )
+}
+
+/// The text of a user message ([`UserContent::text`]): `None` when it brings nothing, blank
+/// text and no photo. A photo alone is a message (issue 37); its text is then empty.
 pub(crate) fn user_text(message: &Message) -> Option<String> {
     let Message::User(user) = message else {
         return None;
     };
     let text = user.content.text();
-    (!text.trim().is_empty()).then_some(text)
+    (!text.trim().is_empty() || user.content.images().next().is_some()).then_some(text)
 }
 
 /// The last user message of a client's input, if it has text.

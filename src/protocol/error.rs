@@ -67,6 +67,11 @@ error_codes! {
     MessageTooLong = "message_too_long" => (
         "Het bericht is te lang voor deze server. Maak het korter.",
         "The message is too long for this server. Please make it shorter."),
+    /// A photo the server does not take (issue 37): not an image by its bytes, past a limit,
+    /// or a URL that is not one of the user's stored photos. The message says which.
+    PhotoRejected = "photo_rejected" => (
+        "Een foto is geweigerd; er is niets opgeslagen.",
+        "A photo was refused; nothing was stored."),
     InvalidJson = "invalid_json" => (
         "Het bericht is geen geldige JSON.",
         "The message is not valid JSON."),

@@ -249,6 +249,28 @@ impl UserContent {
     }
 }
 
+impl UserContent {
+    /// The image parts, in order.
+    pub fn images(&self) -> impl Iterator<Item = &MediaPart> {
+        let parts = match self {
+            UserContent::Text(_) => &[][..],
+            UserContent::Parts(parts) => parts.as_slice(),
+        };
+        parts.iter().filter_map(|part| match part {
+            InputContent::Image(image) => Some(image),
+            _ => None,
+        })
+    }
+
+    /// The stored photos this content shows (url sources at [`PHOTO_PATH`]), in order.
+    pub fn photo_ids(&self) -> impl Iterator<Item = &str> {
+        self.images().filter_map(|image| match &image.source {
+            MediaSource::Url(source) => photo_id(&source.value),
+            _ => None,
+        })
+    }
+}
+
 /// One part of a multimodal user message.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "lowercase")]
@@ -280,12 +302,40 @@ pub struct MediaPart {
     pub extra: Map<String, Value>,
 }
 
-/// Where a media part's bytes are: inline (base64) or behind a URL.
+/// Where a media part's bytes are: inline (base64), behind a URL, or at a model provider
+/// under a handle it issued (AG-UI 1.0's `FileSource`: its `provider` rides in `extra`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "lowercase")]
 pub enum MediaSource {
     Data(Source),
     Url(Source),
+    File(Source),
+}
+
+impl MediaSource {
+    pub fn source(&self) -> &Source {
+        match self {
+            MediaSource::Data(source) | MediaSource::Url(source) | MediaSource::File(source) => {
+                source
+            }
+        }
+    }
+}
+
+/// Where the server serves a stored photo (issue 37): `/photos/<id>`, the id being the
+/// SHA-256 of its stored bytes in lower-case hex. History and `MESSAGES_SNAPSHOT` give a photo
+/// back as a `url` source with this path, never its bytes again.
+pub const PHOTO_PATH: &str = "/photos/";
+
+/// The URL of the stored photo `id`.
+pub fn photo_url(id: &str) -> String {
+    format!("{PHOTO_PATH}{id}")
+}
+
+/// The id of a stored photo's URL, when `url` is one (64 lower-case hex digits).
+pub fn photo_id(url: &str) -> Option<&str> {
+    let id = url.strip_prefix(PHOTO_PATH)?;
+    (id.len() == 64 && id.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))).then_some(id)
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -344,4 +394,55 @@ pub struct ActivityMessage {
     pub content: Value,
     #[serde(flatten, default, skip_serializing_if = "Map::is_empty")]
     pub extra: Map<String, Value>,
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    /// AG-UI 1.0's content parts as `@ag-ui/core` defines them (text, image with a `data`,
+    /// `url` or `file` source, part ids and metadata) read and write back unchanged, fields
+    /// this type does not name included.
+    #[test]
+    fn ag_ui_content_parts_round_trip_with_unknown_fields() {
+        let message = json!({
+            "id": "m1",
+            "role": "user",
+            "content": [
+                { "type": "text", "id": "p1", "text": "Dit is de vriezer", "metadata": { "lang": "nl" } },
+                { "type": "image", "id": "p2", "source": { "type": "data", "value": "/9j/4AAQ", "mimeType": "image/jpeg" } },
+                { "type": "image", "source": { "type": "url", "value": format!("/photos/{}", "a".repeat(64)), "mimeType": "image/jpeg" }, "metadata": { "takenAt": "2026-11-27" } },
+                { "type": "image", "source": { "type": "file", "value": "file-abc", "provider": "openai" } },
+            ],
+            "x-client": { "tablet": true },
+        });
+        let parsed: Message = serde_json::from_value(message.clone()).unwrap();
+        assert_eq!(serde_json::to_value(&parsed).unwrap(), message);
+        let Message::User(user) = &parsed else {
+            panic!("a user message")
+        };
+        assert_eq!(user.content.text(), "Dit is de vriezer");
+        assert_eq!(user.content.images().count(), 3);
+        assert_eq!(
+            user.content.photo_ids().collect::<Vec<_>>(),
+            vec!["a".repeat(64)]
+        );
+    }
+
+    #[test]
+    fn only_a_stored_photos_address_is_one() {
+        let id = "0123456789abcdef".repeat(4);
+        assert_eq!(photo_id(&photo_url(&id)), Some(id.as_str()));
+        for url in [
+            format!("/photos/{}", "A".repeat(64)),
+            format!("/photos/{}", "a".repeat(63)),
+            format!("/photos/{}/../x", "a".repeat(64)),
+            format!("https://example.org/photos/{}", "a".repeat(64)),
+            "/photos/".to_owned(),
+        ] {
+            assert_eq!(photo_id(&url), None, "{url}");
+        }
+    }
 }

@@ -41,8 +41,9 @@ pub use events::{
 };
 pub use input::{
     ActivityMessage, AssistantMessage, BasicMessage, BinaryPart, Context, ContextItem,
-    FunctionCall, InputContent, MediaPart, MediaSource, Message, ResumeEntry, ResumeStatus,
-    RunAgentInput, Source, TextPart, Tool, ToolCall, ToolMessage, UserContent, UserMessage,
+    FunctionCall, InputContent, MediaPart, MediaSource, Message, PHOTO_PATH, ResumeEntry,
+    ResumeStatus, RunAgentInput, Source, TextPart, Tool, ToolCall, ToolMessage, UserContent,
+    UserMessage, photo_id, photo_url,
 };
 /// RFC 6902 operations, as carried by `STATE_DELTA` and `ACTIVITY_DELTA`.
 pub use json_patch::PatchOperation;

@@ -14,19 +14,22 @@ use serde_json::{Map, Value};
 
 use super::{
     ActivityDelta, ActivitySnapshot, AssistantMessage, BasicMessage, Custom, EncryptedSubtype,
-    Event, EventBase, FunctionCall, InputContent, Message, MessageChunk, MessageContent,
-    MessageRef, MessageStart, MessagesSnapshot, PatchOperation, Raw, ReasoningEncryptedValue, Role,
-    RunError, RunFinished, RunStarted, StateDelta, StateSnapshot, Step, SubagentError,
-    SubagentFinished, SubagentOutcome, SubagentStarted, TextPart, ToolCall, ToolCallArgs,
-    ToolCallChunk, ToolCallEnd, ToolCallResult, ToolCallStart, ToolMessage, UserContent,
-    UserMessage,
+    Event, EventBase, FunctionCall, InputContent, MediaPart, MediaSource, Message, MessageChunk,
+    MessageContent, MessageRef, MessageStart, MessagesSnapshot, PatchOperation, Raw,
+    ReasoningEncryptedValue, Role, RunError, RunFinished, RunStarted, Source, StateDelta,
+    StateSnapshot, Step, SubagentError, SubagentFinished, SubagentOutcome, SubagentStarted,
+    TextPart, ToolCall, ToolCallArgs, ToolCallChunk, ToolCallEnd, ToolCallResult, ToolCallStart,
+    ToolMessage, UserContent, UserMessage,
 };
 
 mod agora;
 #[cfg(test)]
 mod tests;
 
-pub use agora::{agora_event, approval_response, cancel_run, client_frame, resume, run_input};
+pub use agora::{
+    agora_event, approval_response, cancel_run, client_frame, resume, run_input,
+    run_input_with_photos,
+};
 
 type Obj = Map<String, Value>;
 
@@ -382,8 +385,8 @@ fn patch(value: &Value) -> Result<Vec<PatchOperation>, String> {
         .collect()
 }
 
-/// One stored message of a `MESSAGES_SNAPSHOT`. Multimodal parts other than text are kept
-/// out: the screen shows text only.
+/// One stored message of a `MESSAGES_SNAPSHOT`. Multimodal parts other than text and stored
+/// photos are kept out: the screen shows nothing else.
 fn message(value: &Value) -> Result<Message, String> {
     let o = value.as_object().ok_or("a message is an object")?;
     let id = opt_str(o, "id")?;
@@ -408,16 +411,29 @@ fn message(value: &Value) -> Result<Message, String> {
                 Value::Array(parts) => UserContent::Parts(
                     parts
                         .iter()
-                        .filter(|p| p.get("type").and_then(Value::as_str) == Some("text"))
-                        .map(|p| {
-                            InputContent::Text(TextPart {
-                                text: p
-                                    .get("text")
-                                    .and_then(Value::as_str)
-                                    .unwrap_or_default()
-                                    .to_owned(),
-                                extra: Map::new(),
-                            })
+                        .filter_map(|p| {
+                            let field = |name: &str| p.get(name).and_then(Value::as_str);
+                            match field("type")? {
+                                "text" => Some(InputContent::Text(TextPart {
+                                    text: field("text").unwrap_or_default().to_owned(),
+                                    extra: Map::new(),
+                                })),
+                                // A stored photo, by its address (issue 37).
+                                "image" => {
+                                    let url = p.get("source")?.get("value")?.as_str()?;
+                                    super::photo_id(url)?;
+                                    Some(InputContent::Image(MediaPart {
+                                        source: MediaSource::Url(Source {
+                                            value: url.to_owned(),
+                                            mime_type: None,
+                                            extra: Map::new(),
+                                        }),
+                                        metadata: None,
+                                        extra: Map::new(),
+                                    }))
+                                }
+                                _ => None,
+                            }
                         })
                         .collect(),
                 ),

@@ -225,6 +225,19 @@ pub struct Config {
     #[arg(long, env = "AGORA_MAX_MESSAGE_BYTES", default_value_t = crate::orchestrator::DEFAULT_MAX_MESSAGE_BYTES, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     pub max_message_bytes: usize,
 
+    /// The most bytes one evidence photo may have (as decoded; the browser shrinks photos to
+    /// at most 2048 px, a few hundred KiB). A larger one refuses its message, nothing stored.
+    #[arg(long, env = "AGORA_PHOTO_MAX_BYTES", default_value_t = 3 << 20, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=(64 << 20)))]
+    pub photo_max_bytes: usize,
+
+    /// The most photos one message may bring.
+    #[arg(long, env = "AGORA_PHOTOS_PER_MESSAGE", default_value_t = 4, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(0..=32))]
+    pub photos_per_message: usize,
+
+    /// The most bytes of photos one user may have stored in all.
+    #[arg(long, env = "AGORA_PHOTO_QUOTA_BYTES", default_value_t = 1 << 30)]
+    pub photo_quota_bytes: u64,
+
     /// The mail server for approved reports: `smtp://host:587` (STARTTLS, required),
     /// `smtps://host:465` (TLS), `smtp://host:25?tls=none` for a server without TLS (a local
     /// relay). Credentials as `smtp://user:password@host` or with `--smtp-password-file`.
@@ -280,6 +293,35 @@ pub struct Config {
     #[arg(long, env = "AGORA_MCP_CALLS_PER_MINUTE", default_value_t = 120, value_parser = clap::value_parser!(u32).range(1..))]
     pub mcp_calls_per_minute: u32,
 
+    /// Base URL of an OpenAI-compatible transcription API (`POST {url}/audio/transcriptions`,
+    /// e.g. http://localhost:8001/v1 for a local faster-whisper or whisper.cpp server). Without
+    /// it the page offers no push-to-talk.
+    #[arg(long, env = "AGORA_STT_BASE_URL")]
+    pub stt_base_url: Option<String>,
+
+    /// Model name for the transcription API.
+    #[arg(long, env = "AGORA_STT_MODEL", default_value = "whisper-1")]
+    pub stt_model: String,
+
+    /// API key for the transcription API.
+    #[arg(long, env = "AGORA_STT_API_KEY", hide_env_values = true)]
+    pub stt_api_key: Option<String>,
+
+    /// The most bytes one recording may have; a larger one is refused with 413. Ten minutes of
+    /// a browser's Opus recording is about 2.4 MB.
+    #[arg(long, env = "AGORA_STT_MAX_AUDIO_BYTES", default_value_t = 10 << 20, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+    pub stt_max_audio_bytes: usize,
+
+    /// Seconds the transcription API may take for one recording before the inspector is told
+    /// it is too slow (the recording stays in the browser to be sent again).
+    #[arg(long, env = "AGORA_STT_TIMEOUT_SECS", default_value_t = 60, value_parser = clap::value_parser!(u64).range(1..=3600))]
+    pub stt_timeout_secs: u64,
+
+    /// Keep every recording sent for transcription in `--data-dir`/audio/USER/ (by default
+    /// audio is transcribed and forgotten: only the text the inspector sends is stored).
+    #[arg(long, env = "AGORA_STT_KEEP_AUDIO", default_value_t = false)]
+    pub stt_keep_audio: bool,
+
     /// Comma-separated terms that refuse a message before any run starts.
     #[arg(
         long,
@@ -326,6 +368,9 @@ impl Config {
             resume_window_secs: 900,
             moderation_terms: Vec::new(),
             max_message_bytes: crate::orchestrator::DEFAULT_MAX_MESSAGE_BYTES,
+            photo_max_bytes: 3 << 20,
+            photos_per_message: 4,
+            photo_quota_bytes: 1 << 30,
             auth: AuthMode::Dev,
             api_keys: None,
             api_keys_file: None,
@@ -357,6 +402,12 @@ impl Config {
             mcp_approvals: Vec::new(),
             mcp_timeout_secs: 60,
             mcp_calls_per_minute: 120,
+            stt_base_url: None,
+            stt_model: "whisper-1".to_owned(),
+            stt_api_key: None,
+            stt_max_audio_bytes: 10 << 20,
+            stt_timeout_secs: 60,
+            stt_keep_audio: false,
         }
     }
 }
@@ -371,6 +422,16 @@ pub enum AuthMode {
 }
 
 impl Config {
+    /// The evidence photos' limits (`--photo-max-bytes`, `--photos-per-message`,
+    /// `--photo-quota-bytes`).
+    pub fn photo_limits(&self) -> super::photos::PhotoLimits {
+        super::photos::PhotoLimits {
+            max_bytes: self.photo_max_bytes,
+            per_message: self.photos_per_message,
+            quota_bytes: self.photo_quota_bytes,
+        }
+    }
+
     /// The MCP servers the flags name (`--mcp-server`, `--mcp-command` and their options).
     pub fn mcp_servers(
         &self,

@@ -20,6 +20,14 @@ pub enum AppError {
     Forbidden(String),
     #[error("{0}")]
     PayloadTooLarge(String),
+    #[error("{0}")]
+    UnsupportedMediaType(String),
+    /// A service behind this one (the transcription API) failed or could not be reached.
+    #[error("{0}")]
+    BadGateway(String),
+    /// A service behind this one did not answer in time.
+    #[error("{0}")]
+    GatewayTimeout(String),
     /// With `Retry-After`: when the client may try again.
     #[error("{detail}")]
     TooManyRequests {
@@ -40,6 +48,9 @@ impl IntoResponse for AppError {
             Self::Unauthorized(m) => (StatusCode::UNAUTHORIZED, m.clone()),
             Self::Forbidden(m) => (StatusCode::FORBIDDEN, m.clone()),
             Self::PayloadTooLarge(m) => (StatusCode::PAYLOAD_TOO_LARGE, m.clone()),
+            Self::UnsupportedMediaType(m) => (StatusCode::UNSUPPORTED_MEDIA_TYPE, m.clone()),
+            Self::BadGateway(m) => (StatusCode::BAD_GATEWAY, m.clone()),
+            Self::GatewayTimeout(m) => (StatusCode::GATEWAY_TIMEOUT, m.clone()),
             Self::TooManyRequests {
                 detail,
                 retry_after_secs,

@@ -148,6 +148,7 @@ impl ServerHandler for ReadTools {
             reports_dir: &self.reports_dir,
             user_name: None,
             thread_title: None,
+            photos: None,
         };
         let started = Instant::now();
         let outcome = tool.call(&context, &arguments).await;

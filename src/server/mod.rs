@@ -11,12 +11,14 @@ mod http;
 pub mod mail;
 pub mod mcp;
 pub mod observe;
+pub mod photos;
 mod report_shelf;
 mod reports;
 pub mod rest;
 pub mod run_limits;
 mod security;
 mod sockets;
+pub mod speech;
 pub mod sse;
 mod state;
 pub mod store;
@@ -122,6 +124,10 @@ impl AppState {
         let run_limits = Arc::new(run_limits);
         let sockets = sockets::SocketRegistry::new(config.max_sockets_per_user);
         let streams = stream_slots::StreamSlots::new(config.max_streams_per_user);
+        let transcriber = speech::Transcriber::from_config(&config)?;
+        if let Some(url) = &config.stt_base_url {
+            tracing::info!(url = %url, model = %config.stt_model, "speech input: transcription API");
+        }
         Ok(Self {
             leptos,
             config: Arc::new(config),
@@ -133,6 +139,7 @@ impl AppState {
             streams,
             mailer,
             reports,
+            transcriber,
         })
     }
 }
@@ -253,11 +260,13 @@ pub fn router(state: AppState) -> Router {
         .route("/ws", get(ws::upgrade))
         .merge(sse::routes())
         .route("/reports/{file}", get(reports::download))
+        .route("/photos/{id}", get(photos::serve))
         .route(
             "/reports/{report_id}/mail",
             get(reports::mail_status).post(reports::resend_mail),
         )
         .merge(rest::routes())
+        .merge(speech::routes())
         .merge(mcp::routes(&state))
         .merge(auth::routes())
         .leptos_routes_with_context(&state, routes, security::page_context, {

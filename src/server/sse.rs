@@ -70,7 +70,11 @@ pub fn routes() -> Router<AppState> {
 /// [`routes`] with other settings (tests use a short keep-alive).
 pub fn routes_with(settings: Settings) -> Router<AppState> {
     Router::new()
-        .route("/agui", post(run))
+        // The body's limit is the handler's: it grows with what a message's photos may take.
+        .route(
+            "/agui",
+            post(run).layer(axum::extract::DefaultBodyLimit::disable()),
+        )
         .route("/agui/capabilities", get(capabilities))
         .route("/agui/runs/{run_id}/cancel", post(cancel))
         .route("/agui/runs/{run_id}/events", get(reattach))
@@ -82,9 +86,16 @@ async fn run(
     Extension(settings): Extension<Settings>,
     user: CurrentUser,
     headers: HeaderMap,
-    body: Bytes,
+    body: axum::body::Body,
 ) -> Result<Response, AppError> {
     let caller = caller(&state, user, &headers);
+    let limit = super::security::MAX_BODY_BYTES + state.config.photo_limits().wire_allowance();
+    let body: Bytes = axum::body::to_bytes(body, limit).await.map_err(|_| {
+        AppError::PayloadTooLarge(match caller.lang {
+            Lang::Nl => format!("Het verzoek is groter dan {limit} bytes."),
+            Lang::En => format!("The request is larger than {limit} bytes."),
+        })
+    })?;
     let input: RunAgentInput = serde_json::from_slice(&body).map_err(|e| {
         let refusal = Refusal::new(&caller, ErrorCode::InvalidMessage);
         let message = format!("{} {e}", refusal.message);
@@ -371,7 +382,9 @@ async fn capabilities(State(state): State<AppState>) -> Json<Value> {
         },
         "reasoning": { "supported": false },
         "multimodal": {
-            "input": { "image": false, "audio": false, "video": false, "pdf": false, "file": false },
+            // Photos are taken (stored, linked to the finding of their turn, in the report); the
+            // agent does not look at them (issue 37).
+            "input": { "image": true, "audio": false, "video": false, "pdf": false, "file": false },
             "output": { "image": false, "audio": false },
         },
         "execution": {

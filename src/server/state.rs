@@ -39,6 +39,8 @@ pub struct AppState {
     pub mailer: Mailer,
     /// Generated reports, on disk and (several instances) in the database.
     pub reports: super::report_shelf::ReportShelf,
+    /// The transcription API behind push-to-talk (`--stt-base-url`); `None`: no speech input.
+    pub transcriber: Option<super::speech::Transcriber>,
 }
 
 impl FromRef<AppState> for LeptosOptions {

@@ -37,6 +37,8 @@ pub enum ItemViewKind {
         text: String,
         /// Waiting for the connection.
         queued: ArcRwSignal<bool>,
+        /// Where its photos are shown from.
+        photos: Vec<String>,
     },
     Assistant {
         /// The agent id (`TEXT_MESSAGE_START.name`).
@@ -59,9 +61,14 @@ pub enum ItemViewKind {
 impl ItemView {
     fn new(item: &Item) -> ItemView {
         let kind = match &item.kind {
-            ItemKind::User { text, queued } => ItemViewKind::User {
+            ItemKind::User {
+                text,
+                queued,
+                photos,
+            } => ItemViewKind::User {
                 text: text.clone(),
                 queued: ArcRwSignal::new(*queued),
+                photos: photos.clone(),
             },
             ItemKind::Assistant {
                 agent,
@@ -222,6 +229,11 @@ impl Chat {
 
     pub fn push_user(&self, text: String, queued: bool) {
         self.act(move |state| state.push_user(text, queued));
+    }
+
+    /// [`Self::push_user`] with its photos (where they are shown from).
+    pub fn push_user_with_photos(&self, text: String, photos: Vec<String>, queued: bool) {
+        self.act(move |state| state.push_user_with_photos(text, photos, queued));
     }
 
     /// Enter during a run: the message waits for the run's end.

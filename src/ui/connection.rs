@@ -113,15 +113,23 @@ impl Connection {
     /// Sends what the inspector typed, or queues it (kept over a reload) while there is no
     /// connection.
     pub fn send_text(&self, text: String) {
+        self.send_message(text, Vec::new());
+    }
+
+    /// A message with its photos (shrunk, as `data:` URLs): sent now, or queued while there is
+    /// no connection.
+    pub fn send_message(&self, text: String, photos: Vec<String>) {
         let message = super::offline::Queued {
             id: format!("msg_{}", uuid::Uuid::new_v4().simple()),
             thread_id: self.chat.thread_id.get_untracked(),
             text,
+            photos,
         };
         #[cfg(feature = "hydrate")]
         {
             let sent = self.ready() && self.send(&message.frame());
-            self.chat.push_user(message.text.clone(), !sent);
+            self.chat
+                .push_user_with_photos(message.text.clone(), message.photos.clone(), !sent);
             if !sent {
                 client::inner(|inner| inner.queue.push(message));
                 self.persist_queue();
@@ -145,6 +153,17 @@ impl Connection {
             #[cfg(feature = "hydrate")]
             super::scroll::to_bottom();
         }
+    }
+
+    /// A message with photos: sent now, never held for the end of a running answer (the
+    /// composer keeps the photos until the answer ends).
+    pub fn submit_with_photos(&self, text: String, photos: Vec<String>) {
+        if photos.is_empty() {
+            return self.submit(text);
+        }
+        self.send_message(text, photos);
+        #[cfg(feature = "hydrate")]
+        super::scroll::to_bottom();
     }
 
     /// The inspector's decision on a tool call. Without a connection the dialog stays: the

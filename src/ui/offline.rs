@@ -14,12 +14,21 @@ pub struct Queued {
     pub id: String,
     pub thread_id: String,
     pub text: String,
+    /// Its photos as the browser shrank them (`data:image/jpeg;base64,…`). Kept in memory
+    /// only: `localStorage` holds a few MB in all, and one photo past its quota would lose the
+    /// queued texts with it (a reload keeps the text, not the photos; IndexedDB is for later).
+    pub photos: Vec<String>,
 }
 
 impl Queued {
     /// The `RunAgentInput` frame that sends it.
     pub fn frame(&self) -> String {
-        crate::protocol::wire::run_input(&self.thread_id, &self.id, &self.text)
+        crate::protocol::wire::run_input_with_photos(
+            &self.thread_id,
+            &self.id,
+            &self.text,
+            &self.photos,
+        )
     }
 }
 
@@ -89,6 +98,7 @@ pub fn decode(stored: &str) -> Vec<Queued> {
                 id: entry["id"].as_str()?.to_owned(),
                 thread_id: entry["threadId"].as_str()?.to_owned(),
                 text: entry["text"].as_str()?.to_owned(),
+                photos: Vec::new(),
             })
         })
         .collect()
@@ -137,11 +147,13 @@ mod tests {
                 id: "m1".into(),
                 thread_id: "t1".into(),
                 text: "Bevinding: \"koelcel\" op 9 °C\nregel 2".into(),
+                photos: Vec::new(),
             },
             Queued {
                 id: "m2".into(),
                 thread_id: "t2".into(),
                 text: String::new(),
+                photos: Vec::new(),
             },
         ];
         assert_eq!(decode(&encode(&queue)), queue);
@@ -157,6 +169,7 @@ mod tests {
             id: id.into(),
             thread_id: thread.into(),
             text: format!("bericht {id}"),
+            photos: Vec::new(),
         }
     }
 

@@ -731,6 +731,7 @@ fn building_a_report_fills_the_form_and_prints_its_time() {
             category: (*c).to_owned(),
             severity: (*s).to_owned(),
             articles: Vec::new(),
+            photos: Vec::new(),
         })
         .collect();
     let input = FillInput {

@@ -201,12 +201,16 @@ async fn a_socket_that_asks_for_history_and_never_reads_is_closed_and_freed() {
 
 #[tokio::test]
 async fn a_frame_over_the_hard_limit_closes_with_1009_and_a_reason() {
-    let server = TestServer::start().await;
+    // Without photos in messages, so that the hard limit is the 2 MiB it is for text alone: a
+    // frame past it by many MB is cut off while the client still writes it.
+    let server = TestServer::start_with(|config| config.photos_per_message = 0).await;
     let mut socket = server.socket().await;
-    // Over 2 MiB: not read at all, unlike the 1 MiB protocol limit's agora:error.
+    // Over 2 MiB and what one message's photos may add (nothing here): not read at all, unlike
+    // the 1 MiB protocol limit's agora:error.
+    let hard = (2 << 20) + server.state.config.photo_limits().wire_allowance();
     let huge = format!(
         "{{\"threadId\":\"t\",\"messages\":[{{\"role\":\"user\",\"content\":\"{}\"}}]}}",
-        "a".repeat((2 << 20) + 1024)
+        "a".repeat(hard + 1024)
     );
     socket.send_text(huge).await;
     let close = socket.closed_by_server(SERVER_MUST_CLOSE_WITHIN).await;

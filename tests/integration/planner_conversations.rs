@@ -205,6 +205,7 @@ impl Sim {
                         reports_dir: &self.reports_dir,
                         user_name: None,
                         thread_title: None,
+                        photos: None,
                     };
                     match self.toolbox.call(&name, &ctx, &args).await {
                         Ok(v) => (v, None),
@@ -267,6 +268,7 @@ impl Sim {
             reports_dir: &self.reports_dir,
             user_name: None,
             thread_title: None,
+            photos: None,
         };
         let content = self.toolbox.call(name, &ctx, arguments).await.unwrap();
         self.messages.push(Message::Tool(ToolMessage {

@@ -670,7 +670,9 @@ fn turn<'a>(thread_id: &'a str, owner: &'a str, message: Option<&'a Message>) ->
 
 fn begun(turn: Turn) -> (Vec<Message>, Vec<String>) {
     match turn {
-        Turn::Begun { messages, answered } => (messages, answered),
+        Turn::Begun {
+            messages, answered, ..
+        } => (messages, answered),
         other => panic!("not begun: {other:?}"),
     }
 }

@@ -29,6 +29,7 @@ async fn call(name: &str, args: Value) -> Result<Value, ToolError> {
         reports_dir: &dir,
         user_name: None,
         thread_title: None,
+        photos: None,
     };
     toolbox().call(name, &ctx, &args).await
 }

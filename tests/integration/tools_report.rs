@@ -44,6 +44,7 @@ async fn generate_in(dir: &Path, messages: &[Message], args: Value) -> Result<Va
         reports_dir: dir,
         user_name: None,
         thread_title: None,
+        photos: None,
     };
     toolbox.call("generate_final_report", &ctx, &args).await
 }

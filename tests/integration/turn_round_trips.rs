@@ -50,6 +50,14 @@ impl Store for Counting {
         self.count("thread");
         self.inner.thread(t).await
     }
+    async fn listening(&self, t: &str) -> Result<bool, StoreError> {
+        self.count("listening");
+        self.inner.listening(t).await
+    }
+    async fn set_listening(&self, t: &str, on: bool) -> Result<(), StoreError> {
+        self.count("set_listening");
+        self.inner.set_listening(t, on).await
+    }
     async fn begin_turn(&self, turn: &TurnRequest<'_>) -> Result<Turn, StoreError> {
         self.count("begin_turn");
         self.inner.begin_turn(turn).await

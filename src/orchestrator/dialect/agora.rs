@@ -16,11 +16,13 @@ use crate::orchestrator::approval::{self, Decision};
 use crate::orchestrator::llm::planner::Lang;
 use crate::orchestrator::spoken::{Speaker, SpokenTextType};
 use crate::orchestrator::store::{ApprovalDecision, ApprovalRecord, StoreError, Turn, TurnRequest};
-use crate::orchestrator::thread::{closed_call, message_id, new_run_id, now_millis, user_text};
+use crate::orchestrator::thread::{
+    closed_call, message_id, new_run_id, now_millis, stored_user_message, user_text,
+};
 use crate::orchestrator::{Orchestrator, StartError, agents, valid_id};
 use crate::protocol::{
     AgoraEvent, Dialect, Event, Message, RunAgentInput, SubagentStarted, ToolApprovalRequest,
-    ToolCallStart, UserContent, UserMessage,
+    ToolCallStart,
 };
 
 /// The last user message is the new one; the thread's stored history is the context. Store
@@ -32,7 +34,12 @@ pub(super) async fn prepare(
     user_id: &str,
     spoken: Option<SpokenTextType>,
 ) -> Result<Prepared, StartError> {
-    let Some(text) = input.messages.iter().rev().find_map(user_text) else {
+    let Some((sent, text)) = input
+        .messages
+        .iter()
+        .rev()
+        .find_map(|m| user_text(m).map(|text| (m, text)))
+    else {
         return Err(StartError::NoUserMessage);
     };
     // The client's id for its message makes a resend harmless: kept when it is safe.
@@ -73,13 +80,13 @@ pub(super) async fn prepare(
             .map_err(StartError::Store)?;
     }
     let title = text.clone();
-    let message = Message::User(UserMessage {
-        id: Some(client_id.unwrap_or_else(|| format!("msg_{}", Uuid::new_v4().simple()))),
-        content: UserContent::Text(text),
-        name: None,
-        encrypted_value: None,
-        extra: Default::default(),
-    });
+    // With the photos it brings (already stored by the transport, as `url` sources).
+    let mut message = stored_user_message(sent, text);
+    *message.id_mut() =
+        Some(client_id.unwrap_or_else(|| format!("msg_{}", Uuid::new_v4().simple())));
+    if let Message::User(user) = &mut message {
+        user.name = None;
+    }
     // The thread's run has stopped: what it left open (the server stopped mid-run) is
     // closed now, so every call has its result and no approval waits for nobody.
     let rejected = ApprovalDecision::rejected_by_system(
@@ -98,8 +105,12 @@ pub(super) async fn prepare(
         close_approvals: Some(&rejected),
         message: Some(&message),
     };
-    let messages = match orchestrator.store().begin_turn(&turn).await {
-        Ok(Turn::Begun { messages, .. }) => messages,
+    let (messages, listening) = match orchestrator.store().begin_turn(&turn).await {
+        Ok(Turn::Begun {
+            messages,
+            listening,
+            ..
+        }) => (messages, listening),
         Ok(Turn::Held) => return Ok(Prepared::Answered(String::new())),
         Ok(Turn::RunIdInUse) => return Err(StartError::RunIdInUse),
         Ok(Turn::InterruptPending(ids)) => return Err(StartError::InterruptPending { ids }),
@@ -116,6 +127,7 @@ pub(super) async fn prepare(
             speaker: None,
             pending_approval: None,
         }),
+        listening,
     })))
 }
 

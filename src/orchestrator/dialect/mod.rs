@@ -42,6 +42,8 @@ pub(crate) struct Start {
     pub messages: Vec<Message>,
     pub agent: &'static str,
     pub adapter: Box<dyn Adapter>,
+    /// The thread is in listen mode (`orchestrator::listen`).
+    pub listening: bool,
 }
 
 /// What preparing a turn decided.

@@ -49,6 +49,8 @@ pub struct FindingInput {
     /// `licht`, `matig`, `ernstig`.
     pub severity: String,
     pub articles: Vec<Article>,
+    /// The finding's evidence photos (issue 37).
+    pub photos: Vec<EvidencePhoto>,
 }
 
 /// Everything the form is filled from.
@@ -233,6 +235,7 @@ pub fn fill(input: &FillInput<'_>) -> HapReport {
                 articles: finding.articles.clone(),
                 repeat_of,
                 finding_number: finding.number,
+                photos: finding.photos.clone(),
             },
         ));
     }

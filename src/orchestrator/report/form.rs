@@ -320,6 +320,19 @@ pub struct Violation {
     pub repeat_of: Option<String>,
     /// The finding of the thread this violation comes from.
     pub finding_number: Option<usize>,
+    /// Its evidence photos (issue 37); the PDF shows them under it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub photos: Vec<EvidencePhoto>,
+}
+
+/// An evidence photo of a violation: where its owner sees it, and when it was taken.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EvidencePhoto {
+    /// `/photos/<id>`.
+    pub url: String,
+    /// As the camera wrote it (EXIF DateTimeOriginal), when it did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub taken_at: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -456,6 +469,18 @@ pub struct HapReport {
 
 /// One section of the form, for the PDF and summaries: its title and overall status.
 impl HapReport {
+    /// Every violation of the form, where it stands: in its section and in the list of all
+    /// (the same violation twice).
+    pub fn all_violations_mut(&mut self) -> impl Iterator<Item = &mut Violation> {
+        self.hygiene_general
+            .violations
+            .iter_mut()
+            .chain(self.pest_control.violations.iter_mut())
+            .chain(self.food_safety.violations.iter_mut())
+            .chain(self.allergen_info.violations.iter_mut())
+            .chain(self.all_violations.iter_mut())
+    }
+
     pub fn sections(&self) -> [(&'static str, Status); 5] {
         let food = [
             self.food_safety.storage_compliant,

@@ -299,6 +299,36 @@ impl<'a> Layout<'a> {
         ]);
     }
 
+    /// An image of `pixels` (width, height) scaled to fit `room` (points), indented under the
+    /// text, with its caption below; on the next page when it does not fit on this one.
+    pub(super) fn image(
+        &mut self,
+        id: printpdf::XObjectId,
+        pixels: (u32, u32),
+        room: (f32, f32),
+        caption: &str,
+    ) {
+        let (w, h) = (pixels.0.max(1) as f32, pixels.1.max(1) as f32);
+        let scale = (room.0 / w).min(room.1 / h);
+        let height = h * scale;
+        self.keep_together(height + 22.0);
+        self.space(4.0);
+        let bottom = self.y - height;
+        self.ops.push(Op::UseXobject {
+            id,
+            transform: printpdf::XObjectTransform {
+                translate_x: Some(Pt(MARGIN_X + 14.0)),
+                translate_y: Some(Pt(bottom)),
+                // An image is drawn at its pixel size at this resolution: 72 dpi is a point a
+                // pixel, so this many dpi fits it to `width` points.
+                dpi: Some(72.0 / scale),
+                ..Default::default()
+            },
+        });
+        self.y = bottom;
+        self.paragraph(caption, Font::Oblique, 9.0, 14.0, GREY);
+    }
+
     /// Closes the last page and adds the footers, now that the page count is known.
     pub(super) fn finish(mut self) -> Vec<PdfPage> {
         let last = std::mem::take(&mut self.ops);

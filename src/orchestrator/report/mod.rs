@@ -19,7 +19,7 @@ pub mod verify;
 pub use conclusion::conclusion;
 pub use fill::{CompanyFacts, FillInput, FindingInput, fill};
 pub use form::HapReport;
-pub use pdf::{RenderedPdf, render_pdf};
+pub use pdf::{RenderedPdf, render_pdf, render_pdf_with_photos};
 
 /// Printed on every page of a report about a company of the demo register.
 pub const DEMO_MARK: &str = "DEMO — fictieve gegevens / fictional data";

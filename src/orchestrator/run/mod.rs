@@ -5,6 +5,7 @@
 //! result is stored before the next event goes out, so what a client saw survives a crash.
 //! Its tool calls are in `tools.rs`, where its events go in `publish.rs`.
 
+mod listen;
 mod publish;
 mod tools;
 
@@ -91,6 +92,8 @@ pub(crate) struct Run {
     /// Model turns whose tool calls could not be run; one is answered with errors for the model
     /// to correct, a second ends the run.
     pub refused_turns: usize,
+    /// The thread's listen mode as this run leaves it (`listen.rs`).
+    pub listening: bool,
 }
 
 /// The model requests of one run and the tokens they used.
@@ -185,7 +188,8 @@ impl Run {
             .then(|| subagent::continued(&self.messages, self.agent))
             .flatten();
         let opening = self.adapter.open(&self.info, continued).await?;
-        if !opening.settle.is_empty() {
+        let settling = !opening.settle.is_empty();
+        if settling {
             // Only their TOOL_CALL_RESULTs go out: the client saw the calls themselves in
             // the interrupted run.
             self.step("executing_tools");
@@ -200,6 +204,10 @@ impl Run {
         } else if opening.route {
             self.step("routing");
             self.end_step();
+        }
+        // A new message in listen mode, or one that switches it, may be answered right here.
+        if !settling && self.listen_turn().await? {
+            return Ok(());
         }
         let max_turns = self.info.orchestrator.config().max_turns;
         for turn in 0..max_turns {
@@ -598,6 +606,7 @@ impl Run {
             "currentAgent": self.agent,
             "status": status,
             "inspection": InspectionState::from_messages(&self.messages),
+            "listening": self.listening,
         })
     }
 

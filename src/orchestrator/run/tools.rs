@@ -311,6 +311,7 @@ impl Run {
             reports_dir: &orchestrator.config().reports_dir,
             user_name: user_name.as_deref(),
             thread_title: thread_title.as_deref(),
+            photos: Some(store.as_ref()),
         };
         match tool.call(&context, arguments).await {
             Ok(value) => {

@@ -5,6 +5,7 @@
 //! in the arguments without having recorded them are added. Critical: the run loop asks the
 //! inspector for approval before calling it.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use serde::Deserialize;
@@ -17,13 +18,13 @@ use super::{GENERATE_FINAL_REPORT, Tool, ToolContext, ToolError, kvk_arg, parse_
 use crate::orchestrator::inspection::{InspectionState, inspector_words};
 use crate::orchestrator::knowledge::{Company, Knowledge, normalize};
 use crate::orchestrator::llm::ToolSpec;
-use crate::orchestrator::report::form::{Article, Severity};
+use crate::orchestrator::report::form::{Article, EvidencePhoto, Severity};
 use crate::orchestrator::report::verify::{apply, interpret};
 use crate::orchestrator::report::{
     CompanyFacts, FillInput, FindingInput, HapReport, conclusion, fill, normalize_severity,
-    render_pdf,
+    render_pdf_with_photos,
 };
-use crate::protocol::{Lang, Message};
+use crate::protocol::{Lang, Message, photo_id};
 
 /// Articles attached to a finding that names none, from a search on its description.
 const SUGGESTED_ARTICLES: usize = 3;
@@ -232,9 +233,12 @@ impl Tool for GenerateFinalReport {
         } = self.draft(ctx, &args)?;
         let report_id = report.metadata.report_id.clone();
 
-        let (rendered, report) = tokio::task::spawn_blocking(move || (render_pdf(&report), report))
-            .await
-            .map_err(|e| ToolError::Failed(format!("PDF rendering stopped: {e}")))?;
+        let mut report = report;
+        let photos = evidence_photos(ctx, &mut report).await;
+        let (rendered, report) =
+            tokio::task::spawn_blocking(move || (render_pdf_with_photos(&report, &photos), report))
+                .await
+                .map_err(|e| ToolError::Failed(format!("PDF rendering stopped: {e}")))?;
         let json_text =
             serde_json::to_vec_pretty(&report).map_err(|e| ToolError::Failed(e.to_string()))?;
         let dir = ctx.reports_dir;
@@ -266,6 +270,34 @@ impl Tool for GenerateFinalReport {
         }
         Ok(answer)
     }
+}
+
+/// The stored bytes of the report's photos by address, for the PDF; each violation's photos get
+/// the time they were taken. A photo the store no longer has is left for the PDF to name.
+async fn evidence_photos(
+    ctx: &ToolContext<'_>,
+    report: &mut HapReport,
+) -> HashMap<String, Vec<u8>> {
+    let mut bytes = HashMap::new();
+    let Some(store) = ctx.photos else {
+        return bytes;
+    };
+    for violation in report.all_violations_mut() {
+        for photo in &mut violation.photos {
+            let Some(id) = photo_id(&photo.url) else {
+                continue;
+            };
+            match store.photo(ctx.user_id, id).await {
+                Ok(Some(stored)) => {
+                    photo.taken_at = stored.taken_at;
+                    bytes.insert(photo.url.clone(), stored.bytes);
+                }
+                Ok(None) => tracing::warn!(url = %photo.url, "a finding's photo is not stored"),
+                Err(e) => tracing::warn!(error = %e, "a finding's photo could not be read"),
+            }
+        }
+    }
+    bytes
 }
 
 /// The form filled from the thread, before it is written.
@@ -383,6 +415,14 @@ impl GenerateFinalReport {
                         .map(|s| normalize_severity(Some(s)))
                         .unwrap_or_else(|| f.severity.clone()),
                     articles,
+                    photos: f
+                        .photos
+                        .iter()
+                        .map(|url| EvidencePhoto {
+                            url: url.clone(),
+                            taken_at: None,
+                        })
+                        .collect(),
                 });
             }
         }
@@ -414,6 +454,7 @@ impl GenerateFinalReport {
                     .unwrap_or_else(|| "other".to_owned()),
                 severity: normalize_severity(finding.severity.as_deref()),
                 articles,
+                photos: Vec::new(),
             });
         }
 

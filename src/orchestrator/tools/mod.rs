@@ -45,7 +45,7 @@ pub use names::{
 };
 
 /// What a tool may know about the run that calls it.
-#[derive(Debug, Clone, Copy)]
+#[derive(Clone, Copy)]
 pub struct ToolContext<'a> {
     pub thread_id: &'a str,
     /// The inspector who owns the thread.
@@ -58,6 +58,20 @@ pub struct ToolContext<'a> {
     pub user_name: Option<&'a str>,
     /// The thread's title, when it has one: a report names the conversation by it.
     pub thread_title: Option<&'a str>,
+    /// Where the report finds its findings' photos (issue 37); `None`: a report names them
+    /// without showing them.
+    pub photos: Option<&'a dyn super::store::Store>,
+}
+
+impl std::fmt::Debug for ToolContext<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ToolContext")
+            .field("thread_id", &self.thread_id)
+            .field("user_id", &self.user_id)
+            .field("messages", &self.messages.len())
+            .field("photos", &self.photos.is_some())
+            .finish_non_exhaustive()
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

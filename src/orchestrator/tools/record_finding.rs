@@ -9,6 +9,7 @@ use serde_json::{Value, json};
 
 use super::{RECORD_FINDING, Tool, ToolContext, ToolError, parse_args};
 use crate::orchestrator::inspection::{Finding, InspectionState, RecordedFinding};
+use crate::protocol::{Message, photo_url};
 
 pub struct RecordFinding;
 
@@ -24,6 +25,18 @@ struct Args {
     /// The number of the finding of this inspection that this one corrects.
     #[serde(default)]
     replaces: Option<usize>,
+}
+
+/// The addresses of the stored photos of the thread's last user message.
+fn turn_photos(messages: &[Message]) -> Vec<String> {
+    messages
+        .iter()
+        .rev()
+        .find_map(|message| match message {
+            Message::User(user) => Some(user.content.photo_ids().map(photo_url).collect()),
+            _ => None,
+        })
+        .unwrap_or_default()
 }
 
 /// `licht`, `matig` or `ernstig`; the English words are accepted too.
@@ -87,6 +100,18 @@ impl Tool for RecordFinding {
                 "deze inspectie heeft geen bevinding {n} om te corrigeren / this inspection has no finding {n} to correct"
             )));
         }
+        // The photos of its turn: those of the inspector's message this run answers. A
+        // correction keeps the photos of the finding it corrects.
+        let mut photos: Vec<String> = args
+            .replaces
+            .and_then(|n| state.open_findings().find(|f| f.number == n))
+            .map(|f| f.photos.clone())
+            .unwrap_or_default();
+        for url in turn_photos(ctx.messages) {
+            if !photos.contains(&url) {
+                photos.push(url);
+            }
+        }
         let finding = Finding {
             number: args.replaces.unwrap_or_else(|| state.next_number()),
             inspection: state.number,
@@ -99,6 +124,7 @@ impl Tool for RecordFinding {
             severity: severity(args.severity.as_deref())?,
             regulation_ids: args.regulation_ids,
             recovered: false,
+            photos,
         };
         let recorded = RecordedFinding {
             finding,

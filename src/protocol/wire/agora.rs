@@ -220,9 +220,34 @@ pub fn client_frame(event: &AgoraEvent) -> Option<String> {
 /// A run for the inspector's message; `message_id` makes a resend harmless (the server takes
 /// a message once per id).
 pub fn run_input(thread_id: &str, message_id: &str, text: &str) -> String {
+    run_input_with_photos(thread_id, message_id, text, &[])
+}
+
+/// [`run_input`] with photos, each a `data:<mime>;base64,<bytes>` URL (what the browser's
+/// canvas gives): AG-UI 1.0 content parts, the text first (when there is any), then an image
+/// part with a `data` source a photo. Without photos the content stays a string.
+pub fn run_input_with_photos(
+    thread_id: &str,
+    message_id: &str,
+    text: &str,
+    photos: &[String],
+) -> String {
+    let content = if photos.is_empty() {
+        json!(text)
+    } else {
+        let text = (!text.trim().is_empty()).then(|| json!({ "type": "text", "text": text }));
+        let images = photos.iter().filter_map(|url| {
+            let (mime, value) = url.strip_prefix("data:")?.split_once(";base64,")?;
+            Some(json!({
+                "type": "image",
+                "source": { "type": "data", "value": value, "mimeType": mime },
+            }))
+        });
+        Value::Array(text.into_iter().chain(images).collect())
+    };
     json!({
         "threadId": thread_id,
-        "messages": [{ "id": message_id, "role": "user", "content": text }],
+        "messages": [{ "id": message_id, "role": "user", "content": content }],
         "context": {},
     })
     .to_string()

@@ -48,6 +48,9 @@ pub(super) async fn apply(
             .with_details(details)
             .retry_after(secs));
     }
+    // The message's photos are checked and stored before the run is asked for, so the thread
+    // stores their addresses, not their bytes; a photo refused stores nothing.
+    let input = crate::server::photos::take_in(state, caller, &user, input).await?;
     let orchestrator = &state.orchestrator;
     let started = match caller.dialect {
         Dialect::Agora => {

@@ -107,7 +107,17 @@ pub fn history_messages(messages: &[Message], include_tools: bool) -> Vec<Value>
     for message in messages {
         match message {
             Message::User(user) => {
-                history.push(json!({ "role": "user", "content": user.content.text() }))
+                let mut entry = json!({ "role": "user", "content": user.content.text() });
+                // Its evidence photos (issue 37), where their owner gets them.
+                let photos: Vec<String> = user
+                    .content
+                    .photo_ids()
+                    .map(crate::protocol::photo_url)
+                    .collect();
+                if !photos.is_empty() {
+                    entry["photos"] = json!(photos);
+                }
+                history.push(entry)
             }
             Message::Assistant(assistant) => {
                 let agent_id = assistant.name.as_deref();

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 
 pub use crate::orchestrator::store::{
     ApprovalDecision, ApprovalRecord, InterruptRecord, InterruptResolution, RunRecord, RunStatus,
-    Store, StoreError, ThreadRecord, Turn, TurnRequest,
+    Store, StoreError, StoredPhoto, ThreadRecord, Turn, TurnRequest,
 };
 /// The user's role, settings and their parts are wire types: the browser reads them too.
 pub use crate::protocol::rest::{
@@ -159,10 +159,23 @@ pub trait MailStore: Send + Sync + 'static {
     async fn report_mail(&self, report_id: &str) -> Result<Option<ReportMailRecord>, StoreError>;
 }
 
+/// Evidence photos (issue 37): written by the transports when a message brings them; read by
+/// their owner (`GET /photos/{id}`) and by the report ([`Store::photo`]).
+#[async_trait::async_trait]
+pub trait PhotoStore: Send + Sync + 'static {
+    /// Stores the photo unless its owner has it already (same bytes, same id): `true` when
+    /// it was new.
+    async fn put_photo(&self, photo: &StoredPhoto) -> Result<bool, StoreError>;
+    /// Which of `ids` the owner has already.
+    async fn photos_held(&self, owner: &str, ids: &[String]) -> Result<Vec<String>, StoreError>;
+    /// The bytes of all the owner's photos together (the `--photo-quota-bytes` limit).
+    async fn photo_bytes_of(&self, owner: &str) -> Result<u64, StoreError>;
+}
+
 /// What the REST API needs beyond the orchestrator's [`Store`]. `AppState` holds an
 /// `Arc<dyn Database>`; the orchestrator takes it as `Arc<dyn Store>` (trait upcasting).
 #[async_trait::async_trait]
-pub trait Database: Store + AuthStore + MailStore {
+pub trait Database: Store + AuthStore + MailStore + PhotoStore {
     /// Whether the database answers (`/ready`).
     async fn ping(&self) -> Result<(), StoreError>;
 

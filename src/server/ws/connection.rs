@@ -26,7 +26,8 @@ pub(super) struct Connection<'a> {
 
 impl Connection<'_> {
     pub async fn handle(&self, text: &str) {
-        let command = match decode(&self.caller, &self.events, text) {
+        let photo_allowance = self.state.config.photo_limits().wire_allowance();
+        let command = match decode(&self.caller, &self.events, text, photo_allowance) {
             Ok(command) => command,
             Err(refusal) => return self.refuse(refusal),
         };
@@ -57,10 +58,38 @@ impl Connection<'_> {
 }
 
 /// A text frame as a command whose answers go to the socket's queue `to`, or why it is not one.
-fn decode(caller: &Caller, to: &Outbox, text: &str) -> Result<Command, Refusal> {
-    if text.len() > MAX_FRAME_BYTES {
-        let details = json!({ "size": text.len(), "limit": MAX_FRAME_BYTES });
-        return Err(Refusal::new(caller, ErrorCode::MessageTooLarge).with_details(details));
+/// The base64 of the inline photos of the input's messages: what a frame may carry beyond the
+/// protocol's limit (their own limits are checked when they are taken in).
+fn inline_photo_bytes(input: &crate::protocol::RunAgentInput) -> usize {
+    input
+        .messages
+        .iter()
+        .filter_map(|message| match message {
+            crate::protocol::Message::User(user) => Some(&user.content),
+            _ => None,
+        })
+        .flat_map(|content| content.images())
+        .filter_map(|image| match &image.source {
+            crate::protocol::MediaSource::Data(data) => Some(data.value.len()),
+            _ => None,
+        })
+        .sum()
+}
+
+/// A frame may be `photo_allowance` bytes over the protocol's limit for the inline photos of a
+/// message; the rest of it is held to the limit once it is read.
+fn decode(
+    caller: &Caller,
+    to: &Outbox,
+    text: &str,
+    photo_allowance: usize,
+) -> Result<Command, Refusal> {
+    let too_large = |size: usize| {
+        let details = json!({ "size": size, "limit": MAX_FRAME_BYTES });
+        Refusal::new(caller, ErrorCode::MessageTooLarge).with_details(details)
+    };
+    if text.len() > MAX_FRAME_BYTES + photo_allowance {
+        return Err(too_large(text.len()));
     }
     let message: ClientMessage = match serde_json::from_str(text) {
         Ok(message) => message,
@@ -78,6 +107,10 @@ fn decode(caller: &Caller, to: &Outbox, text: &str) -> Result<Command, Refusal> 
     };
     let custom = match message {
         ClientMessage::RunAgentInput(input) => {
+            let without_photos = text.len() - inline_photo_bytes(&input).min(text.len());
+            if without_photos > MAX_FRAME_BYTES {
+                return Err(too_large(text.len()));
+            }
             return Ok(Command::Start {
                 input: Box::new(input),
                 to: to.clone(),

@@ -37,9 +37,12 @@ use crate::orchestrator::Outbox;
 use crate::orchestrator::outbox::OutboxReceiver;
 use crate::protocol::{Dialect, ErrorCode, Lang};
 
-/// Frames above this are answered with `agora:error` (the protocol's limit).
+/// Frames above this are answered with `agora:error` (the protocol's limit), not counting the
+/// inline photos of a message (issue 37), which have limits of their own.
 const MAX_FRAME_BYTES: usize = 1 << 20;
-/// Frames above this close the socket: reading them at all would cost too much.
+/// Frames above this, plus what one message's photos may take as base64
+/// ([`crate::server::photos::PhotoLimits::wire_allowance`]), close the socket: reading them
+/// at all would cost too much.
 const HARD_FRAME_BYTES: usize = 2 << 20;
 /// What a socket reads from the kernel at a time. Client frames are small (a message, an
 /// approval): tungstenite's default of 128 KiB, allocated up front, was most of an idle
@@ -78,8 +81,9 @@ pub async fn upgrade(
     // close code the client can act on.
     let user = state.auth.identify(state.db.as_ref(), &parts).await.ok();
     let lang = Caller::lang_of(&parts.headers, Dialect::Agora);
-    ws.max_message_size(HARD_FRAME_BYTES)
-        .max_frame_size(HARD_FRAME_BYTES)
+    let hard_limit = HARD_FRAME_BYTES + state.config.photo_limits().wire_allowance();
+    ws.max_message_size(hard_limit)
+        .max_frame_size(hard_limit)
         .read_buffer_size(READ_BUFFER_BYTES)
         .write_buffer_size(WRITE_BUFFER_BYTES)
         .on_upgrade(move |socket| async move {

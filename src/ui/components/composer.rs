@@ -1,5 +1,6 @@
 use leptos::prelude::*;
 
+use super::photo_picker::{PhotoButton, PhotoThumbs};
 use crate::ui::chat::Chat;
 use crate::ui::connection::Connection;
 use crate::ui::i18n::Key;
@@ -18,6 +19,10 @@ pub fn Composer() -> impl IntoView {
     let prefs = expect_context::<Prefs>();
     let connection = expect_context::<Connection>();
     let text = RwSignal::new(String::new());
+    // Photos taken or picked for the next message (shrunk, as `data:` URLs), and whether the
+    // last file chosen could not be read as one.
+    let photos = RwSignal::new(Vec::<String>::new());
+    let unreadable = RwSignal::new(false);
     let running = move || chat.run.with(|run| run.running);
     // Sent, its run not started yet: a message now would stop it at the server, so it waits.
     let sending = move || chat.run.with(|run| run.sending);
@@ -49,12 +54,20 @@ pub fn Composer() -> impl IntoView {
         #[cfg(not(feature = "hydrate"))]
         let _ = draft;
     };
+    // Photos go with a message only when no answer runs: a message held for the answer's end
+    // is text (the photos wait in the box meanwhile).
+    let blocked = move || {
+        let attached = !photos.with(Vec::is_empty);
+        let empty = text.with(|t| t.trim().is_empty());
+        (empty && !attached) || (attached && (running() || sending()))
+    };
     let submit = move || {
-        let message = text.get_untracked();
-        if message.trim().is_empty() {
+        if blocked() {
             return;
         }
-        connection.submit(message);
+        connection.submit_with_photos(text.get_untracked(), photos.get_untracked());
+        photos.set(Vec::new());
+        unreadable.set(false);
         text.set(String::new());
         keep_draft("");
     };
@@ -85,7 +98,7 @@ pub fn Composer() -> impl IntoView {
     });
     view! {
         <form
-            class="relative mx-auto flex w-full max-w-3xl items-end gap-2 border-t border-slate-200 p-3 dark:border-slate-800"
+            class="relative mx-auto flex w-full max-w-3xl flex-wrap items-end gap-2 border-t border-slate-200 p-3 dark:border-slate-800"
             on:submit=move |ev| {
                 ev.prevent_default();
                 submit();
@@ -93,6 +106,8 @@ pub fn Composer() -> impl IntoView {
         >
             <label for="composer" class="sr-only">{prefs.text(Key::Message)}</label>
             <HeldMessages text />
+            <PhotoThumbs photos unreadable />
+            <PhotoButton photos unreadable />
             <textarea
                 id="composer"
                 node_ref=textarea
@@ -100,7 +115,7 @@ pub fn Composer() -> impl IntoView {
                 placeholder=Signal::derive(move || {
                     prefs.t(if prefs.touch.get() { Key::PlaceholderTouch } else { Key::Placeholder })
                 })
-                class="min-h-12 flex-1 resize-none rounded-lg border border-slate-300 bg-white p-2 placeholder:text-slate-600 focus:outline-2 focus:outline-emerald-700 dark:border-slate-600 dark:bg-slate-900 dark:placeholder:text-slate-400"
+                class="min-h-12 min-w-0 flex-1 resize-none rounded-lg border border-slate-300 bg-white p-2 placeholder:text-slate-600 focus:outline-2 focus:outline-emerald-700 dark:border-slate-600 dark:bg-slate-900 dark:placeholder:text-slate-400"
                 prop:value=shown_value
                 on:input=move |ev| {
                     let draft = event_target_value(&ev);
@@ -130,7 +145,7 @@ pub fn Composer() -> impl IntoView {
             <button
                 type="submit"
                 class="rounded-lg bg-emerald-800 px-4 py-2 font-medium text-white hover:bg-emerald-900 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-emerald-600 disabled:cursor-not-allowed disabled:bg-slate-500"
-                disabled=move || text.with(|t| t.trim().is_empty())
+                disabled=blocked
             >
                 {Signal::derive(move || prefs.t(if running() || sending() { Key::SendAfter } else { Key::Send }))}
             </button>

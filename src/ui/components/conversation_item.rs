@@ -13,7 +13,11 @@ use crate::ui::chat::{ItemView, ItemViewKind};
 #[component]
 pub fn ConversationItem(item: ItemView) -> impl IntoView {
     match item.kind {
-        ItemViewKind::User { text, queued } => EitherOf5::A(view! { <UserBubble text queued /> }),
+        ItemViewKind::User {
+            text,
+            queued,
+            photos,
+        } => EitherOf5::A(view! { <UserBubble text queued photos /> }),
         ItemViewKind::Assistant { agent, finished } => {
             EitherOf5::B(view! { <AssistantMessage key=item.key agent finished /> })
         }

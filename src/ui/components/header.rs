@@ -1,8 +1,8 @@
 use leptos::prelude::*;
 
 use super::{
-    connection_badge::ConnectionBadge, language_switch::LanguageSwitch, theme_switch::ThemeSwitch,
-    user_badge::UserBadge,
+    connection_badge::ConnectionBadge, language_switch::LanguageSwitch,
+    listen_switch::ListenSwitch, theme_switch::ThemeSwitch, user_badge::UserBadge,
 };
 use crate::ui::css::focus;
 use crate::ui::i18n::Key;
@@ -71,6 +71,7 @@ pub fn Header() -> impl IntoView {
                     </form>
                 </details>
                 <ConnectionBadge />
+                <ListenSwitch />
                 <LanguageSwitch />
                 <ThemeSwitch />
                 <button

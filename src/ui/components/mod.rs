@@ -3,7 +3,7 @@
 //! The frame: `header` (with `user_badge`, `connection_badge`, `language_switch`,
 //! `theme_switch`), `connection_banner`, `sidebar` (`thread_item`), `chat_view` (`conversation_item`:
 //! `user_bubble`, `assistant_message`, `tool_row`, `report_card` (`report_mail`), `error_notice`),
-//! `quick_answers`, `status_line`, `composer`.
+//! `quick_answers`, `status_line`, `composer` (`photo_picker`).
 //! Over it: `hood_panel` (`agent_list`, `tool_log`, `event_log_view`) and `approval_dialog`
 //! (`risk_badge`). Shared: `tool_details`, `close_button`.
 
@@ -22,8 +22,10 @@ pub mod event_log_view;
 pub mod header;
 pub mod hood_panel;
 pub mod language_switch;
+pub mod listen_switch;
 #[cfg(feature = "hydrate")]
 pub mod markdown_view;
+pub mod photo_picker;
 pub mod quick_answers;
 pub mod report_card;
 pub mod report_mail;

@@ -3,14 +3,38 @@ use leptos::prelude::*;
 use crate::ui::i18n::Key;
 use crate::ui::prefs::Prefs;
 
-/// The inspector's own message, as plain text; marked while it waits for the connection.
+/// The inspector's own message, as plain text, with its photos (issue 37); marked while it
+/// waits for the connection. A photo opens at full size in a new tab.
 #[component]
-pub fn UserBubble(text: String, queued: ArcRwSignal<bool>) -> impl IntoView {
+pub fn UserBubble(text: String, queued: ArcRwSignal<bool>, photos: Vec<String>) -> impl IntoView {
     let prefs = expect_context::<Prefs>();
+    let has_text = !text.trim().is_empty();
+    let photo = prefs.text(Key::Photo);
+    let no_photos = photos.is_empty();
     view! {
         <article class="ml-auto max-w-[85%] rounded-2xl rounded-br-sm bg-emerald-800 px-4 py-2 text-white shadow-sm">
             <h3 class="sr-only">{prefs.text(Key::You)}</h3>
-            <p class="break-words whitespace-pre-wrap">{text}</p>
+            <p class="break-words whitespace-pre-wrap" class:hidden=!has_text>{text}</p>
+            <ul class="mt-1 flex flex-wrap gap-2" class:hidden=no_photos>
+                {photos
+                    .into_iter()
+                    .map(|url| {
+                        let full = url.clone();
+                        view! {
+                            <li>
+                                <a href=full target="_blank" rel="noopener">
+                                    <img
+                                        src=url
+                                        alt=photo
+                                        loading="lazy"
+                                        class="h-32 w-32 rounded-lg object-cover sm:h-40 sm:w-40"
+                                    />
+                                </a>
+                            </li>
+                        }
+                    })
+                    .collect_view()}
+            </ul>
             <Show when=move || queued.get()>
                 <p class="mt-1 text-xs text-emerald-50">"◔ " {prefs.text(Key::Queued)}</p>
             </Show>

@@ -33,7 +33,13 @@ pub struct Item {
 #[derive(Debug, Clone, PartialEq)]
 pub enum ItemKind {
     /// What the inspector typed. `queued` while it waits for a connection.
-    User { text: String, queued: bool },
+    /// `photos`: where its evidence photos are shown from (`/photos/<id>` once stored, the
+    /// shrunk JPEG's data URL while it is being sent).
+    User {
+        text: String,
+        queued: bool,
+        photos: Vec<String>,
+    },
     /// An agent's answer; `agent` is the agent id (`TEXT_MESSAGE_START.name`).
     Assistant {
         id: String,
@@ -177,6 +183,9 @@ pub struct RunView {
     pub held: Vec<String>,
     /// A message was sent and its run has not started yet: the next one is held too.
     pub sending: bool,
+    /// The thread is in listen mode (the shared state's `listening`): messages are recorded,
+    /// not answered, until "AGORA".
+    pub listening: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -349,6 +358,7 @@ impl ChatState {
             catching_up: self.catching_up.is_some(),
             held: self.held.clone(),
             sending: self.sending,
+            listening: self.shared["listening"].as_bool().unwrap_or(false),
         }
     }
 
@@ -381,6 +391,7 @@ impl ChatState {
             Role::User => ItemKind::User {
                 text: String::new(),
                 queued: false,
+                photos: Vec::new(),
             },
             Role::Assistant
             | Role::Developer
@@ -871,6 +882,11 @@ impl ChatState {
                         ItemKind::User {
                             text,
                             queued: false,
+                            photos: user
+                                .content
+                                .photo_ids()
+                                .map(crate::protocol::photo_url)
+                                .collect(),
                         },
                         &mut scratch,
                     );
@@ -943,12 +959,29 @@ impl ChatState {
 
     /// The inspector sent a message; `queued` when there is no connection yet.
     pub fn push_user(&mut self, text: String, queued: bool) -> Changes {
+        self.push_user_with_photos(text, Vec::new(), queued)
+    }
+
+    /// [`Self::push_user`] with the message's photos (where they are shown from).
+    pub fn push_user_with_photos(
+        &mut self,
+        text: String,
+        photos: Vec<String>,
+        queued: bool,
+    ) -> Changes {
         let mut changes = Changes::default();
         if !queued {
             self.sending = true;
             changes.run = true;
         }
-        self.push(ItemKind::User { text, queued }, &mut changes);
+        self.push(
+            ItemKind::User {
+                text,
+                queued,
+                photos,
+            },
+            &mut changes,
+        );
         changes
     }
 
@@ -995,7 +1028,9 @@ impl ChatState {
         self.items
             .iter()
             .filter_map(|item| match &item.kind {
-                ItemKind::User { text, queued: true } => Some(text.clone()),
+                ItemKind::User {
+                    text, queued: true, ..
+                } => Some(text.clone()),
                 _ => None,
             })
             .collect()
@@ -1006,13 +1041,12 @@ impl ChatState {
     pub fn queued_sent(&mut self, text: &str) -> Changes {
         let mut changes = Changes::default();
         let waiting = self.items.iter_mut().enumerate().find(
-            |(_, item)| matches!(&item.kind, ItemKind::User { text: t, queued: true } if t == text),
+            |(_, item)| matches!(&item.kind, ItemKind::User { text: t, queued: true, .. } if t == text),
         );
         if let Some((index, item)) = waiting {
-            item.kind = ItemKind::User {
-                text: text.to_owned(),
-                queued: false,
-            };
+            if let ItemKind::User { queued, .. } = &mut item.kind {
+                *queued = false;
+            }
             changes.updated(index);
         }
         self.sending = true;

@@ -1143,3 +1143,20 @@ fn an_error_worth_retrying_offers_the_last_message_again() {
         assert_eq!(resend, Some(expected.map(str::to_owned)), "{event}");
     }
 }
+
+#[test]
+fn listen_mode_follows_the_shared_state() {
+    let mut state = started("t");
+    assert!(!state.run_view().listening);
+    state.apply(&ev(
+        json!({"type": "STATE_SNAPSHOT", "snapshot": {"status": "completed", "listening": true}}),
+    ));
+    assert!(state.run_view().listening);
+    state.apply(&ev(json!({"type": "STATE_DELTA", "delta": [{"op": "replace", "path": "/listening", "value": false}]})));
+    assert!(!state.run_view().listening);
+    // A server that does not know listen mode sends no `listening`: off.
+    state.apply(&ev(
+        json!({"type": "STATE_SNAPSHOT", "snapshot": {"status": "completed"}}),
+    ));
+    assert!(!state.run_view().listening);
+}

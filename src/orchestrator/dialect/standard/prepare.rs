@@ -60,13 +60,18 @@ pub(in crate::orchestrator::dialect) async fn prepare(
             message: Some(&message),
         };
         match orchestrator.store().begin_turn(&turn).await {
-            Ok(Turn::Begun { messages, .. }) => {
+            Ok(Turn::Begun {
+                messages,
+                listening,
+                ..
+            }) => {
                 return Ok(Prepared::Run(Box::new(Start {
                     run_id: input.run_id.clone().unwrap_or_else(new_run_id),
                     thread_id: input.thread_id,
                     messages,
                     agent: agents::GENERAL_AGENT,
                     adapter: Box::new(Standard::new(input.tools.unwrap_or_default())),
+                    listening,
                 })));
             }
             Ok(Turn::InterruptPending(ids)) => return Err(StartError::InterruptPending { ids }),
@@ -191,8 +196,12 @@ async fn prepare_read(
         close_approvals: None,
         message: now.as_ref(),
     };
-    let messages = match store.begin_turn(&turn).await {
-        Ok(Turn::Begun { messages, .. }) => messages,
+    let (messages, listening) = match store.begin_turn(&turn).await {
+        Ok(Turn::Begun {
+            messages,
+            listening,
+            ..
+        }) => (messages, listening),
         Ok(Turn::Held) => return Err(StartError::NoUserMessage),
         Ok(Turn::RunIdInUse) => return Err(StartError::RunIdInUse),
         Ok(Turn::InterruptPending(ids)) => return Err(StartError::InterruptPending { ids }),
@@ -227,6 +236,7 @@ async fn prepare_read(
         messages,
         agent,
         adapter: Box::new(adapter),
+        listening,
     })))
 }
 

@@ -275,6 +275,12 @@ fn user_content(content: &UserContent) -> ChatCompletionRequestUserMessageConten
         .iter()
         .map(|part| match part {
             InputContent::Text(text) => text_part(text.text.clone()),
+            // A stored photo's URL is this server's, which the model cannot fetch: it reads a
+            // placeholder (sending the bytes to a model that can see is `--llm-vision`'s, not
+            // built yet), so a text-only model never gets an image it rejects.
+            InputContent::Image(media) if is_stored_photo(media) => {
+                text_part(omitted("photo", media_mime(media), media_location(media)))
+            }
             InputContent::Image(media) => image_part(media_url(media)),
             InputContent::Audio(media) => {
                 text_part(omitted("audio", media_mime(media), media_location(media)))
@@ -307,9 +313,13 @@ fn user_content(content: &UserContent) -> ChatCompletionRequestUserMessageConten
     ChatCompletionRequestUserMessageContent::Array(mapped)
 }
 
+fn is_stored_photo(media: &MediaPart) -> bool {
+    matches!(&media.source, MediaSource::Url(source) if crate::protocol::photo_id(&source.value).is_some())
+}
+
 fn media_url(media: &MediaPart) -> String {
     match &media.source {
-        MediaSource::Url(source) => source.value.clone(),
+        MediaSource::Url(source) | MediaSource::File(source) => source.value.clone(),
         MediaSource::Data(source) => {
             let mime = source
                 .mime_type
@@ -322,13 +332,15 @@ fn media_url(media: &MediaPart) -> String {
 
 fn media_mime(media: &MediaPart) -> Option<&str> {
     match &media.source {
-        MediaSource::Url(source) | MediaSource::Data(source) => source.mime_type.as_deref(),
+        MediaSource::Url(source) | MediaSource::Data(source) | MediaSource::File(source) => {
+            source.mime_type.as_deref()
+        }
     }
 }
 
 fn media_location(media: &MediaPart) -> Option<String> {
     match &media.source {
-        MediaSource::Url(source) => Some(source.value.clone()),
+        MediaSource::Url(source) | MediaSource::File(source) => Some(source.value.clone()),
         MediaSource::Data(_) => None,
     }
 }

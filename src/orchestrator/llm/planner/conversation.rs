@@ -1075,6 +1075,7 @@ mod tests {
                 regulation_ids: Vec::new(),
                 inspection: 1,
                 recovered: false,
+                photos: Vec::new(),
             }],
             ..InspectionState::default()
         }

@@ -19,9 +19,9 @@ use sqlx::{Any, AnyPool, Executor, Transaction};
 
 use super::{
     ApprovalDecision, ApprovalRecord, Database, InterruptRecord, InterruptResolution, NewUser,
-    Page, Preferences, PreferencesUpdate, RunRecord, RunStatus, Store, StoreError, ThreadRecord,
-    ThreadSummary, Turn, TurnRequest, UserRecord, UserRole, UserUpdate, preview_from_text,
-    title_from_text,
+    Page, Preferences, PreferencesUpdate, RunRecord, RunStatus, Store, StoreError, StoredPhoto,
+    ThreadRecord, ThreadSummary, Turn, TurnRequest, UserRecord, UserRole, UserUpdate,
+    preview_from_text, title_from_text,
 };
 use crate::protocol::Message;
 
@@ -30,6 +30,7 @@ mod cluster;
 mod database;
 mod errors;
 mod mail;
+mod photos;
 mod rows;
 mod store;
 mod turn;

@@ -38,6 +38,32 @@ impl Store for SqlStore {
         Ok(())
     }
 
+    async fn listening(&self, thread_id: &str) -> Result<bool, StoreError> {
+        let _timed = timed("listening");
+        let on =
+            sqlx::query_scalar::<_, Flag>(&self.sql("SELECT listening FROM threads WHERE id = ?"))
+                .bind(thread_id)
+                .fetch_optional(&self.pool)
+                .await
+                .map_err(backend)?;
+        Ok(on.is_some_and(|Flag(on)| on))
+    }
+
+    async fn set_listening(&self, thread_id: &str, on: bool) -> Result<(), StoreError> {
+        let _timed = timed("set_listening");
+        let changed = sqlx::query(&self.sql("UPDATE threads SET listening = ? WHERE id = ?"))
+            .bind(on)
+            .bind(thread_id)
+            .execute(&self.writer)
+            .await
+            .map_err(backend)?
+            .rows_affected();
+        if changed == 0 {
+            return Err(StoreError::NotFound(format!("thread {thread_id}")));
+        }
+        Ok(())
+    }
+
     async fn user_name(&self, user_id: &str) -> Result<Option<String>, StoreError> {
         let _timed = timed("user_name");
         let name: Option<String> =
@@ -136,6 +162,10 @@ impl Store for SqlStore {
                 .await
                 .map_err(backend)?;
         Ok(found.is_some())
+    }
+
+    async fn photo(&self, owner: &str, id: &str) -> Result<Option<StoredPhoto>, StoreError> {
+        self.stored_photo(owner, id).await
     }
 
     async fn start_run(&self, run_id: &str, thread_id: &str) -> Result<(), StoreError> {

@@ -5,7 +5,7 @@
 
 use sqlx::{Any, Transaction};
 
-use super::{INSERT_MESSAGE, SqlStore, TOUCH_THREAD, backend, corrupt, describe, with_id};
+use super::{Flag, INSERT_MESSAGE, SqlStore, TOUCH_THREAD, backend, corrupt, describe, with_id};
 use crate::orchestrator::store::{StoreError, Turn, TurnRequest};
 use crate::protocol::Message;
 use crate::server::store::{preview_from_text, title_from_text};
@@ -113,8 +113,19 @@ impl SqlStore {
                 .await?;
             messages.push(message);
         }
+        // Read here, in the turn's one transaction: the run needs it before its first answer.
+        let Flag(listening) =
+            sqlx::query_scalar::<_, Flag>(&self.sql("SELECT listening FROM threads WHERE id = ?"))
+                .bind(turn.thread_id)
+                .fetch_one(&mut *tx)
+                .await
+                .map_err(backend)?;
         tx.commit().await.map_err(backend)?;
-        Ok(Turn::Begun { messages, answered })
+        Ok(Turn::Begun {
+            messages,
+            answered,
+            listening,
+        })
     }
 
     /// Inside `tx`, which has written already (so SQLite's write lock is held and the
