@@ -61,8 +61,11 @@ pub fn Composer() -> impl IntoView {
         let empty = text.with(|t| t.trim().is_empty());
         (empty && !attached) || (attached && (running() || sending()))
     };
+    // Untracked: `submit` also runs inside the hydration Effect below, which must not come to
+    // depend on the text, the photos or the run (it would run again on each change, and send
+    // again what the box still holds).
     let submit = move || {
-        if blocked() {
+        if untrack(blocked) {
             return;
         }
         connection.submit_with_photos(text.get_untracked(), photos.get_untracked());
