@@ -105,6 +105,7 @@ keys! {
     AddPhoto => ("Foto maken of kiezen", "Take or pick a photo"),
     RemovePhoto => ("Foto weghalen", "Remove photo"),
     Photo => ("Foto", "Photo"),
+    FindingPhotos => ("Foto's bij de bevindingen", "Photos of the findings"),
     PhotoUnreadable => ("Dit bestand is geen foto die de browser kan lezen.", "This file is not a photo the browser can read."),
     Stop => ("Stop", "Stop"),
     ListenMode => ("Luistermodus", "Listen mode"),

@@ -19,9 +19,12 @@ pub mod css;
 pub mod details;
 #[cfg(feature = "hydrate")]
 mod dom;
+pub mod exif_time;
 pub mod i18n;
 pub mod markdown;
 pub mod offline;
+#[cfg(feature = "hydrate")]
+mod photo_store;
 pub mod prefs;
 pub mod present;
 #[cfg(feature = "hydrate")]

@@ -19,9 +19,9 @@ pub fn Composer() -> impl IntoView {
     let prefs = expect_context::<Prefs>();
     let connection = expect_context::<Connection>();
     let text = RwSignal::new(String::new());
-    // Photos taken or picked for the next message (shrunk, as `data:` URLs), and whether the
-    // last file chosen could not be read as one.
-    let photos = RwSignal::new(Vec::<String>::new());
+    // Photos taken, picked or dropped for the next message (shrunk, as `data:` URLs, with the
+    // time taken), and whether the last file chosen could not be read as one.
+    let photos = RwSignal::new(Vec::<crate::ui::offline::OutgoingPhoto>::new());
     let unreadable = RwSignal::new(false);
     let running = move || chat.run.with(|run| run.running);
     // Sent, its run not started yet: a message now would stop it at the server, so it waits.
@@ -105,6 +105,16 @@ pub fn Composer() -> impl IntoView {
             on:submit=move |ev| {
                 ev.prevent_default();
                 submit();
+            }
+            // Image files dropped on the composer (a desktop) are photos like those picked;
+            // the browser would otherwise open the file in place of the page.
+            on:dragover=move |ev| ev.prevent_default()
+            on:drop=move |ev| {
+                ev.prevent_default();
+                #[cfg(feature = "hydrate")]
+                if let Some(files) = ev.data_transfer().and_then(|d| d.files()) {
+                    super::photo_picker::add_files(&files, photos, unreadable);
+                }
             }
         >
             <label for="composer" class="sr-only">{prefs.text(Key::Message)}</label>
