@@ -191,6 +191,7 @@ pub fn finding_edits(params: &Value, explained: Option<&Value>) -> Vec<FindingEd
                 .iter()
                 .filter_map(|id| explained?.get(id.as_str()?).cloned())
                 .collect(),
+            photos: Vec::new(),
         })
         .collect()
 }
@@ -200,7 +201,10 @@ pub fn finding_edits(params: &Value, explained: Option<&Value>) -> Vec<FindingEd
 /// `number`, `inspection` and `photos`), its open inspection's (`number`). Only stored photos'
 /// addresses are taken.
 pub fn with_photos(edits: &mut [FindingEdit], params: &Value, inspection: &Value) {
-    let open = inspection.get("number").and_then(Value::as_u64).unwrap_or(1);
+    let open = inspection
+        .get("number")
+        .and_then(Value::as_u64)
+        .unwrap_or(1);
     for (edit, finding) in edits.iter_mut().zip(list(params, "findings")) {
         let Some(number) = finding.get("number").and_then(Value::as_u64) else {
             continue;
@@ -401,7 +405,10 @@ mod tests {
     /// number, another inspection's finding and an address that is no stored photo's get none.
     #[test]
     fn each_recorded_finding_shows_its_photos() {
-        let (a, b) = (format!("/photos/{}", "a".repeat(64)), format!("/photos/{}", "b".repeat(64)));
+        let (a, b) = (
+            format!("/photos/{}", "a".repeat(64)),
+            format!("/photos/{}", "b".repeat(64)),
+        );
         let params = json!({"kvk": "99990001", "findings": [
             {"description": "Geen zeep", "number": 1},
             {"description": "Muizenkeutels", "number": 2},

@@ -86,8 +86,20 @@ mod tests {
     /// A JPEG start with an APP1 EXIF block: a first directory pointing at an Exif directory
     /// with DateTimeOriginal, in either byte order.
     fn jpeg_with_time(time: &[u8; 19], little: bool) -> Vec<u8> {
-        let u16b = |n: u16| if little { n.to_le_bytes() } else { n.to_be_bytes() };
-        let u32b = |n: u32| if little { n.to_le_bytes() } else { n.to_be_bytes() };
+        let u16b = |n: u16| {
+            if little {
+                n.to_le_bytes()
+            } else {
+                n.to_be_bytes()
+            }
+        };
+        let u32b = |n: u32| {
+            if little {
+                n.to_le_bytes()
+            } else {
+                n.to_be_bytes()
+            }
+        };
         let mut tiff = Vec::new();
         tiff.extend(if little { b"II" } else { b"MM" });
         tiff.extend(u16b(42));
@@ -138,7 +150,13 @@ mod tests {
         for cut in [3, 12, 40, 60] {
             assert_eq!(taken_at(&whole[..cut]), None, "cut at {cut}");
         }
-        assert_eq!(taken_at(&jpeg_with_time(b"    :  :     :  :  ", true)), None);
-        assert_eq!(taken_at(&jpeg_with_time(b"2026:13:27 10:32:05", false)), None);
+        assert_eq!(
+            taken_at(&jpeg_with_time(b"    :  :     :  :  ", true)),
+            None
+        );
+        assert_eq!(
+            taken_at(&jpeg_with_time(b"2026:13:27 10:32:05", false)),
+            None
+        );
     }
 }

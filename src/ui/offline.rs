@@ -144,7 +144,9 @@ pub fn decode_photos(stored: &str) -> Vec<OutgoingPhoto> {
     entries
         .iter()
         .filter_map(|entry| {
-            let url = entry["url"].as_str().filter(|u| u.starts_with("data:image/"))?;
+            let url = entry["url"]
+                .as_str()
+                .filter(|u| u.starts_with("data:image/"))?;
             Some(OutgoingPhoto {
                 url: url.to_owned(),
                 taken_at: entry["takenAt"].as_str().map(str::to_owned),
@@ -246,9 +248,7 @@ mod tests {
         ];
         assert_eq!(decode_photos(&encode_photos(&photos)), photos);
         assert!(decode_photos("{").is_empty());
-        assert!(
-            decode_photos(r#"[{"url": "javascript:alert(1)"}, {"url": 3}]"#).is_empty()
-        );
+        assert!(decode_photos(r#"[{"url": "javascript:alert(1)"}, {"url": 3}]"#).is_empty());
         assert_ne!(photo_key("anna", "m1"), photo_key("koen", "m1"));
     }
 

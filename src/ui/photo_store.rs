@@ -36,13 +36,13 @@ async fn open() -> Result<IdbDatabase, JsValue> {
     let upgrade = wasm_bindgen::closure::Closure::once_into_js({
         let request = request.clone();
         move || {
-            if let Ok(db) = request.result().and_then(|db| db.dyn_into::<IdbDatabase>().map_err(Into::into)) {
+            if let Ok(db) = request.result().and_then(|db| db.dyn_into::<IdbDatabase>()) {
                 let _ = db.create_object_store(STORE);
             }
         }
     });
     request.set_onupgradeneeded(Some(upgrade.unchecked_ref()));
-    done(&request).await?.dyn_into().map_err(Into::into)
+    done(&request).await?.dyn_into()
 }
 
 async fn write(key: String, value: Option<String>) -> Result<(), JsValue> {
@@ -81,7 +81,9 @@ pub async fn load(user: &str, message_id: &str) -> Vec<OutgoingPhoto> {
         Ok::<_, JsValue>(value.as_string())
     };
     match read.await {
-        Ok(stored) => stored.map(|s| offline::decode_photos(&s)).unwrap_or_default(),
+        Ok(stored) => stored
+            .map(|s| offline::decode_photos(&s))
+            .unwrap_or_default(),
         Err(_) => Vec::new(),
     }
 }

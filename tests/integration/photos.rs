@@ -458,13 +458,15 @@ async fn a_findings_photos_are_in_the_state_and_in_the_pdf_report() {
         .expect("a report");
     let result = answer["downloadUrl"].as_str().unwrap().to_owned();
     // The report card's thumbnails: the violation with photos, by its number in the report.
-    let evidence = answer["evidence"].as_array().expect("the report's evidence");
+    let evidence = answer["evidence"]
+        .as_array()
+        .expect("the report's evidence");
     assert_eq!(evidence.len(), 1, "{answer:#}");
     assert_eq!(evidence[0]["photos"], json!(linked), "{answer:#}");
     assert!(
         evidence[0]["description"]
             .as_str()
-            .is_some_and(|d| d.contains("muizenkeutels")),
+            .is_some_and(|d| d.to_lowercase().contains("muizenkeutels")),
         "{answer:#}"
     );
     let pdf = server.http.get(server.url(&result)).send().await.unwrap();
@@ -610,8 +612,18 @@ async fn a_photo_alone_goes_with_the_last_finding() {
     let server = key_server().await;
     let mut socket = socket_of(&server, KOEN).await;
     let thread = thread();
-    common::turn_approving(&mut socket, &thread, "Start inspectie bij Trattoria Finta Fiore").await;
-    common::turn_approving(&mut socket, &thread, "Bevinding: handenwasgelegenheid zonder zeep").await;
+    common::turn_approving(
+        &mut socket,
+        &thread,
+        "Start inspectie bij Trattoria Finta Fiore",
+    )
+    .await;
+    common::turn_approving(
+        &mut socket,
+        &thread,
+        "Bevinding: handenwasgelegenheid zonder zeep",
+    )
+    .await;
     let first = phone_photo(90, 320, false);
     socket
         .send(&json!({
@@ -638,7 +650,11 @@ async fn a_photo_alone_goes_with_the_last_finding() {
         "{events:#?}"
     );
     let after = findings(&events);
-    assert_eq!(after.len(), before.len(), "linked, not a new finding: {after:#?}");
+    assert_eq!(
+        after.len(),
+        before.len(),
+        "linked, not a new finding: {after:#?}"
+    );
     assert_eq!(after[last]["description"], before[last]["description"]);
     assert_eq!(after[last]["number"], before[last]["number"]);
     let photos = after[last]["photos"].as_array().unwrap();
@@ -649,7 +665,10 @@ async fn a_photo_alone_goes_with_the_last_finding() {
     assert_eq!(served.status(), 200);
     assert_eq!(gps_tags(&served.bytes().await.unwrap()), 0);
     for earlier in &after[..last] {
-        assert!(earlier["photos"].as_array().is_none_or(Vec::is_empty), "{after:#?}");
+        assert!(
+            earlier["photos"].as_array().is_none_or(Vec::is_empty),
+            "{after:#?}"
+        );
     }
     let text = common::streamed_text(&events);
     let said = format!("Foto gekoppeld aan bevinding {}", before[last]["number"]);
@@ -663,11 +682,22 @@ async fn a_photo_alone_before_any_finding_is_asked_about_then_taken_by_the_next_
     let server = key_server().await;
     let mut socket = socket_of(&server, KOEN).await;
     let thread = thread();
-    common::turn_approving(&mut socket, &thread, "Start inspectie bij Trattoria Finta Fiore").await;
+    common::turn_approving(
+        &mut socket,
+        &thread,
+        "Start inspectie bij Trattoria Finta Fiore",
+    )
+    .await;
     let events = photo_alone(&mut socket, &thread, &phone_photo(30, 320, false)).await;
-    assert!(!called(&events).contains(&"record_finding".to_owned()), "{events:#?}");
+    assert!(
+        !called(&events).contains(&"record_finding".to_owned()),
+        "{events:#?}"
+    );
     let text = common::streamed_text(&events);
-    assert!(text.contains("Bij welke bevinding hoort deze foto"), "{text}");
+    assert!(
+        text.contains("Bij welke bevinding hoort deze foto"),
+        "{text}"
+    );
     let images = history_images(&mut socket, &thread).await;
     assert_eq!(images.len(), 1);
 
@@ -728,7 +758,10 @@ async fn a_model_sees_photos_with_llm_vision_and_reads_placeholders_without() {
             .await;
         let events = socket.until_finished().await;
         assert_agora_clean(&events);
-        assert!(of_type(&events, "RUN_ERROR").is_empty(), "vision {vision}: {events:#?}");
+        assert!(
+            of_type(&events, "RUN_ERROR").is_empty(),
+            "vision {vision}: {events:#?}"
+        );
         let stored: Vec<String> = history_images(&mut socket, &thread)
             .await
             .iter()
@@ -737,7 +770,10 @@ async fn a_model_sees_photos_with_llm_vision_and_reads_placeholders_without() {
         assert_eq!(stored.len(), 2);
         let user = model_saw(&requests, 0);
         let parts = user["content"].as_array().expect("content parts");
-        assert_eq!(parts[0], json!({"type": "text", "text": "Dit is de vriezer"}));
+        assert_eq!(
+            parts[0],
+            json!({"type": "text", "text": "Dit is de vriezer"})
+        );
         assert_eq!(parts.len(), 3, "{user:#}");
         for (i, part) in parts[1..].iter().enumerate() {
             if vision {
@@ -760,7 +796,10 @@ async fn a_model_sees_photos_with_llm_vision_and_reads_placeholders_without() {
         }
         if !vision {
             let whole = requests.lock().unwrap()[0].to_string();
-            assert!(!whole.contains("image_url") && !whole.contains("base64"), "{whole}");
+            assert!(
+                !whole.contains("image_url") && !whole.contains("data:image"),
+                "{whole}"
+            );
         }
 
         // The next message: the earlier photos are placeholders, their bytes not sent again.
@@ -769,7 +808,10 @@ async fn a_model_sees_photos_with_llm_vision_and_reads_placeholders_without() {
         let n = requests.lock().unwrap().len() - 1;
         let whole = requests.lock().unwrap()[n].to_string();
         assert!(!whole.contains("image_url"), "vision {vision}: {whole}");
-        assert!(whole.contains(&format!("[foto 2: image/jpeg, {}]", stored[1])), "{whole}");
+        assert!(
+            whole.contains(&format!("[foto 2: image/jpeg, {}]", stored[1])),
+            "{whole}"
+        );
     }
 }
 
@@ -802,7 +844,12 @@ async fn a_photos_time_taken_sent_beside_it_is_kept_and_reported() {
     let server = TestServer::start().await;
     let mut socket = server.socket().await;
     let thread = thread();
-    common::turn_approving(&mut socket, &thread, "Start inspectie bij Trattoria Finta Fiore").await;
+    common::turn_approving(
+        &mut socket,
+        &thread,
+        "Start inspectie bij Trattoria Finta Fiore",
+    )
+    .await;
 
     let junk = refused(
         &mut socket,
@@ -811,7 +858,13 @@ async fn a_photos_time_taken_sent_beside_it_is_kept_and_reported() {
     )
     .await;
     assert_eq!(junk["details"]["reason"], "bad_taken_at", "{junk}");
-    assert!(junk["message"].as_str().unwrap().contains("2026-11-27T10:32:05"), "{junk}");
+    assert!(
+        junk["message"]
+            .as_str()
+            .unwrap()
+            .contains("2026-11-27T10:32:05"),
+        "{junk}"
+    );
     assert!(history_images(&mut socket, &thread).await.is_empty());
 
     let canvas = canvas_photo(120);
@@ -832,7 +885,10 @@ async fn a_photos_time_taken_sent_beside_it_is_kept_and_reported() {
     assert_agora_clean(&socket.until_finished().await);
     let images = history_images(&mut socket, &thread).await;
     assert_eq!(images.len(), 2);
-    assert_eq!(images[0]["metadata"]["takenAt"], "2026-11-26T08:15:00", "{images:#?}");
+    assert_eq!(
+        images[0]["metadata"]["takenAt"], "2026-11-26T08:15:00",
+        "{images:#?}"
+    );
     assert_eq!(images[0]["source"]["type"], "url");
 
     let events = common::turn_approving(

@@ -269,14 +269,10 @@ impl Run {
             return Arc::clone(images);
         }
         let mut images = std::collections::HashMap::new();
-        let last = self
-            .messages
-            .iter()
-            .rev()
-            .find_map(|m| match m {
-                Message::User(user) => Some(user),
-                _ => None,
-            });
+        let last = self.messages.iter().rev().find_map(|m| match m {
+            Message::User(user) => Some(user),
+            _ => None,
+        });
         let ids: Vec<String> = last
             .map(|user| user.content.photo_ids().map(str::to_owned).collect())
             .unwrap_or_default();

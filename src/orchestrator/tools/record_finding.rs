@@ -47,8 +47,7 @@ fn turn_photos(messages: &[Message]) -> Vec<String> {
             }
             Message::User(_) => break,
             Message::Assistant(a)
-                if a
-                    .tool_calls
+                if a.tool_calls
                     .iter()
                     .flatten()
                     .any(|call| call.function.name == RECORD_FINDING) =>

@@ -189,7 +189,10 @@ fn a_photos_time_taken_goes_in_its_parts_metadata() {
     assert_eq!(images[0].source.source().value, "/9j/AA==");
     // And back out as it came.
     let again = serde_json::to_value(&input.messages[0]).unwrap();
-    assert_eq!(again["content"][0]["metadata"]["takenAt"], "2026-11-27T10:32:05");
+    assert_eq!(
+        again["content"][0]["metadata"]["takenAt"],
+        "2026-11-27T10:32:05"
+    );
 }
 
 #[test]

@@ -46,9 +46,10 @@ pub fn ReportCard(
                 let thumbs = urls
                     .into_iter()
                     .map(|url| {
+                        let full = url.clone();
                         view! {
                             <li>
-                                <a href=url.clone() target="_blank" rel="noopener">
+                                <a href=full target="_blank" rel="noopener">
                                     <img
                                         src=url
                                         alt=photo

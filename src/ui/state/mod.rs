@@ -118,7 +118,10 @@ fn evidence(result: &Value) -> Vec<(String, Vec<String>)> {
                 .map(str::to_owned)
                 .collect();
             let number = v.get("number").and_then(Value::as_u64).unwrap_or_default();
-            let words = v.get("description").and_then(Value::as_str).unwrap_or_default();
+            let words = v
+                .get("description")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
             (!photos.is_empty()).then(|| (format!("{number}. {words}"), photos))
         })
         .collect()

@@ -119,9 +119,7 @@ async fn completions(State(strict): State<Strict>, body: Bytes) -> Response {
         requests.len() - 1
     };
     let messages = body["messages"].as_array().unwrap();
-    if let Some(reason) =
-        refusal(messages).or_else(|| image_refusal(messages, strict.vision))
-    {
+    if let Some(reason) = refusal(messages).or_else(|| image_refusal(messages, strict.vision)) {
         return (
             StatusCode::BAD_REQUEST,
             Json(json!({"error": {"message": reason}})),
