@@ -17,6 +17,7 @@ mod components;
 pub mod connection;
 pub mod css;
 pub mod details;
+pub mod dictation;
 #[cfg(feature = "hydrate")]
 mod dom;
 pub mod i18n;
@@ -25,7 +26,11 @@ pub mod offline;
 pub mod prefs;
 pub mod present;
 #[cfg(feature = "hydrate")]
+mod recorder;
+#[cfg(feature = "hydrate")]
 mod scroll;
+#[cfg(feature = "hydrate")]
+mod speech;
 pub mod state;
 #[cfg(feature = "hydrate")]
 mod stream;
