@@ -30,7 +30,7 @@ test("listen mode: marks instead of answers, kept over a reload, one gathered an
     await send(page, text);
     await expect(marks).toHaveCount(n + 1);
   }
-  await page.screenshot({ path: "screenshots/listen-on-820-light.png", fullPage: true });
+  await page.screenshot({ path: "screenshots/listen-on-820-light.png" });
 
   // The reload in dark: the mode is kept, and the screen is looked at in both themes.
   await page.emulateMedia({ colorScheme: "dark" });
@@ -38,7 +38,7 @@ test("listen mode: marks instead of answers, kept over a reload, one gathered an
   await connected(page);
   await expect(listen).toHaveAttribute("aria-pressed", "true");
   await expect(marks).toHaveCount(observations.length);
-  await page.screenshot({ path: "screenshots/listen-on-820-dark.png", fullPage: true });
+  await page.screenshot({ path: "screenshots/listen-on-820-dark.png" });
 
   await listen.click();
   await expect(listen).toHaveAttribute("aria-pressed", "false");
@@ -47,10 +47,10 @@ test("listen mode: marks instead of answers, kept over a reload, one gathered an
   for (const key of ["saladette", "muizenkeutels", "zeep"]) {
     await expect(answer).toContainText(key);
   }
-  await page.screenshot({ path: "screenshots/listen-gathered-820-dark.png", fullPage: true });
+  await page.screenshot({ path: "screenshots/listen-gathered-820-dark.png" });
   await page.emulateMedia({ colorScheme: "light" });
   await page.reload();
   await connected(page);
   await expect(answer).toBeVisible();
-  await page.screenshot({ path: "screenshots/listen-gathered-820-light.png", fullPage: true });
+  await page.screenshot({ path: "screenshots/listen-gathered-820-light.png" });
 });

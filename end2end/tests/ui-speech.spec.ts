@@ -114,9 +114,11 @@ test("the speaker is remembered for the user, and how much is read is a preferen
   await expect(kind).toBeVisible();
   await expect(kind).toHaveValue("summarize");
 
-  const saved = page.waitForRequest((r) => r.url().endsWith("/users/me/preferences") && r.method() === "PUT");
+  // Stored before the reload reads it back.
+  const saved = page.waitForResponse((r) => r.url().endsWith("/users/me/preferences") && r.request().method() === "PUT");
   await kind.selectOption("dictate");
-  expect((await saved).postDataJSON()).toEqual({ spoken_text_type: "dictate" });
+  expect((await saved).request().postDataJSON()).toEqual({ spoken_text_type: "dictate" });
+  expect((await saved).ok()).toBe(true);
   try {
     await page.reload();
     await connected(page);
