@@ -16,9 +16,14 @@ import { freePort, startServer, type RunningServer } from "../support/binary";
 import { chromiumArgs } from "../playwright.config";
 
 const sentence = "De kip in de koeling is niet afgedekt.";
-/** The words that matter for the finding: a synthetic voice through a small model does not come
- *  back letter for letter (README, Hands free). */
-const heard = ["kip", "afgedekt"];
+/** What matters for the finding, of what the composer holds: a synthetic voice through a small
+ *  model does not come back letter for letter (README, Hands free; "afgedekt" has come back as
+ *  "afgelekend" and "afgewekt", "koeling" as "tolling" and "cooling"). */
+function understood(text: string) {
+  const heard = text.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter(Boolean);
+  return { kip: heard.includes("kip"), niet: heard.includes("niet"), afgedekt: heard.some((w) => w.startsWith("afge")) };
+}
+const allUnderstood = { kip: true, niet: true, afgedekt: true };
 
 /** `seconds` of silence after what espeak-ng said (a WAV's data chunk is the last one it writes):
  *  the fake microphone plays the file once, and the recording may run past the sentence. */
@@ -141,10 +146,6 @@ async function speak(page: Page, screenshot?: (page: Page) => Promise<void>) {
   await expect(mic).toHaveAttribute("aria-pressed", "false");
 }
 
-function words(text: string) {
-  return text.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter(Boolean);
-}
-
 test.describe("the transcription server down", () => {
   // The page's request answered 502 on purpose: the browser logs it.
   test.use({ allowedConsoleErrors: [[/status of 502/], { scope: "test" }] });
@@ -163,9 +164,7 @@ test.describe("the transcription server down", () => {
     await whisper.up();
     await alert.getByRole("button", { name: "Opnieuw proberen" }).click();
     await expect(alert).toBeHidden({ timeout: 60_000 });
-    await expect.poll(async () => words(await page.getByLabel("Bericht").inputValue()), { timeout: 60_000 }).toEqual(
-      expect.arrayContaining(heard),
-    );
+    await expect.poll(async () => understood(await page.getByLabel("Bericht").inputValue()), { timeout: 60_000 }).toEqual(allUnderstood);
   });
 });
 
@@ -178,7 +177,7 @@ for (const scheme of ["light", "dark"] as const) {
     await box.fill("Koelcel:");
     await speak(page, (page) => page.screenshot({ path: `screenshots/voice-recording-820-${scheme}.png` }));
     // Joined to what was typed, not sent: the inspector checks it first.
-    await expect.poll(async () => words(await box.inputValue()), { timeout: 60_000 }).toEqual(expect.arrayContaining(heard));
+    await expect.poll(async () => understood(await box.inputValue()), { timeout: 60_000 }).toEqual(allUnderstood);
     expect(await box.inputValue()).toMatch(/^Koelcel: \S/);
     await expect(page.getByRole("log").locator("article")).toHaveCount(0);
     await page.screenshot({ path: `screenshots/voice-heard-820-${scheme}.png` });
@@ -187,7 +186,7 @@ for (const scheme of ["light", "dark"] as const) {
   });
 }
 
-test("the keyboard: Space starts and Space again ends a recording", async ({ page }) => {
+test("the keyboard: Space starts a recording and the next Space ends it", async ({ page }) => {
   await whisper.up();
   const mic = await open(page, "voice-keys");
   await mic.focus();
@@ -199,9 +198,25 @@ test("the keyboard: Space starts and Space again ends a recording", async ({ pag
   });
   await page.keyboard.press("Space");
   await expect(mic).toHaveAttribute("aria-pressed", "false");
-  await expect.poll(async () => words(await page.getByLabel("Bericht").inputValue()), { timeout: 60_000 }).toEqual(
-    expect.arrayContaining(heard),
-  );
+  await expect.poll(async () => understood(await page.getByLabel("Bericht").inputValue()), { timeout: 60_000 }).toEqual(allUnderstood);
+});
+
+// A page of its own: the fake microphone plays its file once per page.
+test("the keyboard: Enter held down (it repeats) starts one recording, the next Enter ends it", async ({ page }) => {
+  await whisper.up();
+  const mic = await open(page, "voice-enter");
+  const enough = Math.ceil(spokenSeconds) + 1;
+  await mic.focus();
+  await page.keyboard.down("Enter");
+  await page.keyboard.down("Enter"); // what a held key repeats
+  await page.keyboard.up("Enter");
+  await expect(mic).toHaveAttribute("aria-pressed", "true");
+  await expect(page.getByTestId("mic-status")).toContainText(`0:${String(enough).padStart(2, "0")}`, {
+    timeout: (enough + 5) * 1000,
+  });
+  await page.keyboard.press("Enter");
+  await expect(mic).toHaveAttribute("aria-pressed", "false");
+  await expect.poll(async () => understood(await page.getByLabel("Bericht").inputValue()), { timeout: 60_000 }).toEqual(allUnderstood);
 });
 
 test("in listen mode what is said is sent as it came, and recorded", async ({ page }) => {

@@ -223,10 +223,19 @@ pub fn MicButton(mic: Mic) -> impl IntoView {
             // A long press on a tablet would open the context menu.
             on:contextmenu=move |ev| ev.prevent_default()
             // A click from a pointer follows its press and release; one without (detail 0) is
-            // the keyboard's Space or Enter, or a screen reader's activation.
+            // the keyboard's Space, or a screen reader's activation.
             on:click=move |ev| {
                 if ev.detail() == 0 {
                     mic.toggle();
+                }
+            }
+            // Enter clicks at once and again while held (the key repeats): taken here, once.
+            on:keydown=move |ev| {
+                if ev.key() == "Enter" {
+                    ev.prevent_default();
+                    if !ev.repeat() {
+                        mic.toggle();
+                    }
                 }
             }
         >
