@@ -43,7 +43,10 @@ function listenToSpokenText(page: Page) {
   return { sentences, finished: () => finished };
 }
 
-/** The development user is shared by every spec: its default back. */
+/** The development user is shared by every spec: its default back after each test here,
+ *  whatever happened. */
+test.afterEach(async ({ page }) => summarizeAgain(page));
+
 async function summarizeAgain(page: Page) {
   const origin = new URL(page.url()).origin;
   const response = await page.request.put("/users/me/preferences", {
@@ -100,7 +103,6 @@ test("answers are read aloud sentence by sentence in order, and typing stops the
   const cancelledTyping = await cancels();
   await page.getByRole("navigation", { name: "Inspecties" }).getByRole("button", { name: "Nieuwe inspectie" }).click();
   await expect.poll(cancels).toBeGreaterThan(cancelledTyping);
-  await summarizeAgain(page);
 });
 
 test("the speaker is remembered for the user, and how much is read is a preference", async ({ page }) => {
@@ -119,22 +121,18 @@ test("the speaker is remembered for the user, and how much is read is a preferen
   await kind.selectOption("dictate");
   expect((await saved).request().postDataJSON()).toEqual({ spoken_text_type: "dictate" });
   expect((await saved).ok()).toBe(true);
-  try {
-    await page.reload();
-    await connected(page);
-    await expect(speaker).toHaveAttribute("aria-pressed", "true");
-    await expect(kind).toHaveValue("dictate");
-    const me = await (await page.request.get("/users/me")).json();
-    expect(me.preferences.spoken_text_type).toBe("dictate");
+  await page.reload();
+  await connected(page);
+  await expect(speaker).toHaveAttribute("aria-pressed", "true");
+  await expect(kind).toHaveValue("dictate");
+  const me = await (await page.request.get("/users/me")).json();
+  expect(me.preferences.spoken_text_type).toBe("dictate");
 
-    // Off again: it stops speaking, and stays off after a reload.
-    await speaker.click();
-    await expect(speaker).toHaveAttribute("aria-pressed", "false");
-    expect((await said(page)).at(-1)).toEqual({ cancel: true });
-    await page.reload();
-    await connected(page);
-    await expect(speaker).toHaveAttribute("aria-pressed", "false");
-  } finally {
-    await summarizeAgain(page);
-  }
+  // Off again: it stops speaking, and stays off after a reload.
+  await speaker.click();
+  await expect(speaker).toHaveAttribute("aria-pressed", "false");
+  expect((await said(page)).at(-1)).toEqual({ cancel: true });
+  await page.reload();
+  await connected(page);
+  await expect(speaker).toHaveAttribute("aria-pressed", "false");
 });
