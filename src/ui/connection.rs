@@ -49,6 +49,9 @@ pub struct Connection {
     /// The signed-in user, once `/users/me` answered: the offline queue and drafts are kept
     /// per user.
     pub user: RwSignal<Option<String>>,
+    /// Whether answers are read aloud, and in which language.
+    #[cfg(feature = "hydrate")]
+    prefs: super::prefs::Prefs,
 }
 
 impl Connection {
@@ -57,6 +60,8 @@ impl Connection {
             status: RwSignal::new(ConnectionStatus::Connecting),
             chat,
             user,
+            #[cfg(feature = "hydrate")]
+            prefs: expect_context(),
         };
         #[cfg(feature = "hydrate")]
         Effect::new(move || {
@@ -213,8 +218,10 @@ impl Connection {
         if self.chat.thread_id.get_untracked() == thread_id {
             return;
         }
-        // A run of the old thread would go on unseen: stop it.
+        // A run of the old thread would go on unseen: stop it, and stop reading it aloud.
         self.stop();
+        #[cfg(feature = "hydrate")]
+        super::speech::silence();
         // Messages held for its end stay with the old thread, as its draft, to send later.
         let held = self.chat.take_held();
         #[cfg(feature = "hydrate")]
@@ -322,7 +329,7 @@ mod client {
 
     use super::{Connection, ConnectionStatus, backoff_ms};
     use crate::protocol::agora::close::UNAUTHORIZED as CLOSE_UNAUTHORIZED;
-    use crate::protocol::agora::{CatchupMode, ERROR, RESUMED};
+    use crate::protocol::agora::{CatchupMode, ERROR, RESUMED, SPOKEN_TEXT_CONTENT};
     use crate::protocol::{AgoraEvent, Event, wire};
     use crate::ui::offline::{self, Queued};
 
@@ -576,6 +583,9 @@ mod client {
                                 _ => false,
                             };
                             self.chat.receive(&event);
+                            if let Event::Custom(custom) = &event {
+                                self.read_aloud(custom);
+                            }
                             if history_answer && inner(|i| i.awaiting_history) {
                                 self.flush();
                             }
@@ -604,6 +614,20 @@ mod client {
                     _close: on_close,
                 });
             });
+        }
+
+        /// A sentence of the answer's spoken text (`agora:spoken_text_content`), read aloud
+        /// as it arrives when the speaker is on; not what is caught up after a reconnect.
+        fn read_aloud(&self, custom: &crate::protocol::Custom) {
+            if custom.name != SPOKEN_TEXT_CONTENT
+                || !self.prefs.speak.get_untracked()
+                || self.chat.run.with_untracked(|run| run.catching_up)
+            {
+                return;
+            }
+            if let Some(Ok(AgoraEvent::SpokenTextContent(spoken))) = wire::agora_event(custom) {
+                crate::ui::speech::say(&spoken.delta, self.prefs.lang.get_untracked());
+            }
         }
 
         fn schedule_reconnect(self) {

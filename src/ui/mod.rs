@@ -17,6 +17,7 @@ mod components;
 pub mod connection;
 pub mod css;
 pub mod details;
+pub mod dictation;
 #[cfg(feature = "hydrate")]
 mod dom;
 pub mod exif_time;
@@ -28,7 +29,11 @@ mod photo_store;
 pub mod prefs;
 pub mod present;
 #[cfg(feature = "hydrate")]
+mod recorder;
+#[cfg(feature = "hydrate")]
 mod scroll;
+#[cfg(feature = "hydrate")]
+mod speech;
 pub mod state;
 #[cfg(feature = "hydrate")]
 mod stream;
