@@ -1,7 +1,7 @@
 // Listen mode (issue 38) at tablet width: the header's switch turns it on, observations get a
 // mark instead of an answer, a reload keeps the mode, and the switch again (the wake word
 // "AGORA") brings one answer that covers them all. Screenshots of listen mode on and of the
-// gathered answer, to be looked at.
+// gathered answer, light and dark, to be looked at.
 import { test, expect } from "../support/fixtures";
 import { connected, send } from "../support/ui";
 
@@ -30,12 +30,15 @@ test("listen mode: marks instead of answers, kept over a reload, one gathered an
     await send(page, text);
     await expect(marks).toHaveCount(n + 1);
   }
-  await page.screenshot({ path: "screenshots/listen-on-820.png", fullPage: true });
+  await page.screenshot({ path: "screenshots/listen-on-820-light.png" });
 
+  // The reload in dark: the mode is kept, and the screen is looked at in both themes.
+  await page.emulateMedia({ colorScheme: "dark" });
   await page.reload();
   await connected(page);
   await expect(listen).toHaveAttribute("aria-pressed", "true");
   await expect(marks).toHaveCount(observations.length);
+  await page.screenshot({ path: "screenshots/listen-on-820-dark.png" });
 
   await listen.click();
   await expect(listen).toHaveAttribute("aria-pressed", "false");
@@ -44,5 +47,10 @@ test("listen mode: marks instead of answers, kept over a reload, one gathered an
   for (const key of ["saladette", "muizenkeutels", "zeep"]) {
     await expect(answer).toContainText(key);
   }
-  await page.screenshot({ path: "screenshots/listen-gathered-820.png", fullPage: true });
+  await page.screenshot({ path: "screenshots/listen-gathered-820-dark.png" });
+  await page.emulateMedia({ colorScheme: "light" });
+  await page.reload();
+  await connected(page);
+  await expect(answer).toBeVisible();
+  await page.screenshot({ path: "screenshots/listen-gathered-820-light.png" });
 });

@@ -121,18 +121,18 @@ fn after_wake_word(text: &str) -> Option<String> {
 pub fn started(lang: Lang) -> &'static str {
     match lang {
         Lang::Nl => {
-            "🎙 Luistermodus aan. Ik leg alles wat je zegt vast als bevinding, zonder te antwoorden. Zeg \"AGORA\" als je mijn antwoord wilt."
+            "Luistermodus aan. Ik leg alles wat je zegt vast als bevinding, zonder te antwoorden. Zeg \"AGORA\" als je mijn antwoord wilt."
         }
         Lang::En => {
-            "🎙 Listen mode on. I record everything you say as a finding, without answering. Say \"AGORA\" when you want my answer."
+            "Listen mode on. I record everything you say as a finding, without answering. Say \"AGORA\" when you want my answer."
         }
     }
 }
 
 pub fn already_on(lang: Lang) -> &'static str {
     match lang {
-        Lang::Nl => "🎙 De luistermodus staat al aan. Zeg \"AGORA\" als je mijn antwoord wilt.",
-        Lang::En => "🎙 Listen mode is on already. Say \"AGORA\" when you want my answer.",
+        Lang::Nl => "De luistermodus staat al aan. Zeg \"AGORA\" als je mijn antwoord wilt.",
+        Lang::En => "Listen mode is on already. Say \"AGORA\" when you want my answer.",
     }
 }
 

@@ -104,6 +104,7 @@ impl Orchestrator {
             usage: Default::default(),
             refused_turns: 0,
             listening,
+            images: None,
         };
         let this = self.clone();
         let finished_thread = thread_id.clone();

@@ -338,6 +338,32 @@ pub fn photo_id(url: &str) -> Option<&str> {
     (id.len() == 64 && id.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))).then_some(id)
 }
 
+/// A photo's time taken as the browser sends it in its part's `metadata.takenAt` (local
+/// time, `2026-11-27T10:32:05`), as the server stores it (`2026-11-27 10:32:05`, how it
+/// reads a camera's EXIF DateTimeOriginal); `None` for anything that is not such a time.
+pub fn taken_at_stored(sent: &str) -> Option<String> {
+    let b = sent.as_bytes();
+    if b.len() != 19 || [b[4], b[7], b[10], b[13], b[16]] != *b"--T::" {
+        return None;
+    }
+    let number = |from: usize, to: usize| -> Option<u32> {
+        let digits = sent.get(from..to)?;
+        digits
+            .bytes()
+            .all(|d| d.is_ascii_digit())
+            .then(|| digits.parse().ok())?
+    };
+    let (year, month, day) = (number(0, 4)?, number(5, 7)?, number(8, 10)?);
+    let (hour, minute, second) = (number(11, 13)?, number(14, 16)?, number(17, 19)?);
+    let valid = (1900..=9999).contains(&year)
+        && (1..=12).contains(&month)
+        && (1..=31).contains(&day)
+        && hour < 24
+        && minute < 60
+        && second < 61;
+    valid.then(|| format!("{} {}", &sent[..10], &sent[11..]))
+}
+
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Source {
@@ -443,6 +469,27 @@ mod tests {
             "/photos/".to_owned(),
         ] {
             assert_eq!(photo_id(&url), None, "{url}");
+        }
+    }
+
+    #[test]
+    fn a_time_taken_is_read_only_when_it_is_a_time() {
+        assert_eq!(
+            taken_at_stored("2026-11-27T10:32:05").as_deref(),
+            Some("2026-11-27 10:32:05")
+        );
+        for junk in [
+            "",
+            "2026-11-27 10:32:05",
+            "2026-13-27T10:32:05",
+            "2026-11-00T10:32:05",
+            "2026-11-27T24:00:00",
+            "2026-11-27T10:32:05Z",
+            "2026-1a-27T10:32:05",
+            "+026-11-27T10:32:05",
+            "2026-11-27T10:32:0\u{e9}",
+        ] {
+            assert_eq!(taken_at_stored(junk), None, "{junk}");
         }
     }
 }

@@ -43,7 +43,7 @@ pub use input::{
     ActivityMessage, AssistantMessage, BasicMessage, BinaryPart, Context, ContextItem,
     FunctionCall, InputContent, MediaPart, MediaSource, Message, PHOTO_PATH, ResumeEntry,
     ResumeStatus, RunAgentInput, Source, TextPart, Tool, ToolCall, ToolMessage, UserContent,
-    UserMessage, photo_id, photo_url,
+    UserMessage, photo_id, photo_url, taken_at_stored,
 };
 /// RFC 6902 operations, as carried by `STATE_DELTA` and `ACTIVITY_DELTA`.
 pub use json_patch::PatchOperation;

@@ -27,7 +27,7 @@ mod agora;
 mod tests;
 
 pub use agora::{
-    agora_event, approval_response, cancel_run, client_frame, resume, run_input,
+    OutgoingPhoto, agora_event, approval_response, cancel_run, client_frame, resume, run_input,
     run_input_with_photos,
 };
 

@@ -81,6 +81,12 @@ pub struct Config {
     #[arg(long, env = "AGORA_LLM_EXTRA_BODY")]
     pub llm_extra_body: Option<String>,
 
+    /// The model sees images: the photos of the message a run answers go to it as
+    /// `image_url` parts with `data:` URLs (OpenAI, vLLM with a vision model); without it each
+    /// photo is a short text placeholder, which a text-only model accepts.
+    #[arg(long, env = "AGORA_LLM_VISION")]
+    pub llm_vision: bool,
+
     /// Seconds to wait for the first token of a model answer (a local server may be loading
     /// the model or reading a long prompt).
     #[arg(
@@ -358,6 +364,7 @@ impl Config {
             llm_max_tokens: 1024,
             llm_context_tokens: None,
             llm_extra_body: None,
+            llm_vision: false,
             llm_first_token_timeout_secs: 300,
             llm_silence_timeout_secs: 120,
             llm_run_timeout_secs: 900,

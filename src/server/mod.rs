@@ -212,6 +212,7 @@ fn openai_config(config: &Config, base_url: &str) -> anyhow::Result<OpenAiConfig
     settings.temperature = config.llm_temperature;
     settings.max_tokens = config.llm_max_tokens;
     settings.context_tokens = config.llm_context_tokens;
+    settings.vision = config.llm_vision;
     settings.timeouts.first_token = Duration::from_secs(config.llm_first_token_timeout_secs);
     settings.timeouts.silence = Duration::from_secs(config.llm_silence_timeout_secs);
     for pair in config

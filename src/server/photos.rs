@@ -74,6 +74,8 @@ pub enum PhotoError {
     OverQuota { used: u64, adding: u64, limit: u64 },
     #[error("photo {index}: not one of the user's stored photos")]
     NotStoredHere { index: usize },
+    #[error("photo {index}: metadata.takenAt is not a time")]
+    BadTakenAt { index: usize },
     #[error(transparent)]
     Store(#[from] StoreError),
 }
@@ -165,6 +167,14 @@ impl PhotoError {
                 "Photo {} points at an address that is not one of your photos on this server.",
                 n(index)
             ),
+            (Self::BadTakenAt { index }, Lang::Nl) => format!(
+                "Foto {}: het tijdstip van opname is geen tijd (verwacht 2026-11-27T10:32:05).",
+                n(index)
+            ),
+            (Self::BadTakenAt { index }, Lang::En) => format!(
+                "Photo {}: its time taken is not a time (expected 2026-11-27T10:32:05).",
+                n(index)
+            ),
             (Self::Store(_), _) => ErrorCode::StorageError.text(lang).to_owned(),
         }
     }
@@ -194,6 +204,7 @@ impl PhotoError {
                 limit,
             } => json!({ "reason": "over_quota", "used": used, "adding": adding, "limit": limit }),
             Self::NotStoredHere { index } => json!({ "reason": "not_stored_here", "index": index }),
+            Self::BadTakenAt { index } => json!({ "reason": "bad_taken_at", "index": index }),
             Self::Store(_) => json!({ "reason": "storage" }),
         }
     }
@@ -234,13 +245,35 @@ pub async fn take_in(
         tracing::info!(error = %e, "a message's photo was refused");
         e.refusal(caller)
     };
-    let images: Vec<&mut MediaSource> = parts
+    // Each photo's source, and the time taken the browser read (`metadata.takenAt`: the
+    // canvas that shrank it dropped its EXIF), if it sent one.
+    let (taken, images): (Vec<Option<Value>>, Vec<&mut MediaSource>) = parts
         .iter_mut()
         .filter_map(|part| match part {
-            InputContent::Image(image) => Some(&mut image.source),
+            InputContent::Image(image) => Some((
+                image
+                    .metadata
+                    .as_ref()
+                    .and_then(|m| m.get("takenAt"))
+                    .cloned(),
+                &mut image.source,
+            )),
             _ => None,
         })
-        .collect();
+        .unzip();
+    let told: Vec<Option<String>> = taken
+        .iter()
+        .enumerate()
+        .map(|(index, taken)| match taken {
+            None | Some(Value::Null) => Ok(None),
+            Some(value) => value
+                .as_str()
+                .and_then(crate::protocol::taken_at_stored)
+                .map(Some)
+                .ok_or(PhotoError::BadTakenAt { index }),
+        })
+        .collect::<Result<_, _>>()
+        .map_err(refuse)?;
     if images.is_empty() {
         return Ok(input);
     }
@@ -256,7 +289,11 @@ pub async fn take_in(
     for (index, source) in images.iter().enumerate() {
         match &**source {
             MediaSource::Data(data) => {
-                let photo = accept(index, data, owner, limits.max_bytes).map_err(refuse)?;
+                let mut photo = accept(index, data, owner, limits.max_bytes).map_err(refuse)?;
+                // The camera's own EXIF first, when the photo still has it.
+                if photo.taken_at.is_none() {
+                    photo.taken_at.clone_from(&told[index]);
+                }
                 taken.push(Some(photo));
             }
             MediaSource::Url(url) => {

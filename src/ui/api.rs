@@ -31,7 +31,12 @@ pub fn parse_agents(body: &str) -> Result<AgentList, String> {
 
 /// `GET /users/me`: the display name.
 pub fn parse_user_name(body: &str) -> Option<String> {
-    read::<UserProfile>(body).ok().map(|profile| profile.name)
+    parse_profile(body).map(|profile| profile.name)
+}
+
+/// `GET /users/me`: the user and their stored preferences.
+pub fn parse_profile(body: &str) -> Option<UserProfile> {
+    read::<UserProfile>(body).ok()
 }
 
 /// The agents and the signed-in user, loaded once.
@@ -48,6 +53,8 @@ impl Directory {
             user: RwSignal::new(None),
         };
         #[cfg(feature = "hydrate")]
+        let prefs = expect_context::<super::prefs::Prefs>();
+        #[cfg(feature = "hydrate")]
         Effect::new(move || {
             leptos::task::spawn_local(async move {
                 if let Ok(body) = super::browser::fetch_text("GET", "/agents", None).await
@@ -56,7 +63,11 @@ impl Directory {
                     directory.agents.set(agents);
                 }
                 if let Ok(body) = super::browser::fetch_text("GET", "/users/me", None).await {
-                    directory.user.set(parse_user_name(&body));
+                    let profile = parse_profile(&body);
+                    if let Some(profile) = &profile {
+                        prefs.spoken.set(profile.preferences.spoken_text_type);
+                    }
+                    directory.user.set(profile.map(|profile| profile.name));
                 }
             });
         });
@@ -198,6 +209,10 @@ mod tests {
             "language": "nl-NL", "spoken_text_type": "dictate"},
             "createdAt": "2026-01-01T10:00:00Z", "lastActivity": "2026-01-01T10:00:00Z"}"#;
         assert_eq!(parse_user_name(profile).as_deref(), Some("Koen Inspecteur"));
+        assert_eq!(
+            parse_profile(profile).unwrap().preferences.spoken_text_type,
+            crate::protocol::rest::SpokenTextType::Dictate
+        );
         assert_eq!(encode("a b/c"), "a%20b%2Fc");
     }
 }

@@ -26,14 +26,33 @@ pub fn storage_remove(key: &str) {
 
 /// `fetch` with an optional JSON body; the response text, or the failure as text.
 pub async fn fetch_text(method: &str, url: &str, body: Option<String>) -> Result<String, String> {
+    let body = body.map(|body| JsValue::from_str(&body));
+    let (status, text) = fetch(
+        method,
+        url,
+        body.as_ref().map(|body| (body, "application/json")),
+    )
+    .await?;
+    if (200..300).contains(&status) {
+        Ok(text)
+    } else {
+        Err(format!("HTTP {status}: {text}"))
+    }
+}
+
+/// `fetch` with an optional body of a media type (text, a `Blob`): the status and the response
+/// text, whatever the status; `Err` only when no answer came (no network, the server down).
+pub async fn fetch(
+    method: &str,
+    url: &str,
+    body: Option<(&JsValue, &str)>,
+) -> Result<(u16, String), String> {
     let init = RequestInit::new();
     init.set_method(method);
-    if let Some(body) = body {
-        init.set_body(&JsValue::from_str(&body));
+    if let Some((body, media_type)) = body {
+        init.set_body(body);
         let headers = web_sys::Headers::new().map_err(describe)?;
-        headers
-            .set("Content-Type", "application/json")
-            .map_err(describe)?;
+        headers.set("Content-Type", media_type).map_err(describe)?;
         init.set_headers(&headers);
     }
     let window = web_sys::window().ok_or("no window")?;
@@ -47,11 +66,7 @@ pub async fn fetch_text(method: &str, url: &str, body: Option<String>) -> Result
         .map_err(describe)?
         .as_string()
         .unwrap_or_default();
-    if response.ok() {
-        Ok(text)
-    } else {
-        Err(format!("HTTP {}: {text}", response.status()))
-    }
+    Ok((response.status(), text))
 }
 
 fn describe(value: JsValue) -> String {

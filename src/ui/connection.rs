@@ -9,8 +9,9 @@
 //!   the thread (`agora:resume`) from the number of the last event it showed: it gets exactly
 //!   what it missed, or (a reload, a long absence) the thread's snapshot and the live run from
 //!   its start, and an approval that waits shows again.
-//! - Messages typed while offline are queued in `localStorage` (see `offline`) and sent once
-//!   the resume is answered, each with its own id, so a resend is taken once.
+//! - Messages typed while offline are queued in `localStorage` (see `offline`; their photos in
+//!   IndexedDB, `photo_store`) and sent once the resume is answered, each with its own id, so
+//!   a resend is taken once.
 
 use leptos::prelude::*;
 
@@ -48,6 +49,9 @@ pub struct Connection {
     /// The signed-in user, once `/users/me` answered: the offline queue and drafts are kept
     /// per user.
     pub user: RwSignal<Option<String>>,
+    /// Whether answers are read aloud, and in which language.
+    #[cfg(feature = "hydrate")]
+    prefs: super::prefs::Prefs,
 }
 
 impl Connection {
@@ -56,6 +60,8 @@ impl Connection {
             status: RwSignal::new(ConnectionStatus::Connecting),
             chat,
             user,
+            #[cfg(feature = "hydrate")]
+            prefs: expect_context(),
         };
         #[cfg(feature = "hydrate")]
         Effect::new(move || {
@@ -117,20 +123,29 @@ impl Connection {
     }
 
     /// A message with its photos (shrunk, as `data:` URLs): sent now, or queued while there is
-    /// no connection.
-    pub fn send_message(&self, text: String, photos: Vec<String>) {
+    /// no connection (its photos kept in IndexedDB, so a reload does not lose them).
+    pub fn send_message(&self, text: String, photos: Vec<super::offline::OutgoingPhoto>) {
         let message = super::offline::Queued {
             id: format!("msg_{}", uuid::Uuid::new_v4().simple()),
             thread_id: self.chat.thread_id.get_untracked(),
             text,
             photos,
+            stored_photos: 0,
         };
         #[cfg(feature = "hydrate")]
         {
             let sent = self.ready() && self.send(&message.frame());
             self.chat
-                .push_user_with_photos(message.text.clone(), message.photos.clone(), !sent);
+                .push_user_with_photos(message.text.clone(), message.urls(), !sent);
             if !sent {
+                if let Some(user) = self.user.get_untracked()
+                    && !message.photos.is_empty()
+                {
+                    let (id, photos) = (message.id.clone(), message.photos.clone());
+                    leptos::task::spawn_local(async move {
+                        super::photo_store::keep(&user, &id, &photos).await;
+                    });
+                }
                 client::inner(|inner| inner.queue.push(message));
                 self.persist_queue();
             }
@@ -157,7 +172,7 @@ impl Connection {
 
     /// A message with photos: sent now, never held for the end of a running answer (the
     /// composer keeps the photos until the answer ends).
-    pub fn submit_with_photos(&self, text: String, photos: Vec<String>) {
+    pub fn submit_with_photos(&self, text: String, photos: Vec<super::offline::OutgoingPhoto>) {
         if photos.is_empty() {
             return self.submit(text);
         }
@@ -203,8 +218,10 @@ impl Connection {
         if self.chat.thread_id.get_untracked() == thread_id {
             return;
         }
-        // A run of the old thread would go on unseen: stop it.
+        // A run of the old thread would go on unseen: stop it, and stop reading it aloud.
         self.stop();
+        #[cfg(feature = "hydrate")]
+        super::speech::silence();
         // Messages held for its end stay with the old thread, as its draft, to send later.
         let held = self.chat.take_held();
         #[cfg(feature = "hydrate")]
@@ -312,7 +329,7 @@ mod client {
 
     use super::{Connection, ConnectionStatus, backoff_ms};
     use crate::protocol::agora::close::UNAUTHORIZED as CLOSE_UNAUTHORIZED;
-    use crate::protocol::agora::{CatchupMode, ERROR, RESUMED};
+    use crate::protocol::agora::{CatchupMode, ERROR, RESUMED, SPOKEN_TEXT_CONTENT};
     use crate::protocol::{AgoraEvent, Event, wire};
     use crate::ui::offline::{self, Queued};
 
@@ -423,10 +440,21 @@ mod client {
                     // The socket went away again: the rest waits for the next connection.
                     connected = false;
                     kept.push(message);
-                } else if message.thread_id == shown {
-                    self.chat.queued_sent(&message.text);
                 } else {
-                    inner(|inner| inner.went_elsewhere.push(message.thread_id));
+                    // Sent: its photos need not be kept any longer.
+                    if !message.photos.is_empty()
+                        && let Some(user) = self.user.get_untracked()
+                    {
+                        let id = message.id.clone();
+                        leptos::task::spawn_local(async move {
+                            crate::ui::photo_store::forget(&user, &id).await;
+                        });
+                    }
+                    if message.thread_id == shown {
+                        self.chat.queued_sent(&message.text);
+                    } else {
+                        inner(|inner| inner.went_elsewhere.push(message.thread_id));
+                    }
                 }
             }
             inner(|inner| {
@@ -444,9 +472,26 @@ mod client {
         }
 
         /// After a reload: the user's stored queue joins the one in memory (each message once,
-        /// by id); those of the shown thread show as waiting; they go once connected.
+        /// by id), each with its photos read back from IndexedDB; those of the shown thread show
+        /// as waiting; they go once connected.
         pub(super) fn restore_queue(&self, user: &str) {
-            let stored = offline::load_queue(user);
+            let this = *self;
+            let user = user.to_owned();
+            leptos::task::spawn_local(async move {
+                let mut stored = offline::load_queue(&user);
+                for message in &mut stored {
+                    if message.stored_photos > 0 {
+                        message.photos = crate::ui::photo_store::load(&user, &message.id).await;
+                        message.stored_photos = 0;
+                    }
+                }
+                // Photos that could not be read back leave their text; nothing else is sent.
+                stored.retain(|m| !m.text.trim().is_empty() || !m.photos.is_empty());
+                this.restore(stored);
+            });
+        }
+
+        fn restore(&self, stored: Vec<Queued>) {
             let added = inner(|inner| {
                 let mut added = false;
                 for message in stored {
@@ -469,18 +514,18 @@ mod client {
         /// Shows the shown thread's waiting messages (after a reload or a thread switch).
         pub(super) fn show_queued(&self) {
             let thread = self.chat.thread_id.get_untracked();
-            let texts: Vec<String> = inner(|inner| {
+            let waiting: Vec<(String, Vec<String>)> = inner(|inner| {
                 inner
                     .queue
                     .iter()
                     .filter(|q| q.thread_id == thread)
-                    .map(|q| q.text.clone())
+                    .map(|q| (q.text.clone(), q.urls()))
                     .collect()
             });
             let shown: Vec<String> = self.chat.with_state(|state| state.queued_texts());
-            for text in texts {
+            for (text, photos) in waiting {
                 if !shown.contains(&text) {
-                    self.chat.push_user(text, true);
+                    self.chat.push_user_with_photos(text, photos, true);
                 }
             }
         }
@@ -538,6 +583,9 @@ mod client {
                                 _ => false,
                             };
                             self.chat.receive(&event);
+                            if let Event::Custom(custom) = &event {
+                                self.read_aloud(custom);
+                            }
                             if history_answer && inner(|i| i.awaiting_history) {
                                 self.flush();
                             }
@@ -566,6 +614,20 @@ mod client {
                     _close: on_close,
                 });
             });
+        }
+
+        /// A sentence of the answer's spoken text (`agora:spoken_text_content`), read aloud
+        /// as it arrives when the speaker is on; not what is caught up after a reconnect.
+        fn read_aloud(&self, custom: &crate::protocol::Custom) {
+            if custom.name != SPOKEN_TEXT_CONTENT
+                || !self.prefs.speak.get_untracked()
+                || self.chat.run.with_untracked(|run| run.catching_up)
+            {
+                return;
+            }
+            if let Some(Ok(AgoraEvent::SpokenTextContent(spoken))) = wire::agora_event(custom) {
+                crate::ui::speech::say(&spoken.delta, self.prefs.lang.get_untracked());
+            }
         }
 
         fn schedule_reconnect(self) {

@@ -153,6 +153,8 @@ pub struct FindingEdit {
     /// The articles it cites, as the request explains its ids (`articles`: citation,
     /// `title`, `titleEn`); shown under it, so a wrong one is seen before it is signed.
     pub articles: Vec<Value>,
+    /// Its evidence photos (issue 37), `/photos/<id>`: those the thread recorded with it.
+    pub photos: Vec<String>,
 }
 
 impl FindingEdit {
@@ -189,8 +191,37 @@ pub fn finding_edits(params: &Value, explained: Option<&Value>) -> Vec<FindingEd
                 .iter()
                 .filter_map(|id| explained?.get(id.as_str()?).cloned())
                 .collect(),
+            photos: Vec::new(),
         })
         .collect()
+}
+
+/// Each finding of the report's call that names a recorded finding (`number`) gets the photos
+/// the thread recorded with it: the inspection of the shared state (`findings`, each with its
+/// `number`, `inspection` and `photos`), its open inspection's (`number`). Only stored photos'
+/// addresses are taken.
+pub fn with_photos(edits: &mut [FindingEdit], params: &Value, inspection: &Value) {
+    let open = inspection
+        .get("number")
+        .and_then(Value::as_u64)
+        .unwrap_or(1);
+    for (edit, finding) in edits.iter_mut().zip(list(params, "findings")) {
+        let Some(number) = finding.get("number").and_then(Value::as_u64) else {
+            continue;
+        };
+        let recorded = list(inspection, "findings").iter().find(|f| {
+            f.get("number").and_then(Value::as_u64) == Some(number)
+                && f.get("inspection").and_then(Value::as_u64).unwrap_or(1) == open
+        });
+        edit.photos = recorded
+            .map(|f| list(f, "photos"))
+            .unwrap_or_default()
+            .iter()
+            .filter_map(Value::as_str)
+            .filter(|url| crate::protocol::photo_id(url).is_some())
+            .map(str::to_owned)
+            .collect();
+    }
 }
 
 /// The arguments to approve with when the inspector changed the findings, `None` when they
@@ -366,6 +397,33 @@ mod tests {
         );
         assert_eq!(edits[1].articles_in(Lang::Nl), "");
         // Articles are shown, not edited: the approval stays as asked.
+        assert_eq!(edited_args(&params, &edits), None);
+    }
+
+    /// The dialog shows each recorded finding with its photos, read from the thread's
+    /// inspection by its number in the open inspection; a finding the agent wrote without a
+    /// number, another inspection's finding and an address that is no stored photo's get none.
+    #[test]
+    fn each_recorded_finding_shows_its_photos() {
+        let (a, b) = (
+            format!("/photos/{}", "a".repeat(64)),
+            format!("/photos/{}", "b".repeat(64)),
+        );
+        let params = json!({"kvk": "99990001", "findings": [
+            {"description": "Geen zeep", "number": 1},
+            {"description": "Muizenkeutels", "number": 2},
+            {"description": "Vloer vuil"}
+        ]});
+        let inspection = json!({"number": 2, "findings": [
+            {"number": 1, "inspection": 1, "photos": [a]},
+            {"number": 1, "inspection": 2, "photos": []},
+            {"number": 2, "inspection": 2, "photos": [b, "javascript:alert(1)"]}
+        ]});
+        let mut edits = finding_edits(&params, None);
+        with_photos(&mut edits, &params, &inspection);
+        let photos: Vec<&[String]> = edits.iter().map(|e| e.photos.as_slice()).collect();
+        assert_eq!(photos, [&[][..], &[b][..], &[][..]]);
+        // Photos are shown, not edited: the approval stays as asked.
         assert_eq!(edited_args(&params, &edits), None);
     }
 

@@ -17,15 +17,23 @@ mod components;
 pub mod connection;
 pub mod css;
 pub mod details;
+pub mod dictation;
 #[cfg(feature = "hydrate")]
 mod dom;
+pub mod exif_time;
 pub mod i18n;
 pub mod markdown;
 pub mod offline;
+#[cfg(feature = "hydrate")]
+mod photo_store;
 pub mod prefs;
 pub mod present;
 #[cfg(feature = "hydrate")]
+mod recorder;
+#[cfg(feature = "hydrate")]
 mod scroll;
+#[cfg(feature = "hydrate")]
+mod speech;
 pub mod state;
 #[cfg(feature = "hydrate")]
 mod stream;

@@ -1,11 +1,15 @@
 //! What the inspector typed survives a dead zone and a reload: messages not yet sent and
-//! unsent drafts live in `localStorage`, per user (and per thread for drafts). Signing out
-//! clears them with the rest of the site's data (`Clear-Site-Data`).
+//! unsent drafts live in `localStorage`, per user (and per thread for drafts); the photos of a
+//! message not yet sent in IndexedDB (`photo_store`: a few photos are more than
+//! `localStorage` holds in all). Signing out clears them with the rest of the site's data
+//! (`Clear-Site-Data`).
 //!
 //! Each queued message has the id the page gave it; the server stores a message once per id,
 //! so a message sent just before the connection dropped and sent again is taken once.
 
 use serde_json::{Value, json};
+
+pub use crate::protocol::wire::OutgoingPhoto;
 
 /// A message typed while there was no connection.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -14,13 +18,21 @@ pub struct Queued {
     pub id: String,
     pub thread_id: String,
     pub text: String,
-    /// Its photos as the browser shrank them (`data:image/jpeg;base64,…`). Kept in memory
-    /// only: `localStorage` holds a few MB in all, and one photo past its quota would lose the
-    /// queued texts with it (a reload keeps the text, not the photos; IndexedDB is for later).
-    pub photos: Vec<String>,
+    /// Its photos as the browser shrank them (`data:image/jpeg;base64,…`). Not in
+    /// `localStorage` (a few MB in all: one photo past its quota would lose the queued texts
+    /// with it) but in IndexedDB, under the message's id ([`photo_store`]).
+    pub photos: Vec<OutgoingPhoto>,
+    /// How many photos it has in IndexedDB, as read back from `localStorage` after a reload,
+    /// until they are loaded into `photos`.
+    pub stored_photos: usize,
 }
 
 impl Queued {
+    /// Where its photos are shown from while it waits.
+    pub fn urls(&self) -> Vec<String> {
+        self.photos.iter().map(|p| p.url.clone()).collect()
+    }
+
     /// The `RunAgentInput` frame that sends it.
     pub fn frame(&self) -> String {
         crate::protocol::wire::run_input_with_photos(
@@ -75,12 +87,20 @@ fn draft_key(user: &str, thread_id: &str) -> String {
     format!("hai.draft.{user}.{thread_id}")
 }
 
-/// The queue as stored: a JSON array of `{id, threadId, text}`.
+/// The queue as stored: a JSON array of `{id, threadId, text}`, with `photos`, the number
+/// kept in IndexedDB, for a message that has any.
 pub fn encode(queue: &[Queued]) -> String {
     Value::Array(
         queue
             .iter()
-            .map(|q| json!({ "id": q.id, "threadId": q.thread_id, "text": q.text }))
+            .map(|q| {
+                let mut entry = json!({ "id": q.id, "threadId": q.thread_id, "text": q.text });
+                let photos = q.photos.len().max(q.stored_photos);
+                if photos > 0 {
+                    entry["photos"] = json!(photos);
+                }
+                entry
+            })
             .collect(),
     )
     .to_string()
@@ -99,9 +119,45 @@ pub fn decode(stored: &str) -> Vec<Queued> {
                 thread_id: entry["threadId"].as_str()?.to_owned(),
                 text: entry["text"].as_str()?.to_owned(),
                 photos: Vec::new(),
+                stored_photos: entry["photos"].as_u64().unwrap_or(0) as usize,
             })
         })
         .collect()
+}
+
+/// A message's photos as IndexedDB keeps them: a JSON array of `{url, takenAt}`.
+pub fn encode_photos(photos: &[OutgoingPhoto]) -> String {
+    Value::Array(
+        photos
+            .iter()
+            .map(|p| json!({ "url": p.url, "takenAt": p.taken_at }))
+            .collect(),
+    )
+    .to_string()
+}
+
+/// Reads what [`encode_photos`] wrote; only `data:image/…` URLs are taken.
+pub fn decode_photos(stored: &str) -> Vec<OutgoingPhoto> {
+    let Ok(Value::Array(entries)) = serde_json::from_str(stored) else {
+        return Vec::new();
+    };
+    entries
+        .iter()
+        .filter_map(|entry| {
+            let url = entry["url"]
+                .as_str()
+                .filter(|u| u.starts_with("data:image/"))?;
+            Some(OutgoingPhoto {
+                url: url.to_owned(),
+                taken_at: entry["takenAt"].as_str().map(str::to_owned),
+            })
+        })
+        .collect()
+}
+
+/// The IndexedDB key of a queued message's photos: per user, by the message's id.
+pub fn photo_key(user: &str, message_id: &str) -> String {
+    format!("{user}/{message_id}")
 }
 
 #[cfg(feature = "hydrate")]
@@ -148,20 +204,52 @@ mod tests {
                 thread_id: "t1".into(),
                 text: "Bevinding: \"koelcel\" op 9 °C\nregel 2".into(),
                 photos: Vec::new(),
+                stored_photos: 0,
             },
             Queued {
                 id: "m2".into(),
                 thread_id: "t2".into(),
                 text: String::new(),
                 photos: Vec::new(),
+                stored_photos: 2,
             },
         ];
         assert_eq!(decode(&encode(&queue)), queue);
+        // The photos themselves never go to `localStorage`: only how many there are.
+        let with_photos = [Queued {
+            photos: vec![OutgoingPhoto {
+                url: "data:image/jpeg;base64,/9j/AA==".into(),
+                taken_at: None,
+            }],
+            stored_photos: 0,
+            ..queue[0].clone()
+        }];
+        let stored = encode(&with_photos);
+        assert!(!stored.contains("data:image"), "{stored}");
+        assert_eq!(decode(&stored)[0].stored_photos, 1);
         assert!(decode("not json").is_empty());
         assert_eq!(
             decode(r#"[{"id": 1}, {"id": "a", "threadId": "t", "text": "x"}]"#).len(),
             1
         );
+    }
+
+    #[test]
+    fn photos_round_trip_through_their_store_and_junk_is_skipped() {
+        let photos = vec![
+            OutgoingPhoto {
+                url: "data:image/jpeg;base64,/9j/AA==".into(),
+                taken_at: Some("2026-11-27T10:32:05".into()),
+            },
+            OutgoingPhoto {
+                url: "data:image/jpeg;base64,/9j/AQ==".into(),
+                taken_at: None,
+            },
+        ];
+        assert_eq!(decode_photos(&encode_photos(&photos)), photos);
+        assert!(decode_photos("{").is_empty());
+        assert!(decode_photos(r#"[{"url": "javascript:alert(1)"}, {"url": 3}]"#).is_empty());
+        assert_ne!(photo_key("anna", "m1"), photo_key("koen", "m1"));
     }
 
     fn queued(id: &str, thread: &str) -> Queued {
@@ -170,6 +258,7 @@ mod tests {
             thread_id: thread.into(),
             text: format!("bericht {id}"),
             photos: Vec::new(),
+            stored_photos: 0,
         }
     }
 

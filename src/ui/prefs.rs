@@ -11,7 +11,7 @@ use super::i18n::{Key, Lang};
 #[cfg(feature = "hydrate")]
 use crate::protocol::rest::PreferencesUpdate;
 
-pub use crate::protocol::rest::Theme;
+pub use crate::protocol::rest::{SpokenTextType, Theme};
 
 /// How the screen names a theme (the wire's [`Theme`] is shared with the server).
 impl Theme {
@@ -28,6 +28,8 @@ pub const LANG_KEY: &str = "hai.lang";
 pub const THEME_KEY: &str = "hai.theme";
 pub const HOOD_KEY: &str = "hai.hood";
 pub const THREADS_KEY: &str = "hai.threads";
+/// Followed by the user: whether answers are read aloud (`on`).
+pub const SPEAK_KEY: &str = "hai.speak.";
 /// The cookie that tells the server the page language (the browser sets it on a switch).
 pub const LANG_COOKIE: &str = "hai_lang";
 
@@ -126,6 +128,12 @@ pub struct Prefs {
     /// A touch screen (coarse pointer): no keyboard hints, no text box focused for a keyboard
     /// that would cover the buttons.
     pub touch: RwSignal<bool>,
+    /// Answers are read aloud (the header's speaker), kept per user in this browser
+    /// (`SpeakerSwitch`).
+    pub speak: RwSignal<bool>,
+    /// How much of an answer the server speaks: the user's `spoken_text_type`, stored with the
+    /// user's other preferences at the server (read from `/users/me`).
+    pub spoken: RwSignal<SpokenTextType>,
 }
 
 impl Prefs {
@@ -143,6 +151,8 @@ impl Prefs {
             sidebar: RwSignal::new(false),
             threads_folded: RwSignal::new(false),
             touch: RwSignal::new(false),
+            speak: RwSignal::new(false),
+            spoken: RwSignal::new(SpokenTextType::default()),
         };
         #[cfg(feature = "hydrate")]
         prefs.load_and_apply();
@@ -270,7 +280,7 @@ fn set_lang_cookie(lang: Lang) {
 
 /// The user's stored preferences follow the screen (`PUT /users/me/preferences`).
 #[cfg(feature = "hydrate")]
-fn save_preferences(update: PreferencesUpdate) {
+pub fn save_preferences(update: PreferencesUpdate) {
     let Ok(body) = serde_json::to_string(&update) else {
         return;
     };

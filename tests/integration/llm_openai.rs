@@ -209,6 +209,7 @@ fn request(messages: Vec<Message>, tools: Vec<ToolSpec>) -> CompletionRequest {
         tools,
         answer_only: false,
         user_id: String::new(),
+        images: Default::default(),
     }
 }
 

@@ -12,6 +12,7 @@ use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
 use crate::common::keys::{ANNA, KOEN, key_server, key_server_with, socket_of};
+use crate::common::model::{self, Script};
 use crate::common::{self, Socket, TestServer, assert_agora_clean, of_type};
 
 /// A photo as a phone takes it: a JPEG whose EXIF has where (GPS) and when it was taken.
@@ -448,13 +449,26 @@ async fn a_findings_photos_are_in_the_state_and_in_the_pdf_report() {
         "Genereer het inspectierapport zonder vragen",
     )
     .await;
-    let result = of_type(&events, "TOOL_CALL_RESULT")
+    let answer: Value = of_type(&events, "TOOL_CALL_RESULT")
         .into_iter()
         .find_map(|r| {
             let content: Value = serde_json::from_str(r["content"].as_str()?).ok()?;
-            content["downloadUrl"].as_str().map(str::to_owned)
+            content["downloadUrl"].is_string().then_some(content)
         })
         .expect("a report");
+    let result = answer["downloadUrl"].as_str().unwrap().to_owned();
+    // The report card's thumbnails: the violation with photos, by its number in the report.
+    let evidence = answer["evidence"]
+        .as_array()
+        .expect("the report's evidence");
+    assert_eq!(evidence.len(), 1, "{answer:#}");
+    assert_eq!(evidence[0]["photos"], json!(linked), "{answer:#}");
+    assert!(
+        evidence[0]["description"]
+            .as_str()
+            .is_some_and(|d| d.to_lowercase().contains("muizenkeutels")),
+        "{answer:#}"
+    );
     let pdf = server.http.get(server.url(&result)).send().await.unwrap();
     assert_eq!(pdf.status(), 200);
     let pdf = pdf.bytes().await.unwrap();
@@ -560,4 +574,363 @@ async fn a_photo_alone_is_a_message() {
     let images = history_images(&mut socket, &thread).await;
     assert_eq!(images.len(), 1);
     assert_eq!(images[0]["source"]["type"], "url");
+}
+
+/// The names of the tools a turn's run called.
+fn called(events: &[Value]) -> Vec<String> {
+    of_type(events, "TOOL_CALL_START")
+        .iter()
+        .filter_map(|e| e["toolCallName"].as_str().map(str::to_owned))
+        .collect()
+}
+
+/// The inspection's findings as the turn's last state snapshot has them.
+fn findings(events: &[Value]) -> Vec<Value> {
+    of_type(events, "STATE_SNAPSHOT")
+        .last()
+        .and_then(|e| e["snapshot"]["inspection"]["findings"].as_array().cloned())
+        .unwrap_or_default()
+}
+
+async fn photo_alone(socket: &mut Socket, thread: &str, photo: &[u8]) -> Vec<Value> {
+    socket
+        .send(&json!({
+            "threadId": thread,
+            "messages": [{ "role": "user", "content": [image_part(photo, "image/jpeg")] }],
+        }))
+        .await;
+    let events = socket.until_finished().await;
+    assert_agora_clean(&events);
+    events
+}
+
+/// A photo alone belongs to the last finding of the inspection (issue 37): the embedded agent
+/// links it there, next to the finding's own photo, and says so; the finding keeps its words,
+/// and the earlier finding keeps its own photos only.
+#[tokio::test]
+async fn a_photo_alone_goes_with_the_last_finding() {
+    let server = key_server().await;
+    let mut socket = socket_of(&server, KOEN).await;
+    let thread = thread();
+    common::turn_approving(
+        &mut socket,
+        &thread,
+        "Start inspectie bij Trattoria Finta Fiore",
+    )
+    .await;
+    common::turn_approving(
+        &mut socket,
+        &thread,
+        "Bevinding: handenwasgelegenheid zonder zeep",
+    )
+    .await;
+    let first = phone_photo(90, 320, false);
+    socket
+        .send(&json!({
+            "threadId": thread,
+            "messages": [message_with(
+                "Bevinding: muizenkeutels achter de vriezer",
+                &[image_part(&first, "image/jpeg")],
+            )],
+        }))
+        .await;
+    let before = findings(&socket.until_finished().await);
+    assert!(before.len() >= 2, "{before:#?}");
+    let last = before.len() - 1;
+    assert_eq!(before[last]["photos"].as_array().map(Vec::len), Some(1));
+
+    let alone = phone_photo(180, 320, false);
+    let events = photo_alone(&mut socket, &thread, &alone).await;
+    assert_eq!(
+        called(&events)
+            .iter()
+            .filter(|n| *n == "record_finding")
+            .count(),
+        1,
+        "{events:#?}"
+    );
+    let after = findings(&events);
+    assert_eq!(
+        after.len(),
+        before.len(),
+        "linked, not a new finding: {after:#?}"
+    );
+    assert_eq!(after[last]["description"], before[last]["description"]);
+    assert_eq!(after[last]["number"], before[last]["number"]);
+    let photos = after[last]["photos"].as_array().unwrap();
+    assert_eq!(photos.len(), 2, "{after:#?}");
+    assert_eq!(photos[0], before[last]["photos"][0]);
+    assert_ne!(photos[1], photos[0]);
+    let served = get_photo(&server, photos[1].as_str().unwrap(), KOEN).await;
+    assert_eq!(served.status(), 200);
+    assert_eq!(gps_tags(&served.bytes().await.unwrap()), 0);
+    for earlier in &after[..last] {
+        assert!(
+            earlier["photos"].as_array().is_none_or(Vec::is_empty),
+            "{after:#?}"
+        );
+    }
+    let text = common::streamed_text(&events);
+    let said = format!("Foto gekoppeld aan bevinding {}", before[last]["number"]);
+    assert!(text.contains(&said), "{text}");
+}
+
+/// A photo alone before any finding: the agent asks which finding it shows and records
+/// nothing; the finding described next takes the photo.
+#[tokio::test]
+async fn a_photo_alone_before_any_finding_is_asked_about_then_taken_by_the_next_finding() {
+    let server = key_server().await;
+    let mut socket = socket_of(&server, KOEN).await;
+    let thread = thread();
+    common::turn_approving(
+        &mut socket,
+        &thread,
+        "Start inspectie bij Trattoria Finta Fiore",
+    )
+    .await;
+    let events = photo_alone(&mut socket, &thread, &phone_photo(30, 320, false)).await;
+    assert!(
+        !called(&events).contains(&"record_finding".to_owned()),
+        "{events:#?}"
+    );
+    let text = common::streamed_text(&events);
+    assert!(
+        text.contains("Bij welke bevinding hoort deze foto"),
+        "{text}"
+    );
+    let images = history_images(&mut socket, &thread).await;
+    assert_eq!(images.len(), 1);
+
+    let events = common::turn_approving(
+        &mut socket,
+        &thread,
+        "Bevinding: muizenkeutels achter de vriezer in de keuken",
+    )
+    .await;
+    let recorded = findings(&events);
+    assert_eq!(recorded.len(), 1, "{recorded:#?}");
+    assert_eq!(recorded[0]["photos"], json!([images[0]["source"]["value"]]));
+}
+
+/// The user message the model server got in request `n`.
+fn model_saw(requests: &std::sync::Mutex<Vec<Value>>, n: usize) -> Value {
+    let requests = requests.lock().unwrap();
+    requests[n]["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .rev()
+        .find(|m| m["role"] == "user")
+        .cloned()
+        .unwrap()
+}
+
+/// A model that sees (`--llm-vision`, a strict server that takes images) gets the photos of
+/// the message it answers as `image_url` parts with `data:` URLs, the stored bytes (GPS
+/// removed); a later turn does not send them again. Without the flag a text-only server
+/// (which refuses any image part) gets one placeholder per photo, and no bytes.
+#[tokio::test]
+async fn a_model_sees_photos_with_llm_vision_and_reads_placeholders_without() {
+    for vision in [true, false] {
+        let script = vec![Script::Text("Gezien.", "stop")];
+        let (base_url, requests) = if vision {
+            model::serve_vision(script).await
+        } else {
+            model::serve(script).await
+        };
+        let server = TestServer::start_with(|c| {
+            c.llm_base_url = Some(base_url);
+            c.llm_context_tokens = Some(8192);
+            c.llm_vision = vision;
+        })
+        .await;
+        let mut socket = server.socket().await;
+        let thread = thread();
+        let photos = [phone_photo(20, 320, false), phone_photo(220, 240, false)];
+        socket
+            .send(&json!({
+                "threadId": thread,
+                "messages": [message_with(
+                    "Dit is de vriezer",
+                    &[image_part(&photos[0], "image/jpeg"), image_part(&photos[1], "image/jpeg")],
+                )],
+            }))
+            .await;
+        let events = socket.until_finished().await;
+        assert_agora_clean(&events);
+        assert!(
+            of_type(&events, "RUN_ERROR").is_empty(),
+            "vision {vision}: {events:#?}"
+        );
+        let stored: Vec<String> = history_images(&mut socket, &thread)
+            .await
+            .iter()
+            .map(|image| image["source"]["value"].as_str().unwrap().to_owned())
+            .collect();
+        assert_eq!(stored.len(), 2);
+        let user = model_saw(&requests, 0);
+        let parts = user["content"].as_array().expect("content parts");
+        assert_eq!(
+            parts[0],
+            json!({"type": "text", "text": "Dit is de vriezer"})
+        );
+        assert_eq!(parts.len(), 3, "{user:#}");
+        for (i, part) in parts[1..].iter().enumerate() {
+            if vision {
+                assert_eq!(part["type"], "image_url", "{part}");
+                let url = part["image_url"]["url"].as_str().unwrap();
+                let data = url
+                    .strip_prefix("data:image/jpeg;base64,")
+                    .unwrap_or_else(|| panic!("{}", &url[..40]));
+                let bytes = base64::engine::general_purpose::STANDARD
+                    .decode(data)
+                    .unwrap();
+                assert_eq!(format!("/photos/{}", sha256_hex(&bytes)), stored[i]);
+                assert_eq!(gps_tags(&bytes), 0);
+            } else {
+                assert_eq!(
+                    part,
+                    &json!({"type": "text", "text": format!("[foto {}: image/jpeg, {}]", i + 1, stored[i])})
+                );
+            }
+        }
+        if !vision {
+            let whole = requests.lock().unwrap()[0].to_string();
+            assert!(
+                !whole.contains("image_url") && !whole.contains("data:image"),
+                "{whole}"
+            );
+        }
+
+        // The next message: the earlier photos are placeholders, their bytes not sent again.
+        socket.ask(&thread, "En nu?").await;
+        assert_agora_clean(&socket.until_finished().await);
+        let n = requests.lock().unwrap().len() - 1;
+        let whole = requests.lock().unwrap()[n].to_string();
+        assert!(!whole.contains("image_url"), "vision {vision}: {whole}");
+        assert!(
+            whole.contains(&format!("[foto 2: image/jpeg, {}]", stored[1])),
+            "{whole}"
+        );
+    }
+}
+
+/// A photo as the browser's canvas makes it: a JPEG with no EXIF at all.
+fn canvas_photo(shade: u8) -> Vec<u8> {
+    let pixels = image::RgbImage::from_fn(320, 240, |x, y| {
+        image::Rgb([shade, (x % 256) as u8, (y % 256) as u8])
+    });
+    let mut jpeg = Vec::new();
+    image::codecs::jpeg::JpegEncoder::new_with_quality(&mut jpeg, 85)
+        .encode_image(&pixels)
+        .unwrap();
+    assert_eq!(taken_at(&jpeg), None);
+    jpeg
+}
+
+fn timed_part(bytes: &[u8], taken: Value) -> Value {
+    let mut part = image_part(bytes, "image/jpeg");
+    part["metadata"] = json!({ "takenAt": taken });
+    part
+}
+
+/// The canvas that shrinks a photo drops its EXIF, so the browser sends the time taken in the
+/// part's `metadata.takenAt` (issue 37): the server keeps it with the photo, the part keeps it
+/// in the history (AG-UI's open metadata round-trips), the report gives it and the PDF prints
+/// it. A camera's own EXIF time wins over it; a `takenAt` that is no time is refused with a
+/// clear error and nothing stored.
+#[tokio::test]
+async fn a_photos_time_taken_sent_beside_it_is_kept_and_reported() {
+    let server = TestServer::start().await;
+    let mut socket = server.socket().await;
+    let thread = thread();
+    common::turn_approving(
+        &mut socket,
+        &thread,
+        "Start inspectie bij Trattoria Finta Fiore",
+    )
+    .await;
+
+    let junk = refused(
+        &mut socket,
+        &thread,
+        vec![timed_part(&canvas_photo(10), json!("gisteren rond tienen"))],
+    )
+    .await;
+    assert_eq!(junk["details"]["reason"], "bad_taken_at", "{junk}");
+    assert!(
+        junk["message"]
+            .as_str()
+            .unwrap()
+            .contains("2026-11-27T10:32:05"),
+        "{junk}"
+    );
+    assert!(history_images(&mut socket, &thread).await.is_empty());
+
+    let canvas = canvas_photo(120);
+    let camera = phone_photo(200, 320, false);
+    socket
+        .send(&json!({
+            "threadId": thread,
+            "messages": [message_with(
+                "Bevinding: muizenkeutels achter de vriezer in de keuken",
+                &[
+                    timed_part(&canvas, json!("2026-11-26T08:15:00")),
+                    // Its EXIF says 2026:11:27 10:32:05: the camera's time stands.
+                    timed_part(&camera, json!("2026-11-26T09:00:00")),
+                ],
+            )],
+        }))
+        .await;
+    assert_agora_clean(&socket.until_finished().await);
+    let images = history_images(&mut socket, &thread).await;
+    assert_eq!(images.len(), 2);
+    assert_eq!(
+        images[0]["metadata"]["takenAt"], "2026-11-26T08:15:00",
+        "{images:#?}"
+    );
+    assert_eq!(images[0]["source"]["type"], "url");
+
+    let events = common::turn_approving(
+        &mut socket,
+        &thread,
+        "Genereer het inspectierapport zonder vragen",
+    )
+    .await;
+    let pdf_url = of_type(&events, "TOOL_CALL_RESULT")
+        .into_iter()
+        .find_map(|r| {
+            let content: Value = serde_json::from_str(r["content"].as_str()?).ok()?;
+            content["downloadUrl"].as_str().map(str::to_owned)
+        })
+        .expect("a report");
+    let report: Value = server
+        .http
+        .get(server.url(&pdf_url.replace(".pdf", ".json")))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let violation = report["all_violations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|v| !v["photos"].as_array().is_none_or(Vec::is_empty))
+        .expect("a violation with photos");
+    assert_eq!(violation["photos"][0]["taken_at"], "2026-11-26 08:15:00");
+    assert_eq!(violation["photos"][1]["taken_at"], "2026-11-27 10:32:05");
+
+    let pdf = server.http.get(server.url(&pdf_url)).send().await.unwrap();
+    let path = server.dir.0.join("timed.pdf");
+    std::fs::write(&path, pdf.bytes().await.unwrap()).unwrap();
+    let text = Command::new("pdftotext")
+        .arg(&path)
+        .arg("-")
+        .output()
+        .expect("pdftotext (poppler-utils) is installed");
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(text.contains("genomen 2026-11-26 08:15"), "{text}");
+    assert!(text.contains("genomen 2026-11-27 10:32"), "{text}");
 }

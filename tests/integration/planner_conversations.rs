@@ -110,6 +110,7 @@ impl Sim {
                 tools,
                 answer_only: false,
                 user_id: String::new(),
+                images: Default::default(),
             };
             let chunks: Vec<LlmChunk> = self
                 .planner
@@ -234,6 +235,7 @@ async fn reporting_turn(sim: &mut Sim) -> Vec<LlmChunk> {
         tools: sim.toolbox.specs(agent_tools("reporting-agent")),
         answer_only: false,
         user_id: String::new(),
+        images: Default::default(),
     };
     sim.planner
         .complete(request)
@@ -659,6 +661,7 @@ async fn report_rejection_with_error_text_only() {
         tools: sim.toolbox.specs(agent_tools("reporting-agent")),
         answer_only: false,
         user_id: String::new(),
+        images: Default::default(),
     };
     let text: String = sim
         .planner
@@ -817,6 +820,7 @@ async fn turn(
         tools: specs,
         answer_only: false,
         user_id: String::new(),
+        images: Default::default(),
     };
     planner
         .complete(request)

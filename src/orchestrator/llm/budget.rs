@@ -30,6 +30,11 @@ pub fn estimate_tokens(text: &str) -> usize {
     (text.len() as f64 / BYTES_PER_TOKEN).ceil() as usize
 }
 
+/// What one photo the model sees is counted as: OpenAI's price of a 2048 × 1365 photo at high
+/// detail (scaled to 1536 × 1024, six 512-pixel tiles of 170 tokens and 85 more); vLLM's
+/// vision models count fewer or about as many.
+pub const IMAGE_TOKENS: usize = 1105;
+
 /// The estimated token count of one message as a model reads it.
 pub fn message_tokens(message: &Message) -> usize {
     let text_len = match message {

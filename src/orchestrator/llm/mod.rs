@@ -37,6 +37,10 @@ pub struct CompletionRequest {
     /// Who the run is for: a provider that shares its own resources between runs (the
     /// embedded planner's threads) shares them per user.
     pub user_id: String,
+    /// The stored photos the model sees (a provider that [`LlmProvider::sees_images`]): those of
+    /// the message the run answers, by address (`/photos/<id>`), as `data:` URLs. Empty
+    /// otherwise; a photo not in it reaches the model as a text placeholder.
+    pub images: std::sync::Arc<std::collections::HashMap<String, String>>,
 }
 
 /// What a model streams back. Tool calls arrive whole: clients of the original system parse
@@ -146,6 +150,11 @@ impl LlmError {
 pub trait LlmProvider: Send + Sync + 'static {
     /// Shown in logs and `/health`.
     fn name(&self) -> &str;
+    /// Whether the model sees images (`--llm-vision`): then a run gives it the bytes of the
+    /// photos of the message it answers ([`CompletionRequest::images`]).
+    fn sees_images(&self) -> bool {
+        false
+    }
     async fn complete(
         &self,
         request: CompletionRequest,

@@ -94,7 +94,8 @@ explain what AGORA HAI can do and answer general questions yourself. Hand over w
 company or its history → `history-agent`;\n\
 - a described finding (e.g. \"rauwe vis naast groenten bewaard op 12 °C\") or a question about \
 rules and regulations → `regulation-agent`;\n\
-- a request to generate the inspection report → `reporting-agent`.\n\
+- a request to generate the inspection report → `reporting-agent`;\n\
+- photos without words (`[foto 1: …]`) → `regulation-agent`.\n\
 Call the handoff tool without writing text first."
         }
         HISTORY_AGENT => {
@@ -111,7 +112,9 @@ a question, call `search_regulations` with a query in the corpus' terms (Dutch w
 kruisbesmetting, temperatuur, ongedierte, allergenen help), then `lookup_regulation_articles` \
 for the most relevant hits. Answer by citing each applicable article (its citation and a short \
 summary). For a finding, also say what the inspector should check and record, and a provisional \
-severity (licht, matig or ernstig)."
+severity (licht, matig or ernstig). Photos sent without words belong to the last recorded \
+finding: call `record_finding` with its number in `replaces` and its own description, severity \
+and article ids; when no finding is recorded yet, ask which finding the photo shows."
         }
         REPORTING_AGENT => {
             "You are the Rapportage Specialist (reporting). Before the report, call \

@@ -94,6 +94,9 @@ pub(crate) struct Run {
     pub refused_turns: usize,
     /// The thread's listen mode as this run leaves it (`listen.rs`).
     pub listening: bool,
+    /// The photos of the message the run answers, as `data:` URLs by address, once read for a
+    /// model that sees images (`--llm-vision`): read at its first turn, kept for the others.
+    pub images: Option<Arc<std::collections::HashMap<String, String>>>,
 }
 
 /// The model requests of one run and the tokens they used.
@@ -254,11 +257,50 @@ impl Run {
         Ok(())
     }
 
+    /// For a model that sees images (`--llm-vision`): the stored photos of the message the run
+    /// answers, as `data:` URLs by address (earlier messages' photos stay placeholders: every
+    /// turn would send them again). Read once per run; empty for any other model.
+    async fn images(&mut self) -> Arc<std::collections::HashMap<String, String>> {
+        use base64::Engine;
+        if !self.info.orchestrator.provider.sees_images() {
+            return Arc::default();
+        }
+        if let Some(images) = &self.images {
+            return Arc::clone(images);
+        }
+        let mut images = std::collections::HashMap::new();
+        let last = self.messages.iter().rev().find_map(|m| match m {
+            Message::User(user) => Some(user),
+            _ => None,
+        });
+        let ids: Vec<String> = last
+            .map(|user| user.content.photo_ids().map(str::to_owned).collect())
+            .unwrap_or_default();
+        let store = self.info.orchestrator.store().clone();
+        for id in ids {
+            match store.photo(&self.info.user_id, &id).await {
+                Ok(Some(photo)) => {
+                    let data = base64::engine::general_purpose::STANDARD.encode(&photo.bytes);
+                    images.insert(
+                        crate::protocol::photo_url(&id),
+                        format!("data:{};base64,{data}", photo.mime_type),
+                    );
+                }
+                Ok(None) => tracing::warn!(photo = %id, "a message's photo is not stored"),
+                Err(e) => tracing::warn!(error = %e, "a message's photo could not be read"),
+            }
+        }
+        let images = Arc::new(images);
+        self.images = Some(Arc::clone(&images));
+        images
+    }
+
     /// One model turn: streams its text and returns the tool calls it asked for, each to run
     /// or to refuse. The turn's model time counts against the run's model deadline.
     async fn think(&mut self, last_turn: bool) -> Result<Vec<PlannedCall>, RunFailure> {
         let tools = self.offered_tools();
         let offered: HashSet<String> = tools.iter().map(|t| t.name.clone()).collect();
+        let images = self.images().await;
         let request = CompletionRequest {
             agent_id: self.agent.to_owned(),
             system_prompt: prompts::system_prompt(self.agent),
@@ -266,6 +308,7 @@ impl Run {
             tools,
             answer_only: last_turn,
             user_id: self.info.user_id.clone(),
+            images,
         };
         let budget = self.info.orchestrator.config().model_time_limit;
         let remaining = budget.saturating_sub(self.usage.model_time);

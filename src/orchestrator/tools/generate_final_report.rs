@@ -631,6 +631,19 @@ fn result(
             "licht": count(Severity::Gering),
         },
         "form": form_summary(report),
+        // Each violation that has photos, with its number in the report and their addresses:
+        // the report card shows their thumbnails (issue 37).
+        "evidence": report
+            .all_violations
+            .iter()
+            .enumerate()
+            .filter(|(_, v)| !v.photos.is_empty())
+            .map(|(i, v)| json!({
+                "number": i + 1,
+                "description": v.description,
+                "photos": v.photos.iter().map(|p| &p.url).collect::<Vec<_>>(),
+            }))
+            .collect::<Vec<_>>(),
         "regulationsCited": report.all_violations.iter().map(|v| v.articles.len()).sum::<usize>(),
         "unknownRegulationIds": unknown_ids,
         "pages": pages,

@@ -27,16 +27,37 @@ struct Args {
     replaces: Option<usize>,
 }
 
-/// The addresses of the stored photos of the thread's last user message.
+/// The addresses of the stored photos of the finding's turn: those of the thread's last user
+/// message, after those of the photos sent alone just before it that no finding took yet (a
+/// photo alone before there was a finding: the agent asked which finding it shows, and this
+/// is the answer). Earlier photos first.
 fn turn_photos(messages: &[Message]) -> Vec<String> {
-    messages
-        .iter()
-        .rev()
-        .find_map(|message| match message {
-            Message::User(user) => Some(user.content.photo_ids().map(photo_url).collect()),
-            _ => None,
-        })
-        .unwrap_or_default()
+    let photos = |message: &Message| match message {
+        Message::User(user) => user.content.photo_ids().map(photo_url).collect(),
+        _ => Vec::new(),
+    };
+    let Some(last) = messages.iter().rposition(|m| matches!(m, Message::User(_))) else {
+        return Vec::new();
+    };
+    let mut turns: Vec<Vec<String>> = vec![photos(&messages[last])];
+    for message in messages[..last].iter().rev() {
+        match message {
+            Message::User(user) if user.content.text().trim().is_empty() => {
+                turns.push(photos(message));
+            }
+            Message::User(_) => break,
+            Message::Assistant(a)
+                if a.tool_calls
+                    .iter()
+                    .flatten()
+                    .any(|call| call.function.name == RECORD_FINDING) =>
+            {
+                break;
+            }
+            _ => {}
+        }
+    }
+    turns.into_iter().rev().flatten().collect()
 }
 
 /// `licht`, `matig` or `ernstig`; the English words are accepted too.

@@ -223,25 +223,39 @@ pub fn run_input(thread_id: &str, message_id: &str, text: &str) -> String {
     run_input_with_photos(thread_id, message_id, text, &[])
 }
 
-/// [`run_input`] with photos, each a `data:<mime>;base64,<bytes>` URL (what the browser's
-/// canvas gives): AG-UI 1.0 content parts, the text first (when there is any), then an image
-/// part with a `data` source a photo. Without photos the content stays a string.
+/// A photo the browser shrank, to go with a message: its `data:<mime>;base64,<bytes>` URL
+/// (what the canvas gives) and when it was taken, as local time `2026-11-27T10:32:05` (the
+/// camera's EXIF DateTimeOriginal, else the file's last change), when known.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct OutgoingPhoto {
+    pub url: String,
+    pub taken_at: Option<String>,
+}
+
+/// [`run_input`] with photos: AG-UI 1.0 content parts, the text first (when there is any),
+/// then an image part with a `data` source a photo, its time taken in the part's `metadata`
+/// (`{"takenAt": …}`: AG-UI's open slot, which the server keeps with the stored part).
+/// Without photos the content stays a string.
 pub fn run_input_with_photos(
     thread_id: &str,
     message_id: &str,
     text: &str,
-    photos: &[String],
+    photos: &[OutgoingPhoto],
 ) -> String {
     let content = if photos.is_empty() {
         json!(text)
     } else {
         let text = (!text.trim().is_empty()).then(|| json!({ "type": "text", "text": text }));
-        let images = photos.iter().filter_map(|url| {
-            let (mime, value) = url.strip_prefix("data:")?.split_once(";base64,")?;
-            Some(json!({
+        let images = photos.iter().filter_map(|photo| {
+            let (mime, value) = photo.url.strip_prefix("data:")?.split_once(";base64,")?;
+            let mut part = json!({
                 "type": "image",
                 "source": { "type": "data", "value": value, "mimeType": mime },
-            }))
+            });
+            if let Some(taken) = &photo.taken_at {
+                part["metadata"] = json!({ "takenAt": taken });
+            }
+            Some(part)
         });
         Value::Array(text.into_iter().chain(images).collect())
     };

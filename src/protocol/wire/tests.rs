@@ -158,6 +158,43 @@ fn agora_payloads_agree_with_the_protocol() {
     assert!(agora_event(&other).is_none());
 }
 
+/// A photo's time taken rides in its image part's `metadata` (issue 37): the server's own
+/// types read the frame, the part keeps it, and a photo without a time has no `metadata`.
+#[test]
+fn a_photos_time_taken_goes_in_its_parts_metadata() {
+    let photos = [
+        OutgoingPhoto {
+            url: "data:image/jpeg;base64,/9j/AA==".into(),
+            taken_at: Some("2026-11-27T10:32:05".into()),
+        },
+        OutgoingPhoto {
+            url: "data:image/jpeg;base64,/9j/AQ==".into(),
+            taken_at: None,
+        },
+    ];
+    let frame = run_input_with_photos("t-1", "m-1", "", &photos);
+    let ClientMessage::RunAgentInput(input) = serde_json::from_str(&frame).unwrap() else {
+        panic!()
+    };
+    let Message::User(user) = &input.messages[0] else {
+        panic!()
+    };
+    let images: Vec<_> = user.content.images().collect();
+    assert_eq!(images.len(), 2, "no text part for a photo alone: {frame}");
+    assert_eq!(
+        images[0].metadata,
+        Some(json!({"takenAt": "2026-11-27T10:32:05"}))
+    );
+    assert_eq!(images[1].metadata, None);
+    assert_eq!(images[0].source.source().value, "/9j/AA==");
+    // And back out as it came.
+    let again = serde_json::to_value(&input.messages[0]).unwrap();
+    assert_eq!(
+        again["content"][0]["metadata"]["takenAt"],
+        "2026-11-27T10:32:05"
+    );
+}
+
 #[test]
 fn client_frames_parse_as_the_server_reads_them() {
     let input: ClientMessage = serde_json::from_str(&run_input("t-1", "m-1", "Hallo")).unwrap();

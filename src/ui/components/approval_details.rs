@@ -151,6 +151,23 @@ fn FindingRow(edits: RwSignal<Vec<FindingEdit>>, i: usize) -> impl IntoView {
                 <span class="block text-xs text-slate-600 dark:text-slate-300">
                     {move || row.with(|e| e.articles_in(prefs.lang.get()))}
                 </span>
+                // Its photos (issue 37), seen before the report is signed.
+                <span class="mt-1 flex flex-wrap gap-1" data-testid="finding-photos">
+                    {move || {
+                        row.with(|e| e.photos.clone())
+                            .into_iter()
+                            .map(|url| {
+                                view! {
+                                    <img
+                                        src=url
+                                        alt=prefs.text(Key::Photo)
+                                        class="h-12 w-12 rounded border border-slate-300 object-cover dark:border-slate-600"
+                                    />
+                                }
+                            })
+                            .collect_view()
+                    }}
+                </span>
             </span>
             // Its number stays in sight while its words are corrected.
             <span hidden=move || !editing()>{format!("{n}.")}</span>

@@ -16,7 +16,7 @@ use crate::protocol::{RiskLevel, ToolApprovalRequest};
 use crate::ui::chat::Chat;
 use crate::ui::connection::Connection;
 use crate::ui::css::{focus, muted};
-use crate::ui::details::{edited_args, finding_edits};
+use crate::ui::details::{edited_args, finding_edits, with_photos};
 use crate::ui::i18n::{Key, agent_key, format, tool_about, tool_display_name};
 use crate::ui::prefs::Prefs;
 
@@ -75,10 +75,13 @@ fn Dialog() -> impl IntoView {
             r.as_ref()
                 .filter(|r| r.tool_name == "generate_final_report")
                 .map(|r| {
-                    finding_edits(
-                        &Value::Object(r.parameters.clone()),
-                        r.extra.get("articles"),
-                    )
+                    let params = Value::Object(r.parameters.clone());
+                    let mut edits = finding_edits(&params, r.extra.get("articles"));
+                    // Each recorded finding with its photos, as the thread's state has them.
+                    chat.with_state(|state| {
+                        with_photos(&mut edits, &params, &state.shared["inspection"])
+                    });
+                    edits
                 })
                 .unwrap_or_default()
         });

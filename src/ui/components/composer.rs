@@ -1,6 +1,7 @@
 use leptos::prelude::*;
 
 use super::photo_picker::{PhotoButton, PhotoThumbs};
+use super::push_to_talk::{Mic, MicButton, MicNotice};
 use crate::ui::chat::Chat;
 use crate::ui::connection::Connection;
 use crate::ui::i18n::Key;
@@ -19,9 +20,9 @@ pub fn Composer() -> impl IntoView {
     let prefs = expect_context::<Prefs>();
     let connection = expect_context::<Connection>();
     let text = RwSignal::new(String::new());
-    // Photos taken or picked for the next message (shrunk, as `data:` URLs), and whether the
-    // last file chosen could not be read as one.
-    let photos = RwSignal::new(Vec::<String>::new());
+    // Photos taken, picked or dropped for the next message (shrunk, as `data:` URLs, with the
+    // time taken), and whether the last file chosen could not be read as one.
+    let photos = RwSignal::new(Vec::<crate::ui::offline::OutgoingPhoto>::new());
     let unreadable = RwSignal::new(false);
     let running = move || chat.run.with(|run| run.running);
     // Sent, its run not started yet: a message now would stop it at the server, so it waits.
@@ -74,6 +75,22 @@ pub fn Composer() -> impl IntoView {
         text.set(String::new());
         keep_draft("");
     };
+    // What was said into the microphone: in listen mode it is sent as it came (the inspector's
+    // hands are busy, and each message is only recorded); otherwise it joins what the box holds,
+    // to be checked and sent.
+    let mic = Mic::new(Callback::new(move |said: String| {
+        if chat.run.with_untracked(|run| run.listening) {
+            connection.submit(said);
+            return;
+        }
+        text.update(|text| {
+            if !text.trim().is_empty() {
+                text.push(' ');
+            }
+            text.push_str(&said);
+        });
+        keep_draft(&text.get_untracked());
+    }));
     // Right after hydration (effects run once it is done): what the box holds is the text.
     #[cfg(feature = "hydrate")]
     Effect::new(move || {
@@ -106,11 +123,23 @@ pub fn Composer() -> impl IntoView {
                 ev.prevent_default();
                 submit();
             }
+            // Image files dropped on the composer (a desktop) are photos like those picked;
+            // the browser would otherwise open the file in place of the page.
+            on:dragover=move |ev| ev.prevent_default()
+            on:drop=move |ev| {
+                ev.prevent_default();
+                #[cfg(feature = "hydrate")]
+                if let Some(files) = ev.data_transfer().and_then(|d| d.files()) {
+                    super::photo_picker::add_files(&files, photos, unreadable);
+                }
+            }
         >
             <label for="composer" class="sr-only">{prefs.text(Key::Message)}</label>
             <HeldMessages text />
             <PhotoThumbs photos unreadable />
+            <MicNotice mic />
             <PhotoButton photos unreadable />
+            <MicButton mic />
             <textarea
                 id="composer"
                 node_ref=textarea
@@ -121,6 +150,9 @@ pub fn Composer() -> impl IntoView {
                 class="min-h-12 min-w-0 flex-1 resize-none rounded-lg border border-slate-300 bg-white p-2 placeholder:text-slate-600 focus:outline-2 focus:outline-emerald-700 dark:border-slate-600 dark:bg-slate-900 dark:placeholder:text-slate-400"
                 prop:value=shown_value
                 on:input=move |ev| {
+                    // The inspector types: the answer being read aloud stops.
+                    #[cfg(feature = "hydrate")]
+                    crate::ui::speech::silence();
                     let draft = event_target_value(&ev);
                     keep_draft(&draft);
                     text.set(draft);

@@ -2,7 +2,8 @@ use leptos::prelude::*;
 
 use super::{
     connection_badge::ConnectionBadge, language_switch::LanguageSwitch,
-    listen_switch::ListenSwitch, theme_switch::ThemeSwitch, user_badge::UserBadge,
+    listen_switch::ListenSwitch, speaker_switch::SpeakerSwitch, theme_switch::ThemeSwitch,
+    user_badge::UserBadge,
 };
 use crate::ui::css::focus;
 use crate::ui::i18n::Key;
@@ -72,6 +73,7 @@ pub fn Header() -> impl IntoView {
                 </details>
                 <ConnectionBadge />
                 <ListenSwitch />
+                <SpeakerSwitch />
                 <LanguageSwitch />
                 <ThemeSwitch />
                 <button

@@ -1,5 +1,6 @@
 use leptos::prelude::*;
 
+use super::push_to_talk::MicIcon;
 use crate::ui::chat::Chat;
 use crate::ui::connection::Connection;
 use crate::ui::css::focus;
@@ -34,7 +35,7 @@ pub fn ListenSwitch() -> impl IntoView {
             aria-pressed=move || listening().to_string()
             on:click=toggle
         >
-            <span aria-hidden="true">"🎙"</span>
+            <MicIcon class="h-5 w-5" />
             <span class="sr-only sm:not-sr-only">{prefs.text(Key::ListenMode)}</span>
         </button>
     }

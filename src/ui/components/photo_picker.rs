@@ -1,6 +1,7 @@
 use leptos::prelude::*;
 
 use crate::ui::i18n::Key;
+use crate::ui::offline::OutgoingPhoto;
 use crate::ui::prefs::Prefs;
 
 /// The longest side, in pixels, of a photo as it is sent (issue 37): sharp enough to read a
@@ -13,9 +14,13 @@ const JPEG_QUALITY: f64 = 0.85;
 
 /// The camera button of the composer: takes a photo on a tablet or phone (the back camera,
 /// `capture="environment"`), picks files on a desktop; several at once. Each is shrunk in the
-/// browser (longest side at most 2048 px, JPEG) before it joins `photos`, as a `data:` URL.
+/// browser (longest side at most 2048 px, JPEG) before it joins `photos`, as a `data:` URL
+/// with the time it was taken ([`add_files`]).
 #[component]
-pub fn PhotoButton(photos: RwSignal<Vec<String>>, unreadable: RwSignal<bool>) -> impl IntoView {
+pub fn PhotoButton(
+    photos: RwSignal<Vec<OutgoingPhoto>>,
+    unreadable: RwSignal<bool>,
+) -> impl IntoView {
     let prefs = expect_context::<Prefs>();
     let label = prefs.text(Key::AddPhoto);
     view! {
@@ -46,16 +51,8 @@ pub fn PhotoButton(photos: RwSignal<Vec<String>>, unreadable: RwSignal<bool>) ->
                         else {
                             return;
                         };
-                        unreadable.set(false);
                         if let Some(files) = input.files() {
-                            for file in (0..files.length()).filter_map(|i| files.get(i)) {
-                                leptos::task::spawn_local(async move {
-                                    match shrink(&file).await {
-                                        Some(url) => photos.update(|p| p.push(url)),
-                                        None => unreadable.set(true),
-                                    }
-                                });
-                            }
+                            add_files(&files, photos, unreadable);
                         }
                         // The same photo can be chosen again after it was removed.
                         input.set_value("");
@@ -72,7 +69,10 @@ pub fn PhotoButton(photos: RwSignal<Vec<String>>, unreadable: RwSignal<bool>) ->
 /// (A class toggle rather than `<Show>`, and the few thumbnails drawn again when one changes
 /// rather than a keyed `<For>`: each of those is its own code in the bundle.)
 #[component]
-pub fn PhotoThumbs(photos: RwSignal<Vec<String>>, unreadable: RwSignal<bool>) -> impl IntoView {
+pub fn PhotoThumbs(
+    photos: RwSignal<Vec<OutgoingPhoto>>,
+    unreadable: RwSignal<bool>,
+) -> impl IntoView {
     let prefs = expect_context::<Prefs>();
     let (photo, remove) = (prefs.text(Key::Photo), prefs.text(Key::RemovePhoto));
     view! {
@@ -85,11 +85,11 @@ pub fn PhotoThumbs(photos: RwSignal<Vec<String>>, unreadable: RwSignal<bool>) ->
                     .get()
                     .into_iter()
                     .enumerate()
-                    .map(|(index, url)| {
+                    .map(|(index, shot)| {
                         view! {
                             <li class="relative">
                                 <img
-                                    src=url
+                                    src=shot.url
                                     alt=photo
                                     class="h-16 w-16 rounded-md border border-slate-300 object-cover dark:border-slate-600"
                                 />
@@ -114,6 +114,55 @@ pub fn PhotoThumbs(photos: RwSignal<Vec<String>>, unreadable: RwSignal<bool>) ->
             }}
         </ul>
     }
+}
+
+/// Files picked, taken or dropped: each that is an image is shrunk ([`shrink`]) and joins
+/// `photos` with the time it was taken ([`taken_at`]); one the browser cannot read as an image
+/// says so (`unreadable`).
+#[cfg(feature = "hydrate")]
+pub fn add_files(
+    files: &web_sys::FileList,
+    photos: RwSignal<Vec<OutgoingPhoto>>,
+    unreadable: RwSignal<bool>,
+) {
+    unreadable.set(false);
+    for file in (0..files.length()).filter_map(|i| files.get(i)) {
+        leptos::task::spawn_local(async move {
+            let taken_at = taken_at(&file).await;
+            match shrink(&file).await {
+                Some(url) => photos.update(|p| p.push(OutgoingPhoto { url, taken_at })),
+                None => unreadable.set(true),
+            }
+        });
+    }
+}
+
+/// When the photo was taken, as local time `2026-11-27T10:32:05`: the camera's EXIF
+/// DateTimeOriginal when the file has one (read from its first 128 KB: the EXIF comes first),
+/// else when the file was last changed (a photo just taken: now).
+#[cfg(feature = "hydrate")]
+async fn taken_at(file: &web_sys::File) -> Option<String> {
+    let head = async {
+        let blob = file.slice_with_i32_and_i32(0, 128 * 1024).ok()?;
+        let buffer = wasm_bindgen_futures::JsFuture::from(blob.array_buffer())
+            .await
+            .ok()?;
+        crate::ui::exif_time::taken_at(&js_sys::Uint8Array::new(&buffer).to_vec())
+    };
+    if let Some(taken) = head.await {
+        return Some(taken);
+    }
+    let changed = js_sys::Date::new(&file.last_modified().into());
+    let sent = format!(
+        "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}",
+        changed.get_full_year(),
+        changed.get_month() + 1,
+        changed.get_date(),
+        changed.get_hours(),
+        changed.get_minutes(),
+        changed.get_seconds()
+    );
+    crate::protocol::taken_at_stored(&sent).map(|_| sent)
 }
 
 /// The photo drawn on a canvas at most [`MAX_SIDE`] on its longest side (turned as its EXIF

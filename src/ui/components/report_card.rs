@@ -33,6 +33,49 @@ pub fn ReportCard(
             </a>
         }
     });
+    let evidence = form
+        .as_ref()
+        .map(|f| f.evidence.clone())
+        .unwrap_or_default();
+    // Each finding's photos as thumbnails (issue 37), each opening at full size.
+    let photos = (!evidence.is_empty()).then(|| {
+        let photo = prefs.text(Key::Photo);
+        let rows = evidence
+            .into_iter()
+            .map(|(finding, urls)| {
+                let thumbs = urls
+                    .into_iter()
+                    .map(|url| {
+                        let full = url.clone();
+                        view! {
+                            <li>
+                                <a href=full target="_blank" rel="noopener">
+                                    <img
+                                        src=url
+                                        alt=photo
+                                        loading="lazy"
+                                        class="h-16 w-16 rounded-md border border-emerald-300 object-cover sm:h-20 sm:w-20 dark:border-emerald-700"
+                                    />
+                                </a>
+                            </li>
+                        }
+                    })
+                    .collect_view();
+                view! {
+                    <li>
+                        <p class="truncate text-sm">{finding}</p>
+                        <ul class="mt-1 flex flex-wrap gap-2">{thumbs}</ul>
+                    </li>
+                }
+            })
+            .collect_view();
+        view! {
+            <div class="basis-full" data-testid="report-photos">
+                <p class="text-sm font-semibold">{prefs.text(Key::FindingPhotos)}</p>
+                <ul class="mt-1 space-y-2">{rows}</ul>
+            </div>
+        }
+    });
     let summary = form.map(|f| {
         // The Dutch decimal comma in both languages: the form is Dutch.
         let completion = f.completion.map(|c| {
@@ -93,6 +136,7 @@ pub fn ReportCard(
             </a>
             {json_link}
             {summary}
+            {photos}
             {mail}
         </div>
     }

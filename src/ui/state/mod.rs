@@ -68,6 +68,9 @@ pub struct FormSummary {
     pub sections: Vec<(String, String)>,
     pub completion: Option<f64>,
     pub json_url: Option<String>,
+    /// The violations with evidence photos (issue 37): "2. Rauwe vis …" and the addresses
+    /// of its photos (`/photos/<id>` only), in the report's order.
+    pub evidence: Vec<(String, Vec<String>)>,
 }
 
 impl FormSummary {
@@ -92,8 +95,36 @@ impl FormSummary {
                 .and_then(Value::as_str)
                 .filter(|u| safe_link(u))
                 .map(str::to_owned),
+            evidence: evidence(result),
         })
     }
+}
+
+/// A report result's `evidence`: each violation with photos, as its number and words and the
+/// addresses of its stored photos; anything but a stored photo's address is left out.
+fn evidence(result: &Value) -> Vec<(String, Vec<String>)> {
+    let Some(Value::Array(violations)) = result.get("evidence") else {
+        return Vec::new();
+    };
+    violations
+        .iter()
+        .filter_map(|v| {
+            let photos: Vec<String> = v
+                .get("photos")?
+                .as_array()?
+                .iter()
+                .filter_map(Value::as_str)
+                .filter(|u| crate::protocol::photo_id(u).is_some())
+                .map(str::to_owned)
+                .collect();
+            let number = v.get("number").and_then(Value::as_u64).unwrap_or_default();
+            let words = v
+                .get("description")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            (!photos.is_empty()).then(|| (format!("{number}. {words}"), photos))
+        })
+        .collect()
 }
 
 #[derive(Debug, Clone, PartialEq)]

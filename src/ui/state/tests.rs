@@ -963,6 +963,40 @@ fn a_report_result_carries_the_form_summary() {
     assert_eq!(form.unwrap().json_url, None);
 }
 
+/// A report's violations with photos reach the card (issue 37): each with its number, words
+/// and the addresses of its stored photos; an address that is not a stored photo's is dropped,
+/// and a violation left with none is not listed.
+#[test]
+fn a_report_result_carries_each_findings_photos() {
+    let mut state = started("t");
+    state.apply(&ev(json!({"type": "TOOL_CALL_START", "toolCallId": "c1", "toolCallName": "generate_final_report"})));
+    let (a, b) = ("a".repeat(64), "b".repeat(64));
+    let result = json!({
+        "reportId": "HAP-1", "downloadUrl": "/reports/HAP-1.pdf",
+        "form": {"sections": []},
+        "evidence": [
+            {"number": 1, "description": "Koelcel op 11 °C", "photos": [format!("/photos/{a}"), "javascript:alert(1)", format!("/photos/{b}")]},
+            {"number": 3, "description": "Muizenkeutels", "photos": ["https://elders.example/x.jpg"]}
+        ]
+    });
+    state.apply(&ev(json!({"type": "TOOL_CALL_RESULT", "messageId": "t1", "toolCallId": "c1", "content": result.to_string()})));
+    let form = state
+        .items
+        .iter()
+        .find_map(|item| match &item.kind {
+            ItemKind::Report { form, .. } => form.clone(),
+            _ => None,
+        })
+        .expect("the report card has the form");
+    assert_eq!(
+        form.evidence,
+        vec![(
+            "1. Koelcel op 11 °C".to_owned(),
+            vec![format!("/photos/{a}"), format!("/photos/{b}")]
+        )]
+    );
+}
+
 /// Enter during an answer: the message is held (shown as waiting), and released one at a time
 /// only once no run of the shown thread is active and nothing is being caught up.
 #[test]

@@ -31,6 +31,29 @@ pub enum Script {
 struct Strict {
     script: Arc<Vec<Script>>,
     requests: Arc<Mutex<Vec<Value>>>,
+    /// A vision model: takes `image_url` parts, with a `data:` URL or one it can fetch. A
+    /// text-only model refuses any image part, as vLLM and llama.cpp do without a projector.
+    vision: bool,
+}
+
+/// Why this server refuses the images of a request, if it does.
+fn image_refusal(messages: &[Value], vision: bool) -> Option<String> {
+    let urls: Vec<&str> = messages
+        .iter()
+        .filter_map(|m| m["content"].as_array())
+        .flatten()
+        .filter(|part| part["type"] == "image_url")
+        .map(|part| part["image_url"]["url"].as_str().unwrap_or_default())
+        .collect();
+    if urls.is_empty() {
+        return None;
+    }
+    if !vision {
+        return Some("this model does not support image input".into());
+    }
+    urls.iter()
+        .find(|url| !url.starts_with("data:image/") && !url.starts_with("https://"))
+        .map(|url| format!("invalid image URL: {}", &url[..url.len().min(40)]))
 }
 
 /// Why a strict server refuses this conversation, if it does.
@@ -95,7 +118,8 @@ async fn completions(State(strict): State<Strict>, body: Bytes) -> Response {
         requests.push(body.clone());
         requests.len() - 1
     };
-    if let Some(reason) = refusal(body["messages"].as_array().unwrap()) {
+    let messages = body["messages"].as_array().unwrap();
+    if let Some(reason) = refusal(messages).or_else(|| image_refusal(messages, strict.vision)) {
         return (
             StatusCode::BAD_REQUEST,
             Json(json!({"error": {"message": reason}})),
@@ -157,12 +181,22 @@ async fn completions(State(strict): State<Strict>, body: Bytes) -> Response {
 /// Starts a model server that follows `script` on a free port; returns its `/v1` base URL and
 /// every request body it received, in order.
 pub async fn serve(script: Vec<Script>) -> (String, Arc<Mutex<Vec<Value>>>) {
+    serve_model(script, false).await
+}
+
+/// [`serve`] as a vision model, which takes `image_url` parts (`data:` or `https:` URLs).
+pub async fn serve_vision(script: Vec<Script>) -> (String, Arc<Mutex<Vec<Value>>>) {
+    serve_model(script, true).await
+}
+
+async fn serve_model(script: Vec<Script>, vision: bool) -> (String, Arc<Mutex<Vec<Value>>>) {
     let requests = Arc::new(Mutex::new(Vec::new()));
     let app = Router::new()
         .route("/v1/chat/completions", post(completions))
         .with_state(Strict {
             script: Arc::new(script),
             requests: requests.clone(),
+            vision,
         });
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();

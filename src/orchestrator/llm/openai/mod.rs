@@ -83,6 +83,9 @@ pub struct OpenAiConfig {
     pub timeouts: Timeouts,
     /// Further tries after a 429, a 5xx or a failed connection, before any answer came.
     pub retries: u32,
+    /// The model sees images (`--llm-vision`): the photos of the message a run answers go to
+    /// it as `image_url` parts with `data:` URLs; without it each is a text placeholder.
+    pub vision: bool,
 }
 
 impl OpenAiConfig {
@@ -99,6 +102,7 @@ impl OpenAiConfig {
             extra_body: Map::new(),
             timeouts: Timeouts::default(),
             retries: 3,
+            vision: false,
         }
     }
 }
@@ -216,8 +220,10 @@ impl OpenAiProvider {
             request.tools.iter().map(request::to_openai_tool).collect();
         let messages = request::alternating(&request.messages);
         let system = request::system_text(&request.system_prompt, &request.messages);
+        // A photo the model sees costs what its server makes of it, not its bytes as text.
         let fixed = budget::estimate_tokens(&system)
             + budget::tools_tokens(&request.tools)
+            + request.images.len() * budget::IMAGE_TOKENS
             + self.config.max_tokens as usize;
         // A twentieth for what the estimate cannot see (template tokens, tool formatting).
         let available = (context as usize * 19 / 20).saturating_sub(fixed);
@@ -229,7 +235,7 @@ impl OpenAiProvider {
         let one_call = !tools.is_empty() && prompts::one_call_at_a_time(&request.agent_id);
         let body = CreateChatCompletionRequest {
             model: model.to_owned(),
-            messages: request::chat_messages(&system, &fitted.messages),
+            messages: request::chat_messages(&system, &fitted.messages, &request.images),
             stream: Some(true),
             stream_options: Some(ChatCompletionStreamOptions {
                 include_usage: Some(true),
@@ -317,6 +323,10 @@ impl OpenAiProvider {
 impl LlmProvider for OpenAiProvider {
     fn name(&self) -> &str {
         "openai"
+    }
+
+    fn sees_images(&self) -> bool {
+        self.config.vision
     }
 
     async fn complete(

@@ -2,7 +2,7 @@
 //! templates accept them (Gemma's and Mistral's refuse roles that do not alternate, OpenAI
 //! refuses a tool call without its result).
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use async_openai::types::chat::{
     ChatCompletionMessageToolCall, ChatCompletionMessageToolCalls,
@@ -39,16 +39,22 @@ pub(super) fn system_text(system_prompt: &str, messages: &[Message]) -> String {
 }
 
 /// The messages of one request: the system text first, then the conversation (already shaped
-/// by [`alternating`]).
+/// by [`alternating`]). `images`: the stored photos the model sees, by address, as `data:`
+/// URLs (`--llm-vision`); every other stored photo is a text placeholder.
 pub(super) fn chat_messages(
     system_text: &str,
     conversation: &[Message],
+    images: &HashMap<String, String>,
 ) -> Vec<ChatCompletionRequestMessage> {
     let mut out = Vec::with_capacity(conversation.len() + 1);
     if !system_text.is_empty() {
         out.push(system(system_text.to_owned()));
     }
-    out.extend(conversation.iter().filter_map(to_openai_message));
+    out.extend(
+        conversation
+            .iter()
+            .filter_map(|message| to_openai_message(message, images)),
+    );
     out
 }
 
@@ -174,13 +180,16 @@ fn system(text: String) -> ChatCompletionRequestMessage {
 /// `None` for messages the model does not read. Developer messages go out as system messages:
 /// many compatible servers reject the `developer` role. Participant names are left out, since
 /// OpenAI restricts their characters and AG-UI does not.
-fn to_openai_message(message: &Message) -> Option<ChatCompletionRequestMessage> {
+fn to_openai_message(
+    message: &Message,
+    images: &HashMap<String, String>,
+) -> Option<ChatCompletionRequestMessage> {
     match message {
         // Gathered into the first system message by `chat_messages`.
         Message::System(_) | Message::Developer(_) => None,
         Message::User(m) => Some(ChatCompletionRequestMessage::User(
             ChatCompletionRequestUserMessage {
-                content: user_content(&m.content),
+                content: user_content(&m.content, images),
                 name: None,
             },
         )),
@@ -234,8 +243,14 @@ fn to_openai_message(message: &Message) -> Option<ChatCompletionRequestMessage> 
 }
 
 /// Plain text stays a string, which every compatible server accepts. Images become
-/// `image_url` parts; other media, which few servers accept, are named in a text part.
-fn user_content(content: &UserContent) -> ChatCompletionRequestUserMessageContent {
+/// `image_url` parts; other media, which few servers accept, are named in a text part. A
+/// stored photo goes as its bytes (a `data:` URL from `images`) when the model sees it, else
+/// as a short placeholder, `[foto 1: image/jpeg, /photos/…]`, so a text-only model never
+/// gets an image it rejects (and this server's address is nothing a model could fetch).
+fn user_content(
+    content: &UserContent,
+    images: &HashMap<String, String>,
+) -> ChatCompletionRequestUserMessageContent {
     let parts = match content {
         UserContent::Text(text) => {
             return ChatCompletionRequestUserMessageContent::Text(text.clone());
@@ -271,15 +286,18 @@ fn user_content(content: &UserContent) -> ChatCompletionRequestUserMessageConten
             },
         )
     };
+    let mut photo = 0;
     let mapped = parts
         .iter()
         .map(|part| match part {
             InputContent::Text(text) => text_part(text.text.clone()),
-            // A stored photo's URL is this server's, which the model cannot fetch: it reads a
-            // placeholder (sending the bytes to a model that can see is `--llm-vision`'s, not
-            // built yet), so a text-only model never gets an image it rejects.
             InputContent::Image(media) if is_stored_photo(media) => {
-                text_part(omitted("photo", media_mime(media), media_location(media)))
+                photo += 1;
+                let address = media.source.source().value.as_str();
+                match images.get(address) {
+                    Some(data) => image_part(data.clone()),
+                    None => text_part(photo_placeholder(photo, media_mime(media), address)),
+                }
             }
             InputContent::Image(media) => image_part(media_url(media)),
             InputContent::Audio(media) => {
@@ -342,6 +360,14 @@ fn media_location(media: &MediaPart) -> Option<String> {
     match &media.source {
         MediaSource::Url(source) | MediaSource::File(source) => Some(source.value.clone()),
         MediaSource::Data(_) => None,
+    }
+}
+
+/// A stored photo the model does not see: `[foto 1: image/jpeg, /photos/<id>]`.
+fn photo_placeholder(n: usize, mime: Option<&str>, address: &str) -> String {
+    match mime {
+        Some(mime) => format!("[foto {n}: {mime}, {address}]"),
+        None => format!("[foto {n}: {address}]"),
     }
 }
 

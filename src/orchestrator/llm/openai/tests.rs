@@ -80,6 +80,7 @@ fn system_and_developer_messages_join_the_one_system_message_first() {
     let messages = chat_messages(
         &system_text("Je bent de algemene assistent.", &thread),
         &alternating(&thread),
+        &Default::default(),
     );
     let json = serde_json::to_value(&messages).unwrap();
     let roles: Vec<&str> = json

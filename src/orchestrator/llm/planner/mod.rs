@@ -34,6 +34,7 @@ mod general;
 mod history;
 mod lang;
 mod observations;
+mod photos;
 pub mod pool;
 mod regulation;
 mod reporting;
@@ -139,7 +140,8 @@ fn plan_with(request: &CompletionRequest, knowledge: Option<&Knowledge>) -> Vec<
         request.tools.iter().map(|t| t.name.clone()).collect()
     };
     let allowed: HashSet<&str> = allowed.iter().map(String::as_str).collect();
-    let step = match client_tools::client_tool_step(&thread, &request.tools)
+    let step = match photos::photo_alone(&thread, &allowed)
+        .or_else(|| client_tools::client_tool_step(&thread, &request.tools))
         .or_else(|| general::misrouted(&thread, &request.agent_id, &allowed))
     {
         Some(step) => step,
@@ -260,6 +262,7 @@ mod tests {
             tools,
             answer_only: false,
             user_id: String::new(),
+            images: Default::default(),
         }
     }
 
