@@ -136,7 +136,7 @@ impl Store for SqlStore {
     async fn messages(&self, thread_id: &str) -> Result<Vec<Message>, StoreError> {
         let _timed = timed("messages");
         let mut reader = self.pool.acquire().await.map_err(backend)?;
-        let messages = self.thread_messages(&mut *reader, thread_id).await?;
+        let messages = self.thread_messages(&mut reader, thread_id).await?;
         drop(reader);
         if messages.is_empty() {
             self.require_thread(thread_id).await?;

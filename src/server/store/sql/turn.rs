@@ -5,7 +5,7 @@
 
 use sqlx::{Any, Transaction};
 
-use super::{Flag, INSERT_MESSAGE, SqlStore, TOUCH_THREAD, backend, corrupt, describe, with_id};
+use super::{Flag, INSERT_MESSAGE, SqlStore, TOUCH_THREAD, backend, describe, with_id};
 use crate::orchestrator::store::{StoreError, Turn, TurnRequest};
 use crate::protocol::Message;
 use crate::server::store::{preview_from_text, title_from_text};
@@ -58,7 +58,7 @@ impl SqlStore {
                 return Ok(Turn::Held);
             }
         }
-        let mut messages = self.thread_messages(&mut *tx, turn.thread_id).await?;
+        let mut messages = self.thread_messages(&mut tx, turn.thread_id).await?;
         let waiting = crate::orchestrator::thread::unanswered_calls(&messages);
         let mut answered: Vec<String> = Vec::new();
         for result in turn.results {
