@@ -90,6 +90,7 @@ both!(
     a_turn_begins_in_one_transaction,
     a_refused_turn_writes_nothing,
     a_reports_mail_status_is_replaced_by_each_try_and_goes_with_its_user,
+    a_thread_read_again_has_what_any_instance_stored_since,
 );
 
 fn message(value: serde_json::Value) -> Message {
@@ -898,4 +899,55 @@ async fn a_reports_mail_status_is_replaced_by_each_try_and_goes_with_its_user(ba
     store.delete_user(&owner.id).await.unwrap();
     assert_eq!(store.report_mail("rpt-1").await.unwrap(), None);
     assert_eq!(store.report_mail("rpt-2").await.unwrap(), None);
+}
+
+/// A store keeps the threads it read in memory and reads only what was stored since (issue
+/// 36): what another instance appends, what a turn appends, and a thread deleted and made
+/// again under its id by another instance all come back as stored, never the old reading.
+async fn a_thread_read_again_has_what_any_instance_stored_since(backend: Backend) {
+    let here = backend.open().await;
+    let there = backend.open().await;
+    let messages = conversation();
+    here.open_thread("t1", "koen", "").await.unwrap();
+    for m in &messages[..3] {
+        here.append_message("t1", m).await.unwrap();
+    }
+    assert_eq!(here.messages("t1").await.unwrap(), messages[..3]);
+    // Appended by the other instance, then by a turn here.
+    for m in &messages[3..5] {
+        there.append_message("t1", m).await.unwrap();
+    }
+    assert_eq!(here.messages("t1").await.unwrap(), messages[..5]);
+    let request = turn("t1", "koen", Some(&messages[5]));
+    let (seen, _) = begun(here.begin_turn(&request).await.unwrap());
+    assert_eq!(seen, messages);
+    assert_eq!(here.messages("t1").await.unwrap(), messages);
+    assert_eq!(there.messages("t1").await.unwrap(), messages);
+
+    // Deleted and made again elsewhere, with as many messages and more: the new thread.
+    there.delete_thread("t1").await.unwrap();
+    there.open_thread("t1", "koen", "").await.unwrap();
+    let again: Vec<Message> = (1..=8)
+        .map(|n| {
+            message(
+                json!({"role": "user", "id": format!("n{n}"), "content": format!("bericht {n}")}),
+            )
+        })
+        .collect();
+    for m in &again {
+        there.append_message("t1", m).await.unwrap();
+    }
+    assert_eq!(here.messages("t1").await.unwrap(), again);
+    let next = message(json!({"role": "user", "id": "n9", "content": "en nog een"}));
+    let request = turn("t1", "koen", Some(&next));
+    let (seen, _) = begun(here.begin_turn(&request).await.unwrap());
+    assert_eq!(seen.len(), 9);
+    assert_eq!(seen[..8], again[..]);
+
+    // Deleted elsewhere and not made again: not found here either.
+    there.delete_thread("t1").await.unwrap();
+    assert!(matches!(
+        here.messages("t1").await,
+        Err(StoreError::NotFound(_))
+    ));
 }

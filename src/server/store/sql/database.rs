@@ -88,6 +88,7 @@ impl Database for SqlStore {
             .execute(&self.writer)
             .await
             .map_err(backend)?;
+        self.history.forget(thread_id);
         if deleted.rows_affected() == 0 {
             return Err(thread_not_found(thread_id));
         }

@@ -29,6 +29,7 @@ mod auth;
 mod cluster;
 mod database;
 mod errors;
+mod history;
 mod mail;
 mod photos;
 mod rows;
@@ -77,6 +78,8 @@ pub struct SqlStore {
     /// Whose runs are whose: this process's id and how long its claim on a run lasts unless
     /// renewed (see `cluster.rs`).
     lease: Lease,
+    /// The threads' messages read lately, so that a turn parses only what is new (issue 36).
+    history: history::History,
 }
 
 impl SqlStore {
@@ -167,6 +170,7 @@ impl SqlStore {
             clock_offset: AtomicI64::new(0),
             interrupted_at_startup: AtomicU64::new(0),
             lease,
+            history: history::History::new(history::HISTORY_BUDGET_BYTES),
         };
         store.sync_clock().await?;
         let interrupted = match dialect {

@@ -135,21 +135,13 @@ impl Store for SqlStore {
 
     async fn messages(&self, thread_id: &str) -> Result<Vec<Message>, StoreError> {
         let _timed = timed("messages");
-        let bodies: Vec<(String,)> =
-            sqlx::query_as(&self.sql("SELECT body FROM messages WHERE thread_id = ? ORDER BY seq"))
-                .bind(thread_id)
-                .fetch_all(&self.pool)
-                .await
-                .map_err(backend)?;
-        if bodies.is_empty() {
+        let mut reader = self.pool.acquire().await.map_err(backend)?;
+        let messages = self.thread_messages(&mut reader, thread_id).await?;
+        drop(reader);
+        if messages.is_empty() {
             self.require_thread(thread_id).await?;
         }
-        bodies
-            .into_iter()
-            .map(|(body,)| {
-                serde_json::from_str(&body).map_err(|e| corrupt("message", &e.to_string()))
-            })
-            .collect()
+        Ok(messages)
     }
 
     async fn has_message(&self, thread_id: &str, message_id: &str) -> Result<bool, StoreError> {

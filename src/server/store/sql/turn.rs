@@ -5,7 +5,7 @@
 
 use sqlx::{Any, Transaction};
 
-use super::{Flag, INSERT_MESSAGE, SqlStore, TOUCH_THREAD, backend, corrupt, describe, with_id};
+use super::{Flag, INSERT_MESSAGE, SqlStore, TOUCH_THREAD, backend, describe, with_id};
 use crate::orchestrator::store::{StoreError, Turn, TurnRequest};
 use crate::protocol::Message;
 use crate::server::store::{preview_from_text, title_from_text};
@@ -58,18 +58,7 @@ impl SqlStore {
                 return Ok(Turn::Held);
             }
         }
-        let bodies: Vec<(String,)> =
-            sqlx::query_as(&self.sql("SELECT body FROM messages WHERE thread_id = ? ORDER BY seq"))
-                .bind(turn.thread_id)
-                .fetch_all(&mut *tx)
-                .await
-                .map_err(backend)?;
-        let mut messages = bodies
-            .into_iter()
-            .map(|(body,)| {
-                serde_json::from_str(&body).map_err(|e| corrupt("message", &e.to_string()))
-            })
-            .collect::<Result<Vec<Message>, StoreError>>()?;
+        let mut messages = self.thread_messages(&mut tx, turn.thread_id).await?;
         let waiting = crate::orchestrator::thread::unanswered_calls(&messages);
         let mut answered: Vec<String> = Vec::new();
         for result in turn.results {
