@@ -64,6 +64,11 @@ const SETS: &[Set] = &[
         sealed: false,
     },
     Set {
+        file: "tuning_6.json",
+        mark: 0.0,
+        sealed: false,
+    },
+    Set {
         file: "held_aside_3.json",
         mark: 0.586,
         sealed: true,
