@@ -62,7 +62,7 @@ fn is_stop_word(word: &str) -> bool {
 
 /// The question asks for a temperature or a time: what food-safety law sets figures for.
 /// ("hoeveel brandblussers" asks a figure too, but not one about food.)
-fn asks_for_food_figure(question: &str) -> bool {
+pub(super) fn asks_for_food_figure(question: &str) -> bool {
     let n = format!(" {} ", normalize(question));
     [
         " hoe koud ",

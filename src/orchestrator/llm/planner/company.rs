@@ -12,7 +12,7 @@ use super::thread::{Outcome, Thread, str_at};
 use super::understand::{Choice, Intent, choice_answer, company_query};
 use super::{MAX_TOOL_TURNS, Step, tool_error_answer};
 use crate::orchestrator::inspection::{CompanyCheck, CompanyDecision, CompanyRef};
-use crate::orchestrator::knowledge::{Resolution, find_kvk};
+use crate::orchestrator::knowledge::{Resolution, find_kvk, normalize};
 use crate::orchestrator::tools::{CHECK_COMPANY_EXISTS, GET_COMPANY_INFO, GET_INSPECTION_HISTORY};
 
 pub(super) fn history_agent(thread: &Thread, allowed: &HashSet<&str>) -> Step {
@@ -111,6 +111,48 @@ pub(super) fn history_agent(thread: &Thread, allowed: &HashSet<&str>) -> Step {
                 .is_none_or(|open| open.kvk != named.kvk)
         {
             return Step::Call(vec![(CHECK_COMPANY_EXISTS, json!({ "kvk": named.kvk }))]);
+        }
+        // "Visrokerij Kapitein Fabel op Urk, ik kom voor de audit", "Ik ben aan de
+        // Schimmenbrugstraat in Maastricht, bij de broodjeszaak": when the words picked as
+        // the name do not settle on one company, the whole sentence (its name, street, city
+        // and kind together) may; a single clear match of it that the picked words do not
+        // contradict is the company meant.
+        if let Some(kb) = thread.knowledge
+            && let Resolution::Match(whole) = kb.resolve_company(&text)
+            && thread
+                .inspection
+                .company
+                .as_ref()
+                .is_none_or(|open| open.kvk != whole.company.kvk)
+        {
+            let picked = query.as_ref().map(|q| kb.resolve_company(q));
+            let agrees = match &picked {
+                // A name the register does not know never opens another company: the
+                // sentence must hold two words of the match's own name besides.
+                None | Some(Resolution::NotFound(_)) => {
+                    let said = normalize(&text);
+                    let said: Vec<&str> = said.split(' ').collect();
+                    std::iter::once(&whole.company.name)
+                        .chain(&whole.company.trade_names)
+                        .any(|name| {
+                            normalize(name)
+                                .split(' ')
+                                .filter(|w| w.len() >= 4 && said.contains(w))
+                                .count()
+                                >= 2
+                        })
+                }
+                Some(Resolution::Ask(candidates)) => candidates
+                    .iter()
+                    .any(|c| c.company.kvk == whole.company.kvk),
+                Some(Resolution::Match(_)) => false,
+            };
+            if agrees {
+                return Step::Call(vec![(
+                    CHECK_COMPANY_EXISTS,
+                    json!({ "kvk": whole.company.kvk }),
+                )]);
+            }
         }
         return match query {
             Some(name) => Step::Call(vec![(CHECK_COMPANY_EXISTS, json!({ "name": name }))]),

@@ -417,10 +417,15 @@ pub(super) fn is_confirmation(text: &str) -> bool {
         return true;
     }
     let words: Vec<&str> = normalized.split(' ').filter(|w| !w.is_empty()).collect();
+    // "That's the one", "dat is hem", "zo is ie goed": a few words that only point and agree
+    // name nothing seen, whether or not a word of assent is among them.
+    const POINTING: &[&str] = &["ie", "hem", "this", "dit", "deze", "those", "these", "hij"];
+    let agrees = |w: &&str| CORE.contains(w) || FILLER.contains(w) || POINTING.contains(w);
     !words.is_empty()
         && words.len() <= 6
-        && words.iter().any(|w| CORE.contains(w))
-        && words.iter().all(|w| CORE.contains(w) || FILLER.contains(w))
+        && (words.iter().any(|w| CORE.contains(w))
+            || (words.len() <= 4 && words.iter().any(|w| POINTING.contains(w) || *w == "one")))
+        && words.iter().all(agrees)
 }
 
 /// "Klopt, 46 graden", "yes, 9 °C it is": a short yes whose figures are all in the last
@@ -525,6 +530,24 @@ const SIGNALS: &[&str] = &[
     "revise",
 ];
 
+/// Words that own a misreading or a slip: with them a correction may be a long sentence.
+const MISREAD: &[&str] = &[
+    "misread",
+    "mistake",
+    "wrong",
+    "verkeerd",
+    "verkeken",
+    "vergist",
+    "vergis",
+    "typo",
+    "typfout",
+    "tikfout",
+    "foutje",
+    "correctie",
+    "correction",
+    "afgelezen",
+];
+
 /// The correction this turn makes to a finding of the open inspection, if it is one: "X,
 /// niet Y" / "X, not Y" with Y in the finding, or a correction word with a new figure ("het
 /// zijn er eerder 20") for a finding with a figure.
@@ -621,7 +644,16 @@ pub(super) fn correction(text: &str, state: &InspectionState) -> Option<Correcti
         && words[2..]
             .iter()
             .all(|w| w.chars().all(|c| c.is_ascii_digit()) || FIGURE_ONLY.contains(w));
-    if (signal || restates) && words.len() <= 14 {
+    // "My bad, the reading was 5 degrees, I had the probe in the wrong tray": a misreading
+    // owned in so many words may explain itself at length; one new temperature for a finding
+    // with a temperature is still the figure corrected.
+    let owned_mistake = words.iter().any(|w| MISREAD.contains(w))
+        || padded.contains(" my bad ")
+        || padded.contains(" mijn fout ");
+    let one_temperature = figures.len() == 1
+        && crate::orchestrator::knowledge::temperature_celsius(text).is_some()
+        && crate::orchestrator::knowledge::temperature_celsius(&finding.description).is_some();
+    if (signal || restates) && (words.len() <= 14 || (owned_mistake && one_temperature)) {
         // The new figure is the one that is not the old ("niet 48 maar 46").
         let figure = figures
             .iter()

@@ -7,7 +7,8 @@ use std::collections::HashSet;
 use serde_json::{Value, json};
 
 use super::answers::{
-    Article, corpus_answer, covered, foreign_words, not_covered, nothing_found, speaks_of,
+    Article, asks_for_food_figure, corpus_answer, covered, foreign_words, not_covered,
+    nothing_found, speaks_of,
 };
 use super::conversation::{correction, refers_back};
 use super::findings::concern_names;
@@ -109,11 +110,19 @@ pub(super) fn regulation_agent(thread: &Thread, allowed: &HashSet<&str>) -> Step
     if let (Some(seen), Some(q)) = (&observation, &question)
         && (asks_scope(q)
             || (concerns(&without_positions(seen)).is_empty()
-                && crate::orchestrator::knowledge::temperature_celsius(seen).is_none())
+                && crate::orchestrator::knowledge::temperature_celsius(seen).is_none()
+                // "The jugs of milk stand by the machine all morning; how long may they be
+                // out of the fridge?": a question the corpus covers is answered, however
+                // plain the scene before it.
+                && !(asks_for_food_figure(q)
+                    && !refers_back(q)
+                    && covered(q, asked_search, thread.knowledge)))
             || (concerns(q).is_empty()
                 && !refers_back(q)
                 && foreign_words(q, thread.knowledge) > 0
-                && !covered(q, asked_search, thread.knowledge)))
+                && !(asks_for_food_figure(q)
+                    && !refers_back(q)
+                    && covered(q, asked_search, thread.knowledge))))
         && !speaks_of(&format!("{seen} {q}"), asked_search, thread.knowledge)
     {
         return Step::Say(not_covered(&text, lang));

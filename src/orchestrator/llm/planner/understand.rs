@@ -563,6 +563,18 @@ fn is_history_question(w: &Words) -> bool {
         "hoe vaak",
         "how often",
         "how many times",
+        // "Hoeveel keer zijn wij hier geweest?", "how many visits have they had?"
+        "hoeveel keer",
+        "hoeveel inspecties",
+        "hoeveel bezoeken",
+        "how many inspections",
+        "how many visits",
+        "come by",
+        "came by",
+        "langs geweest",
+        "langsgeweest",
+        "langs gekomen",
+        "langsgekomen",
     ]) || w.prefix("inspectiegeschiedenis")
         || w.prefix("inspectiehistorie")
         || w.has("historie")
@@ -657,10 +669,12 @@ fn asks_about_the_past(text: &str, w: &Words) -> bool {
             ])
             && w.any(&["eerder", "ooit", "before", "ever", "vaker"]));
     // "Welke temperatuur had de sla in maart 2024?": a year with a verb in the past.
+    // "Anything notable here back in 2023?": a year with a word of this place or of looking
+    // back.
     let dated_past = w.list.iter().any(|x| is_year(x))
         && w.any(&[
             "had", "hadden", "was", "waren", "werd", "werden", "were", "did", "ging", "gingen",
-            "went",
+            "went", "here", "hier", "back", "terug",
         ]);
     let subject = this_place
         || dated_past
@@ -834,8 +848,18 @@ fn is_summary_request(text: &str, w: &Words) -> bool {
             && !w.any(EARLIER))
         // "Geef me een overzicht", "Overzicht graag", "Show me the findings", "Hoeveel
         // bevindingen zijn het nu?": a short request for this visit's list.
-        || (w.list.len() <= 6
-            && (w.any(&["overzicht", "overview", "recap", "samenvatting", "opsomming"])
+        // "Welke bevindingen horen nu bij dit eetcafé?", "Wat heb ik bij de kaaskraam allemaal
+        // staan?": findings asked about, or what the inspector "has", with nothing that
+        // places it in an earlier visit (a past one is a history question, decided before).
+        || (asks(text, w)
+            && (w.any(&["bevindingen", "findings"])
+                || (w.any_phrase(&["heb ik", "hebben we", "have i got", "have we got", "what have i", "what have we"])
+                    && w.any(&["staan", "allemaal", "got", "genoteerd", "noted"])))
+            && !w.any(EARLIER)
+            && !w.list.iter().any(|x| is_year(x)))
+        || (w.list.len() <= 8
+            && (w.any(&["overzicht", "overview", "recap", "samenvatting", "opsomming", "tussenstand"])
+                || w.phrase("stand van zaken")
                 || (asks(text, w)
                     && w.any(&["bevindingen", "findings", "issues", "punten", "notes", "notities"])))
             && !w.any(EARLIER)
@@ -1143,9 +1167,21 @@ fn is_company_start(text: &str, w: &Words, knowledge: Option<&Knowledge>) -> boo
         return false;
     };
     let short = w.list.len() <= 6;
+    // "is", "staat", "heeft": a sentence that says how something is describes the premises.
+    let states = w.any(&[
+        "is", "zijn", "heeft", "hebben", "ligt", "liggen", "staat", "staan", "wordt", "worden",
+        "was", "waren", "are", "has", "have", "were",
+    ]);
     match kb.resolve_company(text) {
         Resolution::Match(_) => concerns(text).is_empty() || short || open_imperative,
-        Resolution::Ask(_) => w.list.len() <= 3 || asks_to_open || open_imperative,
+        // "Ik ga naar De Droomkade": a few words naming registered companies, nothing seen,
+        // is a start; the history agent asks which one.
+        Resolution::Ask(_) => {
+            w.list.len() <= 3
+                || asks_to_open
+                || open_imperative
+                || (short && concerns(text).is_empty() && !states)
+        }
         // "Bakkerij De Zonnebloem in Zwolle": a business named, not in the register; the
         // history agent says so. A description of the premises has a verb and is a finding.
         Resolution::NotFound(_) => {
@@ -1153,10 +1189,7 @@ fn is_company_start(text: &str, w: &Words, knowledge: Option<&Knowledge>) -> boo
                 || (short
                     && concerns(text).is_empty()
                     && !text.chars().any(|c| c.is_ascii_digit())
-                    && !w.any(&[
-                        "is", "zijn", "heeft", "hebben", "ligt", "liggen", "staat", "staan",
-                        "wordt", "worden", "was", "waren", "are", "has", "have", "were",
-                    ])
+                    && !states
                     && kb.names_a_business(text))
         }
     }
