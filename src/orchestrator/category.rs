@@ -42,6 +42,8 @@ pub fn category(text: &str) -> &'static str {
     let missing = phrase(&[
         "zonder",
         "geen",
+        "nergens",
+        "nowhere",
         "ontbreekt",
         "ontbreken",
         "no",
@@ -233,6 +235,15 @@ pub fn category(text: &str) -> &'static str {
     if structure && defect {
         return "building";
     }
+    // "The juice dispenser spout is sticky with mould around the tap": mould on a thing that
+    // is not the structure, nor a room, is dirt to clean.
+    let room = about(
+        &["ruimte", "kelder", "hoek", "keuken", "magazijn", "opslag"],
+        &["room", "corner", "cellar", "kitchen", "store", "storeroom"],
+    );
+    if about(&["schimmel", "beschimmel", "mould", "mold"], &[]) && !structure && !room {
+        return "hygiene";
+    }
     if about(
         &[
             "koel",
@@ -256,6 +267,8 @@ pub fn category(text: &str) -> &'static str {
             "temperature",
             "regenere",
             "kerntemperatuur",
+            // "Er is nergens een thermometer in de truck": no way to measure the cold.
+            "thermomet",
             "opwarm",
             "reheat",
             "pasteuris",
@@ -334,12 +347,14 @@ pub fn category(text: &str) -> &'static str {
     let leftovers = words
         .iter()
         .any(|w| w.ends_with("resten") || w.ends_with("residu") || w.ends_with("koekte"));
-    if equipment
-        && (leftovers
-            || about(
+    // "De tosti-ijzers zitten vol kaasresten": leftovers are a cleaning matter on whatever
+    // they stick to.
+    if leftovers
+        || equipment
+            && about(
                 &["vlek", "stain", "beschimmel", "schimmel", "mould", "mold"],
                 &["oud", "oude", "old", "resten", "residue"],
-            ))
+            )
     {
         return "hygiene";
     }
@@ -347,6 +362,14 @@ pub fn category(text: &str) -> &'static str {
         &[
             "vuil",
             "vies",
+            // "Spatels in een bakje troebel water", "sticky", "plakkerig": dirt by its look.
+            "troebel",
+            "murky",
+            "sticky",
+            "plakkerig",
+            "kleverig",
+            // Staff eating beside open food: their own hygiene.
+            "eating",
             "smerig",
             "aangekoekt",
             "vetlaag",
@@ -435,7 +458,8 @@ pub fn category(text: &str) -> &'static str {
             "handwas",
         ],
         &[
-            "ill", "bin", "bins", "hands", "vet", "vette", "cut", "cuts", "wound", "smoke", "emmer",
+            "ill", "bin", "bins", "hands", "vet", "vette", "cut", "cuts", "wound", "smoke",
+            "emmer", "eat", "eats",
         ],
     ) {
         return "hygiene";
@@ -472,9 +496,9 @@ pub fn category(text: &str) -> &'static str {
             "plint",
         ],
         &[
-            "hor", "horren", "lamp", "floor", "floors", "wall", "walls", "tile", "tiles", "gap",
-            "window", "windows", "screen", "screens", "vent", "vents", "drain", "drains", "leak",
-            "leaks",
+            "hor", "horren", "lamp", "light", "lights", "lighting", "bulb", "floor", "floors",
+            "wall", "walls", "tile", "tiles", "gap", "window", "windows", "screen", "screens",
+            "vent", "vents", "drain", "drains", "leak", "leaks",
         ],
     ) || phrase(&[
         // "door" alone is also Dutch ("tussen de bedrijven door"): the English door with

@@ -559,13 +559,26 @@ impl GenerateFinalReport {
     }
 
     /// Whether `title` names a registered company other than the one with `kvk`.
+    /// Whether `title` names a company other than `kvk`: by its name or a trade name written
+    /// out, or by words that settle on it in the register ("First up today: Taco Ficticio in
+    /// Nijmegen", "ik begin bij Bakkerij Denkdeeg").
     fn names_another_company(&self, title: &str, kvk: &str) -> bool {
-        let title = normalize(title);
-        self.knowledge
+        let normalized = normalize(title);
+        let written_out = self
+            .knowledge
             .companies()
             .iter()
             .filter(|company| company.kvk != kvk)
-            .any(|company| title.contains(&normalize(&company.name)))
+            .any(|company| {
+                std::iter::once(&company.name)
+                    .chain(&company.trade_names)
+                    .any(|name| normalized.contains(&normalize(name)))
+            });
+        written_out
+            || matches!(
+                self.knowledge.resolve_company(title),
+                crate::orchestrator::knowledge::Resolution::Match(c) if c.company.kvk != kvk
+            )
     }
 
     /// The articles of these ids (unknown ones are collected, not cited).

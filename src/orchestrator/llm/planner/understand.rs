@@ -266,6 +266,8 @@ fn report_word(w: &Words) -> bool {
         // "the official write-up", "write it up": the written record of this inspection.
         || w.has("writeup")
         || w.any_phrase(&["write up", "write it up", "write this up", "write that up"])
+        // "Could you put the paperwork together?": the inspection's paperwork is its report.
+        || w.any(&["paperwork", "papierwerk"])
 }
 
 /// Words that ask whether the register knows a business.
@@ -487,34 +489,46 @@ fn is_report_request(w: &Words) -> bool {
     {
         return true;
     }
-    w.any_phrase(&[
-        "op papier",
-        "generate it",
-        "genereer het",
-        "genereer hem",
-        "go ahead and generate",
-        "rond maar af",
-        "rond het af",
-        "wrap it up",
-        "print it",
-        "rond de inspectie af",
-        "inspectie afronden",
-        "inspectie af te ronden",
-        "we zijn klaar",
-        "ik ben klaar",
-        "sluit de inspectie af",
-        "inspectie afsluiten",
-        "finish the inspection",
-        "wrap up the inspection",
-        "close the inspection",
-        "we are done",
-        "i am done",
-        "that s all for today",
-        "wrap it up",
-        "let s wrap up",
-        "wrap things up",
-        "we zijn er klaar",
-    ])
+    // "Er is geen schoonmaakplan, niks op papier": what is missing on paper is an observation.
+    let denies = w.any(&[
+        "geen",
+        "niks",
+        "niets",
+        "no",
+        "nothing",
+        "ontbreekt",
+        "missing",
+        "not",
+        "niet",
+    ]);
+    w.phrase("op papier") && !denies
+        || w.any_phrase(&[
+            "generate it",
+            "genereer het",
+            "genereer hem",
+            "go ahead and generate",
+            "rond maar af",
+            "rond het af",
+            "wrap it up",
+            "print it",
+            "rond de inspectie af",
+            "inspectie afronden",
+            "inspectie af te ronden",
+            "we zijn klaar",
+            "ik ben klaar",
+            "sluit de inspectie af",
+            "inspectie afsluiten",
+            "finish the inspection",
+            "wrap up the inspection",
+            "close the inspection",
+            "we are done",
+            "i am done",
+            "that s all for today",
+            "wrap it up",
+            "let s wrap up",
+            "wrap things up",
+            "we zijn er klaar",
+        ])
 }
 
 /// "2023": a year.
