@@ -650,7 +650,19 @@ fn misses(
                 .report_json
                 .as_deref()
                 .is_some_and(|r| !contains_whole(r, &needle)),
-            format!("report has {needle:?} (or no report)"),
+            format!(
+                "report has {needle:?} (or no report){}",
+                after
+                    .report_json
+                    .as_deref()
+                    .and_then(|r| {
+                        let at = r.to_lowercase().find(&needle.to_lowercase())?;
+                        let from = r.floor_char_boundary(at.saturating_sub(120));
+                        let to = r.ceil_char_boundary((at + 80).min(r.len()));
+                        Some(format!(": …{}…", r[from..to].replace('\n', " ")))
+                    })
+                    .unwrap_or_default()
+            ),
             &mut out,
         );
     }
@@ -706,7 +718,10 @@ async fn run_set(
     for conversation in set["conversations"].as_array().unwrap() {
         let id = conversation["id"].as_str().unwrap();
         let kind = conversation["kind"].as_u64();
-        let thread = format!("eval-{id}-{}", uuid::Uuid::new_v4().simple());
+        // A thread id as the UI makes one: no words of the conversation, which the report
+        // carries as its session id (an id naming the first company of a switch would put
+        // that name on the second company's report).
+        let thread = uuid::Uuid::new_v4().to_string();
         let mut company = None;
         let mut findings: Vec<Finding> = Vec::new();
         for (i, turn) in conversation["turns"].as_array().unwrap().iter().enumerate() {
