@@ -447,6 +447,8 @@ pub(super) fn covered(question: &str, search: &Value, knowledge: Option<&Knowled
     let keeping = normalize(question).split(' ').any(|w| {
         [
             "bewaard", "bewaren", "houdbaar", "kept", "keep", "stored", "store",
+            // "How long may they be out of the fridge?", "hoe lang mag het buiten staan?"
+            "out", "buiten",
         ]
         .contains(&w)
     });

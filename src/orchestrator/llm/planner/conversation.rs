@@ -244,6 +244,40 @@ pub(super) fn refers_back(text: &str) -> bool {
         && words
             .get(1)
             .is_some_and(|next| !POINTERS.contains(next) && content_words(next) == 1);
+    // "Mag dat daarna nog een keer terug de koeling in?", "may they stay out?": a pointer
+    // right after the verb that opens the question is its subject, however many words follow.
+    // ("Mag die truck …", "heeft het café …": a determiner; "do they need …": the business.)
+    let pointer_subject = words.len() >= 3
+        && INVERTING.contains(&words[0])
+        && ["dat", "dit", "that", "it"].contains(&words[1])
+        && [
+            "daarna",
+            "nog",
+            "nu",
+            "dan",
+            "ook",
+            "wel",
+            "gewoon",
+            "zomaar",
+            "weer",
+            "eigenlijk",
+            "echt",
+            "still",
+            "then",
+            "also",
+            "again",
+            "really",
+            "actually",
+            "be",
+            "stay",
+            "blijven",
+            "worden",
+            "staan",
+        ]
+        .contains(&words[2]);
+    if pointer_subject && text.trim_end().ends_with('?') {
+        return true;
+    }
     let pointer = words.iter().any(|w| POINTERS.contains(w)) && !names_own;
     let short_question = text.trim_end().ends_with('?') && words.len() <= 4;
     (pointer && content_words(&normalized) <= 2)
