@@ -8,12 +8,14 @@ import { type AgoraEvent, fakeAgora, textRun } from "../bench/fake-agora";
 const log = (page: Page) => page.getByRole("log");
 
 test("an answer streams in, then reads as Markdown, with tool chips that open their cards", async ({ page }) => {
-  // The real server's events, slowed down so the stream can be watched.
+  // The real server's events, slowed down so the stream can be watched: 40 ms a frame keeps the
+  // answer streaming for a few seconds, long enough for the checks below to see it growing on a
+  // busy machine (at 12 ms it was sometimes over before the caret was looked for).
   await page.routeWebSocket(/\/ws$/, (ws) => {
     const server = ws.connectToServer();
     let queue = Promise.resolve();
     server.onMessage((message) => {
-      queue = queue.then(() => new Promise((r) => setTimeout(r, 12))).then(() => ws.send(message));
+      queue = queue.then(() => new Promise((r) => setTimeout(r, 40))).then(() => ws.send(message));
     });
   });
   await page.goto("/");
