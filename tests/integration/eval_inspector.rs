@@ -38,7 +38,7 @@ struct Set {
 /// unseen talk), and the
 /// fifth domain set (`tuning_5.json`, field talk as dictation leaves it: 140/206 before issue
 /// 32's fifth round, 178/206 after it), and the sixth (`tuning_6.json`, written from the domain
-/// before the planner was run on it: 160/226 at its first run, 205/226 after issue 32's sixth
+/// before the planner was run on it: 160/226 at its first run, 206/226 after issue 32's sixth
 /// round, which took the sealed set from 98/167 to 102/167).
 const SETS: &[Set] = &[
     Set {
@@ -68,7 +68,7 @@ const SETS: &[Set] = &[
     },
     Set {
         file: "tuning_6.json",
-        mark: 0.907,
+        mark: 0.911,
         sealed: false,
     },
     Set {

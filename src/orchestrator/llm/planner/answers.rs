@@ -804,6 +804,19 @@ const ELSEWHERE: &[(&[&str], &str, &str)] = &[
 const ELSEWHERE_MORE: &[(&[&str], &str, &str)] = &[
     (
         &[
+            "work permit",
+            "werkvergunning",
+            "tewerkstellingsvergunning",
+            " twv ",
+            "verblijfsvergunning",
+            "residence permit",
+            "right to work",
+        ],
+        "Werken zonder tewerkstellingsvergunning valt onder de Wet arbeid vreemdelingen (WAV): het UWV geeft de vergunning af, de Nederlandse Arbeidsinspectie houdt toezicht en beboet de werkgever.",
+        "Work without a work permit falls under the Foreign Nationals Employment Act (Wet arbeid vreemdelingen, WAV): the UWV issues the permit, the Netherlands Labour Authority (Nederlandse Arbeidsinspectie) supervises and fines the employer.",
+    ),
+    (
+        &[
             " apk ",
             "kenteken",
             "voertuigkeuring",
