@@ -236,6 +236,7 @@ test("a tablet folds the thread list away and back, kept over a reload", async (
   await expect(list).toBeVisible();
   const fold = page.getByRole("button", { name: "Inspecties verbergen" });
   await expect(fold).toHaveAttribute("aria-expanded", "true");
+  await expect(page.locator("header button[aria-controls=threads]:visible")).toHaveCount(1);
   await fold.click();
   await expect(list).toBeHidden();
   const unfold = page.getByRole("button", { name: "Inspecties tonen" });

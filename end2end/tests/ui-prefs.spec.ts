@@ -60,6 +60,8 @@ test("from 390 px wide: the thread list and the panel open over the conversation
   await hydrated(page);
   const threads = page.getByRole("navigation", { name: "Inspecties" });
   await expect(threads).toBeHidden();
+  // One button for the list: the tablet's fold button is not shown beside the phone's.
+  await expect(page.locator("header button[aria-controls=threads]:visible")).toHaveCount(1);
   const open = page.getByRole("button", { name: "Inspecties tonen" });
   await open.click();
   await expect(threads).toBeVisible();
