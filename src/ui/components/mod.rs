@@ -26,6 +26,7 @@ pub mod language_switch;
 pub mod listen_switch;
 #[cfg(feature = "hydrate")]
 pub mod markdown_view;
+pub mod photo_link;
 pub mod photo_picker;
 pub mod push_to_talk;
 pub mod quick_answers;

@@ -1,5 +1,6 @@
 use leptos::prelude::*;
 
+use super::photo_link::PhotoLink;
 use crate::protocol::hap_terms;
 use crate::ui::i18n::Key;
 use crate::ui::prefs::Prefs;
@@ -39,25 +40,17 @@ pub fn ReportCard(
         .unwrap_or_default();
     // Each finding's photos as thumbnails (issue 37), each opening at full size.
     let photos = (!evidence.is_empty()).then(|| {
-        let photo = prefs.text(Key::Photo);
         let rows = evidence
             .into_iter()
             .map(|(finding, urls)| {
                 let thumbs = urls
                     .into_iter()
                     .map(|url| {
-                        let full = url.clone();
                         view! {
-                            <li>
-                                <a href=full target="_blank" rel="noopener">
-                                    <img
-                                        src=url
-                                        alt=photo
-                                        loading="lazy"
-                                        class="h-16 w-16 rounded-md border border-emerald-300 object-cover sm:h-20 sm:w-20 dark:border-emerald-700"
-                                    />
-                                </a>
-                            </li>
+                            <PhotoLink
+                                url
+                                class="h-16 w-16 rounded-md border border-emerald-300 object-cover sm:h-20 sm:w-20 dark:border-emerald-700"
+                            />
                         }
                     })
                     .collect_view();

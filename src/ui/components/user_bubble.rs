@@ -1,5 +1,6 @@
 use leptos::prelude::*;
 
+use super::photo_link::PhotoLink;
 use crate::ui::i18n::Key;
 use crate::ui::prefs::Prefs;
 
@@ -9,7 +10,6 @@ use crate::ui::prefs::Prefs;
 pub fn UserBubble(text: String, queued: ArcRwSignal<bool>, photos: Vec<String>) -> impl IntoView {
     let prefs = expect_context::<Prefs>();
     let has_text = !text.trim().is_empty();
-    let photo = prefs.text(Key::Photo);
     let no_photos = photos.is_empty();
     view! {
         <article class="ml-auto max-w-[85%] rounded-2xl rounded-br-sm bg-emerald-800 px-4 py-2 text-white shadow-sm">
@@ -19,19 +19,7 @@ pub fn UserBubble(text: String, queued: ArcRwSignal<bool>, photos: Vec<String>) 
                 {photos
                     .into_iter()
                     .map(|url| {
-                        let full = url.clone();
-                        view! {
-                            <li>
-                                <a href=full target="_blank" rel="noopener">
-                                    <img
-                                        src=url
-                                        alt=photo
-                                        loading="lazy"
-                                        class="h-32 w-32 rounded-lg object-cover sm:h-40 sm:w-40"
-                                    />
-                                </a>
-                            </li>
-                        }
+                        view! { <PhotoLink url class="h-32 w-32 rounded-lg object-cover sm:h-40 sm:w-40" /> }
                     })
                     .collect_view()}
             </ul>
