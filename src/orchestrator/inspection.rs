@@ -207,41 +207,8 @@ impl InspectionState {
     /// say nothing (a client that sends only the text of the conversation) is read from the
     /// assistant's answers instead, see [`InspectionState::from_answers`].
     pub fn from_messages(messages: &[Message]) -> InspectionState {
-        let mut state = InspectionState::default();
-        let mut calls: HashMap<&str, &str> = HashMap::new();
-        for message in messages {
-            match message {
-                Message::Assistant(a) => {
-                    for call in a.tool_calls.iter().flatten() {
-                        calls.insert(call.id.as_str(), call.function.name.as_str());
-                        // The report asked for closes the questions, approved or not: they
-                        // were skipped (or answered) on the way to it.
-                        if call.function.name == GENERATE_FINAL_REPORT {
-                            state.verification.clear();
-                            state.replied = false;
-                        }
-                    }
-                }
-                Message::Tool(t) if t.error.as_deref().is_none_or(|e| e.trim().is_empty()) => {
-                    if let Some(&name) = calls.get(t.tool_call_id.as_str()) {
-                        state.apply(name, &t.content);
-                    }
-                }
-                Message::User(_) => state.inspector_wrote(),
-                _ => {}
-            }
-        }
-        // No company, candidates or findings from the tools: the thread came as text only.
-        // Only this run's verification calls may be there (the report asked for on such a
-        // thread); they stay.
-        if state.company.is_none() && state.choice.is_empty() && state.findings.is_empty() {
-            return InspectionState {
-                verification: state.verification,
-                replied: state.replied,
-                ..InspectionState::from_answers(messages)
-            };
-        }
-        state
+        let mut reader = InspectionReader::default();
+        reader.read(messages).into_owned()
     }
 
     /// The embedded agents' answers name what they opened and recorded: a company summary
@@ -337,6 +304,70 @@ impl InspectionState {
                 }
             }
             SUBMIT_VERIFICATION_ANSWERS | GENERATE_FINAL_REPORT => self.verification.clear(),
+            _ => {}
+        }
+    }
+}
+
+/// A thread's inspection read message by message: a run keeps one and reads only what it
+/// appended since (issue 36). Read whole at every model turn, tool and STATE_SNAPSHOT, a
+/// 200-turn thread cost a tenth of a run's CPU, most of it parsing the same results again.
+#[derive(Debug, Clone, Default)]
+pub struct InspectionReader {
+    /// The state after the messages read so far, before the text-only fallback.
+    state: InspectionState,
+    /// The tool of each call read so far, by call id: what a later result is the result of.
+    calls: HashMap<String, String>,
+    /// How many of the thread's messages are in `state`.
+    read: usize,
+}
+
+impl InspectionReader {
+    /// The inspection of `messages`, which extend those read before (a run only appends; a
+    /// shorter thread is another one and is read from the start).
+    pub fn read<'a>(&'a mut self, messages: &[Message]) -> std::borrow::Cow<'a, InspectionState> {
+        if messages.len() < self.read {
+            *self = InspectionReader::default();
+        }
+        for message in &messages[self.read..] {
+            self.feed(message);
+        }
+        self.read = messages.len();
+        let state = &self.state;
+        // No company, candidates or findings from the tools: the thread came as text only.
+        // Only this run's verification calls may be there (the report asked for on such a
+        // thread); they stay.
+        if state.company.is_none() && state.choice.is_empty() && state.findings.is_empty() {
+            return std::borrow::Cow::Owned(InspectionState {
+                verification: state.verification.clone(),
+                replied: state.replied,
+                ..InspectionState::from_answers(messages)
+            });
+        }
+        std::borrow::Cow::Borrowed(state)
+    }
+
+    fn feed(&mut self, message: &Message) {
+        let state = &mut self.state;
+        match message {
+            Message::Assistant(a) => {
+                for call in a.tool_calls.iter().flatten() {
+                    self.calls
+                        .insert(call.id.clone(), call.function.name.clone());
+                    // The report asked for closes the questions, approved or not: they
+                    // were skipped (or answered) on the way to it.
+                    if call.function.name == GENERATE_FINAL_REPORT {
+                        state.verification.clear();
+                        state.replied = false;
+                    }
+                }
+            }
+            Message::Tool(t) if t.error.as_deref().is_none_or(|e| e.trim().is_empty()) => {
+                if let Some(name) = self.calls.get(t.tool_call_id.as_str()) {
+                    state.apply(name, &t.content);
+                }
+            }
+            Message::User(_) => state.inspector_wrote(),
             _ => {}
         }
     }
@@ -452,5 +483,66 @@ mod tests {
                 .verification
                 .is_empty()
         );
+    }
+
+    /// A run reads its thread's inspection message by message (issue 36): after every message
+    /// appended, what the reader holds is what reading the whole thread again gives, through a
+    /// company choice, a company opened, findings, a correction, a switch to another company,
+    /// the verification questions and the report; a shorter thread is read from the start.
+    #[test]
+    fn reading_as_the_thread_grows_is_reading_it_whole() {
+        fn company(kvk: &str, name: &str) -> serde_json::Value {
+            json!({"kvk": kvk, "name": name})
+        }
+        fn finding(number: usize, words: &str) -> serde_json::Value {
+            json!({"finding": {"number": number, "description": words, "category": "hygiene",
+                               "severity": "matig"}})
+        }
+        let mut messages = vec![Message::user(None, "Start bij de bakker")];
+        /// What one step appends to the thread.
+        type Step = Box<dyn Fn(&mut Vec<Message>)>;
+        let mut steps: Vec<Step> = vec![
+            Box::new(|m| {
+                called(
+                    m,
+                    "a",
+                    CHECK_COMPANY_EXISTS,
+                    &json!({"query": "bakker", "decision": "ask",
+                    "candidates": [company("99990001", "A"), company("99990002", "B")]}),
+                )
+            }),
+            Box::new(|m| m.push(Message::user(None, "de eerste"))),
+            Box::new(|m| called(m, "b", GET_COMPANY_INFO, &company("99990001", "A"))),
+            Box::new(|m| called(m, "c", RECORD_FINDING, &finding(1, "vuile snijplank"))),
+            Box::new(|m| {
+                let mut corrected = finding(1, "vuile snijplank en mes");
+                corrected["replaces"] = json!(1);
+                called(m, "d", RECORD_FINDING, &corrected)
+            }),
+            Box::new(|m| called(m, "e", EXTRACT_INSPECTION_DATA, &asked())),
+            Box::new(|m| m.push(Message::user(None, "Nee, geen ongedierte"))),
+            Box::new(|m| called(m, "f", GENERATE_FINAL_REPORT, &json!({"status": "ok"}))),
+            Box::new(|m| m.push(Message::user(None, "Nu naar de slager"))),
+            Box::new(|m| called(m, "g", GET_COMPANY_INFO, &company("99990002", "B"))),
+            Box::new(|m| called(m, "h", RECORD_FINDING, &finding(1, "geen thermometer"))),
+        ];
+        let mut reader = InspectionReader::default();
+        for step in steps.drain(..) {
+            step(&mut messages);
+            assert_eq!(
+                *reader.read(&messages),
+                InspectionState::from_messages(&messages),
+                "after {} messages",
+                messages.len()
+            );
+        }
+        let state = reader.read(&messages).into_owned();
+        assert_eq!(state.number, 2);
+        assert_eq!(state.findings.len(), 2);
+        assert_eq!(state.findings[0].description, "vuile snijplank en mes");
+        // Another, shorter thread: read from its start, not on top of the first.
+        let other = vec![Message::user(None, "Hallo")];
+        assert_eq!(*reader.read(&other), InspectionState::from_messages(&other));
+        assert!(reader.read(&other).findings.is_empty());
     }
 }

@@ -10,6 +10,7 @@ use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
 use super::dialect::{RunInfo, Start};
+use super::inspection::InspectionReader;
 use super::journal::LiveRun;
 use super::run::{Publisher, Run, debug_verifier};
 use super::store::RunStatus;
@@ -105,6 +106,7 @@ impl Orchestrator {
             refused_turns: 0,
             listening,
             images: None,
+            inspection: InspectionReader::default(),
         };
         let this = self.clone();
         let finished_thread = thread_id.clone();

@@ -149,6 +149,7 @@ impl ServerHandler for ReadTools {
             user_name: None,
             thread_title: None,
             photos: None,
+            inspection: None,
         };
         let started = Instant::now();
         let outcome = tool.call(&context, &arguments).await;

@@ -210,6 +210,7 @@ fn request(messages: Vec<Message>, tools: Vec<ToolSpec>) -> CompletionRequest {
         answer_only: false,
         user_id: String::new(),
         images: Default::default(),
+        inspection: None,
     }
 }
 

@@ -473,6 +473,7 @@ async fn many_mcp_calls_in_a_row_are_each_answered_right_and_their_cost_is_print
         user_name: None,
         thread_title: None,
         photos: None,
+        inspection: None,
     };
     const CALLS: usize = 300;
     let mut timings = [Vec::new(), Vec::new()];
@@ -555,6 +556,7 @@ async fn a_server_on_stdio_is_started_as_a_child_and_its_tools_answer() {
         user_name: None,
         thread_title: None,
         photos: None,
+        inspection: None,
     };
     let result = toolbox
         .get("lookup_permits")

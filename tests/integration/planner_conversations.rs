@@ -111,6 +111,7 @@ impl Sim {
                 answer_only: false,
                 user_id: String::new(),
                 images: Default::default(),
+                inspection: None,
             };
             let chunks: Vec<LlmChunk> = self
                 .planner
@@ -207,6 +208,7 @@ impl Sim {
                         user_name: None,
                         thread_title: None,
                         photos: None,
+                        inspection: None,
                     };
                     match self.toolbox.call(&name, &ctx, &args).await {
                         Ok(v) => (v, None),
@@ -236,6 +238,7 @@ async fn reporting_turn(sim: &mut Sim) -> Vec<LlmChunk> {
         answer_only: false,
         user_id: String::new(),
         images: Default::default(),
+        inspection: None,
     };
     sim.planner
         .complete(request)
@@ -271,6 +274,7 @@ impl Sim {
             user_name: None,
             thread_title: None,
             photos: None,
+            inspection: None,
         };
         let content = self.toolbox.call(name, &ctx, arguments).await.unwrap();
         self.messages.push(Message::Tool(ToolMessage {
@@ -662,6 +666,7 @@ async fn report_rejection_with_error_text_only() {
         answer_only: false,
         user_id: String::new(),
         images: Default::default(),
+        inspection: None,
     };
     let text: String = sim
         .planner
@@ -821,6 +826,7 @@ async fn turn(
         answer_only: false,
         user_id: String::new(),
         images: Default::default(),
+        inspection: None,
     };
     planner
         .complete(request)

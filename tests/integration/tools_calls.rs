@@ -30,6 +30,7 @@ async fn call(name: &str, args: Value) -> Result<Value, ToolError> {
         user_name: None,
         thread_title: None,
         photos: None,
+        inspection: None,
     };
     toolbox().call(name, &ctx, &args).await
 }

@@ -45,6 +45,7 @@ async fn generate_in(dir: &Path, messages: &[Message], args: Value) -> Result<Va
         user_name: None,
         thread_title: None,
         photos: None,
+        inspection: None,
     };
     toolbox.call("generate_final_report", &ctx, &args).await
 }

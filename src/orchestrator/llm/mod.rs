@@ -41,6 +41,9 @@ pub struct CompletionRequest {
     /// the message the run answers, by address (`/photos/<id>`), as `data:` URLs. Empty
     /// otherwise; a photo not in it reaches the model as a text placeholder.
     pub images: std::sync::Arc<std::collections::HashMap<String, String>>,
+    /// The thread's inspection as the run has read it so far (issue 36), for a provider that
+    /// reads it rather than the messages (the embedded planner); `None`: read from `messages`.
+    pub inspection: Option<std::sync::Arc<crate::orchestrator::inspection::InspectionState>>,
 }
 
 /// What a model streams back. Tool calls arrive whole: clients of the original system parse

@@ -7,7 +7,6 @@ use serde_json::json;
 use uuid::Uuid;
 
 use super::super::category::category;
-use super::super::inspection::InspectionState;
 use super::super::listen::{self, Heard};
 use super::super::tools::RECORD_FINDING;
 use super::{Run, RunFailure, tools};
@@ -82,7 +81,9 @@ impl Run {
         self.complete_assistant_message(vec![call.clone()]).await?;
         self.call_tool(call).await?;
         self.end_step();
-        let number = InspectionState::from_messages(&self.messages)
+        let number = self
+            .inspection
+            .read(&self.messages)
             .open_findings()
             .map(|f| f.number)
             .max()

@@ -20,7 +20,7 @@ use serde_json::{Value, json};
 use uuid::Uuid;
 
 use super::dialect::{Adapter, FailedEnd, RunInfo};
-use super::inspection::InspectionState;
+use super::inspection::InspectionReader;
 use super::llm::planner::{Lang, detect_language};
 use super::llm::prompts::{self, HANDOFF_TOOL};
 use super::llm::{CompletionRequest, FinishReason, LlmChunk, LlmError, ToolSpec, Usage};
@@ -97,6 +97,9 @@ pub(crate) struct Run {
     /// The photos of the message the run answers, as `data:` URLs by address, once read for a
     /// model that sees images (`--llm-vision`): read at its first turn, kept for the others.
     pub images: Option<Arc<std::collections::HashMap<String, String>>>,
+    /// The thread's inspection, read as far as `messages` went at its last use: each model
+    /// turn, STATE_SNAPSHOT and listen-mode note reads only the messages appended since.
+    pub inspection: InspectionReader,
 }
 
 /// The model requests of one run and the tokens they used.
@@ -184,7 +187,8 @@ impl Run {
 
     async fn work(&mut self) -> Result<(), RunFailure> {
         self.emit(Event::run_started(&self.info.thread_id, &self.info.run_id));
-        self.emit(Event::state_snapshot(self.state("processing")));
+        let state = self.state("processing");
+        self.emit(Event::state_snapshot(state));
         // A specialist that carries on (a resume, client tool results) continues its
         // invocation of the run it paused.
         let continued = (self.agent != agents::GENERAL_AGENT)
@@ -309,6 +313,7 @@ impl Run {
             answer_only: last_turn,
             user_id: self.info.user_id.clone(),
             images,
+            inspection: Some(Arc::new(self.inspection.read(&self.messages).into_owned())),
         };
         let budget = self.info.orchestrator.config().model_time_limit;
         let remaining = budget.saturating_sub(self.usage.model_time);
@@ -509,13 +514,15 @@ impl Run {
         let interrupts = self.adapter.close(&mut self.out, None);
         let (thread_id, run_id) = (self.info.thread_id.clone(), self.info.run_id.clone());
         if interrupts.is_empty() {
-            self.emit(Event::state_snapshot(self.state("completed")));
+            let state = self.state("completed");
+            self.emit(Event::state_snapshot(state));
             let mut finished = Event::run_finished(&thread_id, &run_id);
             self.attach_usage(&mut finished);
             self.emit(finished);
             return Ok(());
         }
-        self.emit(Event::state_snapshot(self.state("interrupted")));
+        let state = self.state("interrupted");
+        self.emit(Event::state_snapshot(state));
         let snapshot = Event::MessagesSnapshot(MessagesSnapshot {
             messages: self.messages.to_vec(),
             ..Default::default()
@@ -587,7 +594,8 @@ impl Run {
         let cancelled = matches!(failure, RunFailure::Cancelled);
         let status = if cancelled { "cancelled" } else { "error" };
         // The dialect allows nothing but RUN_FINISHED after RUN_ERROR, so the state goes first.
-        self.emit(Event::state_snapshot(self.state(status)));
+        let state = self.state(status);
+        self.emit(Event::state_snapshot(state));
         let (thread_id, run_id) = (self.info.thread_id.clone(), self.info.run_id.clone());
         let end = self.adapter.failed_end(cancelled);
         if end == FailedEnd::CancelledOutcome {
@@ -642,13 +650,13 @@ impl Run {
 
     /// The STATE_SNAPSHOT: where the run is, and the inspection the thread holds (open
     /// company, pending company choice, findings), read from the thread's messages.
-    fn state(&self, status: &str) -> Value {
+    fn state(&mut self, status: &str) -> Value {
         json!({
             "threadId": self.info.thread_id,
             "runId": self.info.run_id,
             "currentAgent": self.agent,
             "status": status,
-            "inspection": InspectionState::from_messages(&self.messages),
+            "inspection": self.inspection.read(&self.messages),
             "listening": self.listening,
         })
     }

@@ -232,7 +232,8 @@ impl Run {
             && agent != self.agent
         {
             self.agent = agent;
-            self.emit(Event::state_snapshot(self.state("processing")));
+            let state = self.state("processing");
+            self.emit(Event::state_snapshot(state));
             let message_id = self.caller_message_id(&call.id);
             self.adapter.handed_off(agent, &call.id, message_id);
         }
@@ -271,7 +272,7 @@ impl Run {
     }
 
     /// Runs a tool; its failure is a result the agent reads, not a failed run.
-    async fn execute_tool(&self, name: &str, arguments: &Value) -> (Value, Option<String>) {
+    async fn execute_tool(&mut self, name: &str, arguments: &Value) -> (Value, Option<String>) {
         if name == HANDOFF_TOOL {
             return match arguments
                 .get("agent")
@@ -294,16 +295,22 @@ impl Run {
             let error = format!("unknown tool `{name}`");
             return (json!({ "error": error }), Some(error));
         };
-        // Two key lookups, so a tool (the report) can name the person and the conversation;
-        // a store that cannot answer leaves them to the ids.
+        // Two key lookups for the tool that names the person and the conversation (the
+        // report); a store that cannot answer leaves them to the ids.
         let store = orchestrator.store();
-        let user_name = store.user_name(&self.info.user_id).await.ok().flatten();
-        let thread_title = store
-            .thread(&self.info.thread_id)
-            .await
-            .ok()
-            .map(|thread| thread.title)
-            .filter(|title| !title.trim().is_empty());
+        let (user_name, thread_title) = if tool.reads_names() {
+            let user_name = store.user_name(&self.info.user_id).await.ok().flatten();
+            let thread_title = store
+                .thread(&self.info.thread_id)
+                .await
+                .ok()
+                .map(|thread| thread.title)
+                .filter(|title| !title.trim().is_empty());
+            (user_name, thread_title)
+        } else {
+            (None, None)
+        };
+        let inspection = self.inspection.read(&self.messages);
         let context = ToolContext {
             thread_id: &self.info.thread_id,
             user_id: &self.info.user_id,
@@ -312,6 +319,7 @@ impl Run {
             user_name: user_name.as_deref(),
             thread_title: thread_title.as_deref(),
             photos: Some(store.as_ref()),
+            inspection: Some(&inspection),
         };
         match tool.call(&context, arguments).await {
             Ok(value) => {

@@ -14,7 +14,6 @@ use serde_json::{Value, json};
 
 use super::generate_final_report::{self, GenerateFinalReport, form_summary};
 use super::{EXTRACT_INSPECTION_DATA, Tool, ToolContext, ToolError, parse_args};
-use crate::orchestrator::inspection::InspectionState;
 use crate::orchestrator::knowledge::Knowledge;
 use crate::orchestrator::report::verify::{skip_answer, verification_questions};
 use crate::protocol::{Lang, Message};
@@ -43,9 +42,11 @@ struct Args {
 pub(super) fn kvk_or_open(ctx: &ToolContext<'_>, kvk: Option<&str>) -> Result<String, ToolError> {
     match kvk.map(str::trim).filter(|k| !k.is_empty()) {
         Some(kvk) => Ok(kvk.to_owned()),
-        None => InspectionState::from_messages(ctx.messages)
+        None => ctx
+            .inspection()
             .company
-            .map(|c| c.kvk)
+            .as_ref()
+            .map(|c| c.kvk.clone())
             .ok_or_else(|| {
                 ToolError::NotFound(
                     "geen bedrijf geopend in dit gesprek; geef `kvk` / no company open in this thread; give `kvk`"

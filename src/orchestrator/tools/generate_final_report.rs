@@ -81,6 +81,11 @@ impl Tool for GenerateFinalReport {
         GENERATE_FINAL_REPORT
     }
 
+    /// The report names the inspector and the conversation.
+    fn reads_names(&self) -> bool {
+        true
+    }
+
     fn description(&self) -> &'static str {
         "Generates the final inspection report (PDF and JSON) for a company: company data, \
          inspector, each finding with its severity and the regulation articles that apply, and \
@@ -379,7 +384,7 @@ impl GenerateFinalReport {
         // articles chosen when they were recorded.
         // One the inspector left out when approving is not in it; one they corrected has
         // their words and severity (the articles stay those chosen for it, unless given).
-        let state = InspectionState::from_messages(ctx.messages);
+        let state = ctx.inspection();
         // The thread's company: opened, or only named by the inspector (a model may report
         // without having looked it up); what they said about it fills the form.
         let same_company = self

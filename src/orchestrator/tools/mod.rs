@@ -12,6 +12,7 @@ use std::sync::Arc;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 
+use super::inspection::InspectionState;
 use super::knowledge::{Company, Knowledge, Regulation};
 use super::llm::ToolSpec;
 use super::mcp::McpServers;
@@ -61,6 +62,20 @@ pub struct ToolContext<'a> {
     /// Where the report finds its findings' photos (issue 37); `None`: a report names them
     /// without showing them.
     pub photos: Option<&'a dyn super::store::Store>,
+    /// The thread's inspection as the run has read it (issue 36); `None`: read from
+    /// `messages` (see [`ToolContext::inspection`]).
+    pub inspection: Option<&'a InspectionState>,
+}
+
+impl ToolContext<'_> {
+    /// The open company and the findings of the thread: as the run read them, else read from
+    /// the messages.
+    pub fn inspection(&self) -> std::borrow::Cow<'_, InspectionState> {
+        match self.inspection {
+            Some(state) => std::borrow::Cow::Borrowed(state),
+            None => std::borrow::Cow::Owned(InspectionState::from_messages(self.messages)),
+        }
+    }
 }
 
 impl std::fmt::Debug for ToolContext<'_> {
@@ -126,6 +141,13 @@ pub trait Tool: Send + Sync {
     /// Every call asks a person first, whatever the policy says of its name and arguments
     /// (an MCP server configured with `--mcp-approval name=always`).
     fn requires_approval(&self) -> bool {
+        false
+    }
+
+    /// The call reads [`ToolContext::user_name`] and [`ToolContext::thread_title`]: two store
+    /// reads a run makes only for the tool that names the person and the conversation (the
+    /// report), not before every search (issue 36).
+    fn reads_names(&self) -> bool {
         false
     }
 

@@ -8,7 +8,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::{RECORD_FINDING, Tool, ToolContext, ToolError, parse_args};
-use crate::orchestrator::inspection::{Finding, InspectionState, RecordedFinding};
+use crate::orchestrator::inspection::{Finding, RecordedFinding};
 use crate::protocol::{Message, photo_url};
 
 pub struct RecordFinding;
@@ -113,7 +113,7 @@ impl Tool for RecordFinding {
                 "`description` is leeg / `description` is empty".to_owned(),
             ));
         }
-        let state = InspectionState::from_messages(ctx.messages);
+        let state = ctx.inspection();
         if let Some(n) = args.replaces
             && !state.open_findings().any(|f| f.number == n)
         {

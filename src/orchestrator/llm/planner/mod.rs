@@ -130,7 +130,7 @@ pub fn plan(request: &CompletionRequest) -> Vec<LlmChunk> {
 }
 
 fn plan_with(request: &CompletionRequest, knowledge: Option<&Knowledge>) -> Vec<LlmChunk> {
-    let thread = Thread::read(&request.messages, knowledge);
+    let thread = Thread::read(&request.messages, request.inspection.as_deref(), knowledge);
     let allowed: Vec<String> = if request.tools.is_empty() {
         agent_tools(&request.agent_id)
             .iter()
@@ -263,6 +263,7 @@ mod tests {
             answer_only: false,
             user_id: String::new(),
             images: Default::default(),
+            inspection: None,
         }
     }
 

@@ -52,13 +52,28 @@ pub(super) struct Thread<'a> {
     pub knowledge: Option<&'a Knowledge>,
 }
 
+/// How many of the inspector's turns before this one it is read against. The rules that look
+/// back go three turns at most (a follow-up of the history, a report asked again, the subject
+/// of a follow-up), the subject past the confirmations in between: sixteen leave room for
+/// twelve of those in a row.
+const EARLIER_TURNS: usize = 16;
+
 impl<'a> Thread<'a> {
     /// Reads the thread; `knowledge` lets a bare company name count as an inspection start.
-    pub(super) fn read(messages: &'a [Message], knowledge: Option<&'a Knowledge>) -> Thread<'a> {
+    /// `inspection`: the thread's inspection when the run has read it already; else it is
+    /// read from `messages`.
+    pub(super) fn read(
+        messages: &'a [Message],
+        inspection: Option<&InspectionState>,
+        knowledge: Option<&'a Knowledge>,
+    ) -> Thread<'a> {
         let last_user = messages.iter().rposition(|m| matches!(m, Message::User(_)));
         let mut outcomes: Vec<Outcome> = Vec::new();
         let mut by_id: HashMap<String, usize> = HashMap::new();
-        for (i, message) in messages.iter().enumerate() {
+        // Only this run's calls are ever read (see `run_outcomes`): those after the last user
+        // message, not every call of a long thread at every model turn.
+        let run_start = last_user.map_or(0, |user| user + 1);
+        for (i, message) in messages.iter().enumerate().skip(run_start) {
             match message {
                 Message::Assistant(a) => {
                     for call in a.tool_calls.iter().flatten() {
@@ -71,9 +86,7 @@ impl<'a> Thread<'a> {
                         });
                     }
                 }
-                // Only this run's results are ever read (see `run_outcomes`): the earlier ones,
-                // most of a long thread, are not parsed on every model turn.
-                Message::Tool(t) if last_user.is_none_or(|user| i > user) => {
+                Message::Tool(t) => {
                     if let Some(&k) = by_id.get(&t.tool_call_id) {
                         let content = serde_json::from_str(&t.content)
                             .unwrap_or_else(|_| Value::String(t.content.clone()));
@@ -84,22 +97,32 @@ impl<'a> Thread<'a> {
                 _ => {}
             }
         }
-        let user_texts: Vec<String> = messages
+        // The inspector's turns are read as a reader takes dictation (`message_text`), which
+        // costs: only as many as the rules below look at, not every turn of a long thread at
+        // every model turn (issue 36).
+        let user_turns: Vec<&Message> = messages
             .iter()
             .filter(|m| matches!(m, Message::User(_)))
-            .map(message_text)
             .collect();
         // The last sentence that tells its language; Dutch when none does.
-        let lang = user_texts
+        let lang = user_turns
             .iter()
             .rev()
-            .find_map(|t| detect(t))
+            .find_map(|m| detect(&message_text(m)))
             .unwrap_or_default();
-        let inspection = InspectionState::from_messages(messages);
+        let inspection = inspection
+            .cloned()
+            .unwrap_or_else(|| InspectionState::from_messages(messages));
         let user_text = last_user
             .map(|i| message_text(&messages[i]))
             .unwrap_or_default();
-        let earlier = &user_texts[..user_texts.len().saturating_sub(1)];
+        let before_last = user_turns.len().saturating_sub(1);
+        let earlier: Vec<String> = user_turns
+            [before_last.saturating_sub(EARLIER_TURNS)..before_last]
+            .iter()
+            .map(|m| message_text(m))
+            .collect();
+        let earlier = earlier.as_slice();
         let mut intent = understand(&user_text, &inspection, knowledge);
         // The conversation goes on about the earlier inspections until a turn asks otherwise.
         if matches!(intent, Intent::RegulationQuestion | Intent::Chatter)

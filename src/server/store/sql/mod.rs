@@ -113,8 +113,12 @@ impl SqlStore {
         };
         let (pool, writer) = match dialect {
             SqlDialect::Sqlite => {
+                // No ping before each acquire (sqlx's default): a connection to a local file
+                // does not go stale, and the ping is one more hand-off to the connection's
+                // thread and back for every transaction (issue 36's profile).
                 let writer = AnyPoolOptions::new()
                     .max_connections(1)
+                    .test_before_acquire(false)
                     .after_connect(|conn, _| {
                         Box::pin(async move {
                             // FULL: a commit survives a power cut too, not only a killed process.
@@ -136,6 +140,7 @@ impl SqlStore {
                 let read_only = url.replace("mode=rwc", "mode=ro");
                 let pool = AnyPoolOptions::new()
                     .max_connections(4)
+                    .test_before_acquire(false)
                     .after_connect(|conn, _| {
                         Box::pin(async move {
                             conn.execute("PRAGMA busy_timeout = 10000;")
