@@ -26,7 +26,8 @@ pub fn category(text: &str) -> &'static str {
             &["snijplank", "dezelfde", "zelfde"],
             &[
                 "naast", "next", "boven", "above", "beside", "bij", "tussen", "plank", "board",
-                "same", "mes", "knife",
+                "same", "mes", "knife", // "Rauwe zalm ligt direct tegen de komkommer".
+                "tegen", "against", "touching", "raakt",
             ],
         );
     if raw_beside {
@@ -96,11 +97,28 @@ pub fn category(text: &str) -> &'static str {
             "dutch label",
         ])
         || (phrase(&["ontdooid"]) && missing)
+        // "Pepperoni tub opened last Friday, nothing on it to say when": an opened product
+        // that does not say when it was opened.
+        || (about(&["geopend", "opened", "aangebroken"], &[])
+            && phrase(&["nothing", "niets", "niks"]))
     {
         return "labelling";
     }
+    // "Ongediertebestrijdingscontract is verlopen": a contract or certificate runs out, food
+    // passes its date.
+    let agreement = about(
+        &[
+            "contract",
+            "certifica",
+            "abonnement",
+            "overeenkomst",
+            "vergunning",
+            "licen",
+        ],
+        &[],
+    );
     if (date_word && passed)
-        || about(&["verlopen", "expired"], &[])
+        || (about(&["verlopen", "expired"], &[]) && !agreement)
         || phrase(&["over de datum", "over datum", "out of date"])
     {
         return "shelf-life";
@@ -301,6 +319,14 @@ pub fn category(text: &str) -> &'static str {
         "kamertemperatuur",
         "lauwwarm",
         "lukewarm",
+        // "The salmon platter has no start time written anywhere": the time food left the
+        // cold is its time control.
+        "start time",
+        "starttijd",
+        "begintijd",
+        // "Pan ragù van vanochtend staat nog lauw op het fornuis": neither hot nor cold.
+        "lauw",
+        "tepid",
     ]) {
         return "temperature";
     }
@@ -375,6 +401,11 @@ pub fn category(text: &str) -> &'static str {
             "vetlaag",
             "vetrand",
             "aanslag",
+            // "A slimy biofilm on the inside": a film of microbes is dirt to clean.
+            "biofilm",
+            "slijm",
+            "slimy",
+            "slime",
             "dirty",
             "grease",
             "greasy",
