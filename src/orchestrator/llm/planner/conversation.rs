@@ -1408,6 +1408,23 @@ mod tests {
                 "Sorry, not the hummus but the baba ganoush.",
                 "The baba ganoush in the counter has no date.",
             ),
+            // The temperature is corrected, not another figure of the finding; the part
+            // that was fine gives way to the one meant.
+            (
+                "Warmhoudkar voor afdeling 57: 51 graden in de kern",
+                "nee wacht, opnieuw gestoken: 57 graden",
+                "Warmhoudkar voor afdeling 57: 57 graden in de kern",
+            ),
+            (
+                "Speklapjes in de toonbank: kerntemperatuur 13 graden",
+                "oeps, moet 16 graden zijn, de voeler zat tegen de rand van de bak",
+                "Speklapjes in de toonbank: kerntemperatuur 16 graden",
+            ),
+            (
+                "Afzuigkap boven het fornuis druipt van het vet",
+                "Nee, de afzuigkap zelf was in orde, het ging om de vetfilters",
+                "Vetfilters boven het fornuis druipt van het vet",
+            ),
         ] {
             let got = correction(said, &state_with(finding));
             assert_eq!(
@@ -1444,6 +1461,8 @@ mod tests {
             "Klopt, zo laten staan",
             "Akkoord, ga door",
             "Zo is het",
+            "netjes, zo laten staan",
+            "dat is 'm",
         ] {
             assert!(is_confirmation(yes), "{yes}");
         }
@@ -1452,6 +1471,18 @@ mod tests {
             "ja, de koelcel is 9 graden",
         ] {
             assert!(!is_confirmation(not), "{not}");
+        }
+        // A yes and the inspector's own later action: nothing seen.
+        assert!(confirms_and_defers(
+            "helemaal goed zo, terugkoppeling aan de kok doe ik straks"
+        ));
+        assert!(confirms_and_defers("fine, I'll tell the owner later"));
+        for seen in [
+            "ja, de koelcel staat straks op 9 graden",
+            "goed zo, de vloer is vies",
+            "De kok wast straks af, zegt hij",
+        ] {
+            assert!(!confirms_and_defers(seen), "{seen}");
         }
         for back in [
             "Moet die naar huis?",

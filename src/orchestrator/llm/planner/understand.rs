@@ -381,7 +381,17 @@ pub(super) fn moved_to_city<'k>(
 ) -> Option<&'k crate::orchestrator::knowledge::Company> {
     let normalized = normalize(text);
     let words = Words::new(&normalized);
-    if text.trim_end().ends_with('?') || !words.any(LEAVING) || !concerns(text).is_empty() {
+    // The words of leaving observe nothing ("next" is also "next to the raw chicken").
+    let said: Vec<&str> = words
+        .list
+        .iter()
+        .copied()
+        .filter(|w| !LEAVING.contains(w))
+        .collect();
+    if text.trim_end().ends_with('?')
+        || !words.any(LEAVING)
+        || !concerns(&said.join(" ")).is_empty()
+    {
         return None;
     }
     let company = kb.only_company_in_named_city(text)?;
@@ -1820,5 +1830,51 @@ mod tests {
             }
         }
         assert!(missed.is_empty(), "{}", missed.join("\n"));
+    }
+
+    /// Issue 32, kind 1: a business described, not named, in a city where the register has
+    /// only it is a move there; in a city with two businesses, or said as an observation, it
+    /// is not.
+    #[test]
+    fn a_move_to_the_one_business_of_a_city() {
+        let kb = Knowledge::load().expect("embedded data loads");
+        let open = InspectionState {
+            company: Some(CompanyRef {
+                kvk: "99990028".to_owned(),
+                name: "Vers Groothandel Fabelstad B.V.".to_owned(),
+                ..CompanyRef::default()
+            }),
+            ..InspectionState::default()
+        };
+        for (text, kvk) in [
+            (
+                "Finished at the wholesaler, next is the sprout grower in Naaldwijk",
+                "99990024",
+            ),
+            (
+                "Switching to the school canteen in Enschede for the afternoon",
+                "99990016",
+            ),
+        ] {
+            assert_eq!(
+                understand(text, &open, Some(&kb)),
+                Intent::InspectionStart,
+                "{text}"
+            );
+            assert_eq!(
+                moved_to_city(text, &kb).map(|c| c.kvk.as_str()),
+                Some(kvk),
+                "{text}"
+            );
+        }
+        for text in [
+            // Two businesses in Amsterdam: the city does not say which.
+            "Next is the restaurant in Amsterdam",
+            // Something observed, with a city in it.
+            "De rauwe kip uit Naaldwijk ligt nu naast de sla",
+            "Gaan we hierna naar Naaldwijk?",
+        ] {
+            assert!(moved_to_city(text, &kb).is_none(), "{text}");
+        }
     }
 }
