@@ -88,6 +88,13 @@ pub fn category(text: &str) -> &'static str {
             ],
             &[],
         );
+    // "THT 24 dagen, geen houdbaarheidsonderzoek in de map": a study of the shelf life
+    // missing is a document of the business (other), not the label's date.
+    let study = about(&["houdbaarheidsonderzoek", "challengetest"], &[])
+        || phrase(&["shelf life study", "shelf life studies"]);
+    if study && missing {
+        return "other";
+    }
     if (about(&["etiket", "label", "sticker"], &[]) && (missing || foreign))
         || (date_word && missing && !passed)
         || phrase(&[
@@ -106,17 +113,19 @@ pub fn category(text: &str) -> &'static str {
     }
     // "Ongediertebestrijdingscontract is verlopen": a contract or certificate runs out, food
     // passes its date.
-    let agreement = about(
-        &[
+    // Inside compounds too: "ongediertebestrijdingscontract".
+    let agreement = words.iter().any(|w| {
+        [
             "contract",
             "certifica",
             "abonnement",
             "overeenkomst",
             "vergunning",
             "licen",
-        ],
-        &[],
-    );
+        ]
+        .iter()
+        .any(|a| w.contains(a))
+    });
     if (date_word && passed)
         || (about(&["verlopen", "expired"], &[]) && !agreement)
         || phrase(&["over de datum", "over datum", "out of date"])
