@@ -232,11 +232,23 @@ pub fn category(text: &str) -> &'static str {
     }
     // "Schimmel op het plafond van de koelcel", "the cold store door seal is torn": a defect of
     // the structure is about the building, wherever the structure is.
+    // Lighting is a fixed facility too ("de tl-buis is kapot").
     let structure = about(
         &[
-            "plafond", "vloer", "muur", "muren", "wand", "tegel", "ceiling",
+            "plafond",
+            "vloer",
+            "muur",
+            "muren",
+            "wand",
+            "tegel",
+            "ceiling",
+            "verlichting",
+            "lamp",
         ],
-        &["floor", "floors", "wall", "walls", "tile", "tiles"],
+        &[
+            "floor", "floors", "wall", "walls", "tile", "tiles", "tl", "light", "lights",
+            "lighting", "bulb",
+        ],
     );
     let defect = about(
         &[

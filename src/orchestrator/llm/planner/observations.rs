@@ -356,10 +356,16 @@ fn split_by_topic(part: &str) -> Vec<String> {
         let sayers = predicated(left) && predicated(right_clause) && !adjunct;
         // "…, en bij de handenwasbak geen zeep": ", en" and a new place is another spot of
         // the premises, so another observation, also of the same kind.
-        let elsewhere = [", en ", ", and "].contains(&&lower[at..right])
+        let opening = right_clause.to_lowercase();
+        let after_and = opening
+            .strip_prefix("en ")
+            .or_else(|| opening.strip_prefix("and "));
+        let joined_by_and = [", en ", ", and "].contains(&&lower[at..right])
+            || (lower[at..right].starts_with(',') && after_and.is_some());
+        let elsewhere = joined_by_and
             && PLACE_OPENINGS
                 .iter()
-                .any(|p| right_clause.to_lowercase().starts_with(p))
+                .any(|p| after_and.unwrap_or(&opening).starts_with(p))
             && predicated(left)
             && predicated(right_clause)
             && !points_back
