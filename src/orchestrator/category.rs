@@ -26,7 +26,8 @@ pub fn category(text: &str) -> &'static str {
             &["snijplank", "dezelfde", "zelfde"],
             &[
                 "naast", "next", "boven", "above", "beside", "bij", "tussen", "plank", "board",
-                "same", "mes", "knife",
+                "same", "mes", "knife", // "Rauwe zalm ligt direct tegen de komkommer".
+                "tegen", "against", "touching", "raakt",
             ],
         );
     if raw_beside {
@@ -87,6 +88,13 @@ pub fn category(text: &str) -> &'static str {
             ],
             &[],
         );
+    // "THT 24 dagen, geen houdbaarheidsonderzoek in de map": a study of the shelf life
+    // missing is a document of the business (other), not the label's date.
+    let study = about(&["houdbaarheidsonderzoek", "challengetest"], &[])
+        || phrase(&["shelf life study", "shelf life studies"]);
+    if study && missing {
+        return "other";
+    }
     if (about(&["etiket", "label", "sticker"], &[]) && (missing || foreign))
         || (date_word && missing && !passed)
         || phrase(&[
@@ -96,11 +104,30 @@ pub fn category(text: &str) -> &'static str {
             "dutch label",
         ])
         || (phrase(&["ontdooid"]) && missing)
+        // "Pepperoni tub opened last Friday, nothing on it to say when": an opened product
+        // that does not say when it was opened.
+        || (about(&["geopend", "opened", "aangebroken"], &[])
+            && phrase(&["nothing", "niets", "niks"]))
     {
         return "labelling";
     }
+    // "Ongediertebestrijdingscontract is verlopen": a contract or certificate runs out, food
+    // passes its date.
+    // Inside compounds too: "ongediertebestrijdingscontract".
+    let agreement = words.iter().any(|w| {
+        [
+            "contract",
+            "certifica",
+            "abonnement",
+            "overeenkomst",
+            "vergunning",
+            "licen",
+        ]
+        .iter()
+        .any(|a| w.contains(a))
+    });
     if (date_word && passed)
-        || about(&["verlopen", "expired"], &[])
+        || (about(&["verlopen", "expired"], &[]) && !agreement)
         || phrase(&["over de datum", "over datum", "out of date"])
     {
         return "shelf-life";
@@ -205,11 +232,23 @@ pub fn category(text: &str) -> &'static str {
     }
     // "Schimmel op het plafond van de koelcel", "the cold store door seal is torn": a defect of
     // the structure is about the building, wherever the structure is.
+    // Lighting is a fixed facility too ("de tl-buis is kapot").
     let structure = about(
         &[
-            "plafond", "vloer", "muur", "muren", "wand", "tegel", "ceiling",
+            "plafond",
+            "vloer",
+            "muur",
+            "muren",
+            "wand",
+            "tegel",
+            "ceiling",
+            "verlichting",
+            "lamp",
         ],
-        &["floor", "floors", "wall", "walls", "tile", "tiles"],
+        &[
+            "floor", "floors", "wall", "walls", "tile", "tiles", "tl", "light", "lights",
+            "lighting", "bulb",
+        ],
     );
     let defect = about(
         &[
@@ -301,6 +340,14 @@ pub fn category(text: &str) -> &'static str {
         "kamertemperatuur",
         "lauwwarm",
         "lukewarm",
+        // "The salmon platter has no start time written anywhere": the time food left the
+        // cold is its time control.
+        "start time",
+        "starttijd",
+        "begintijd",
+        // "Pan ragù van vanochtend staat nog lauw op het fornuis": neither hot nor cold.
+        "lauw",
+        "tepid",
     ]) {
         return "temperature";
     }
@@ -375,6 +422,11 @@ pub fn category(text: &str) -> &'static str {
             "vetlaag",
             "vetrand",
             "aanslag",
+            // "A slimy biofilm on the inside": a film of microbes is dirt to clean.
+            "biofilm",
+            "slijm",
+            "slimy",
+            "slime",
             "dirty",
             "grease",
             "greasy",

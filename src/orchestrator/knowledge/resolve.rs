@@ -672,6 +672,22 @@ impl Knowledge {
         }))
     }
 
+    /// The one company registered in a city the text names ("next is the sprout grower in
+    /// Naaldwijk"): where the register has a single business, the city alone says which one
+    /// is meant, whatever the inspector calls it. None when the cities named hold more than
+    /// one company, or none.
+    pub fn only_company_in_named_city(&self, text: &str) -> Option<&Company> {
+        let query = Query::read(text, &self.register_words.cities);
+        let mut there = self
+            .companies()
+            .iter()
+            .zip(&self.register_words.companies)
+            .filter(|(_, words)| query.cities.contains(&words.city))
+            .map(|(company, _)| company);
+        let only = there.next()?;
+        there.next().is_none().then_some(only)
+    }
+
     /// The text names a kind of business or a city of the register: it is about a business,
     /// whether or not that business is registered.
     pub fn names_a_business(&self, text: &str) -> bool {

@@ -800,8 +800,67 @@ const ELSEWHERE: &[(&[&str], &str, &str)] = &[
 ];
 
 /// Where subjects are regulated that [`ELSEWHERE`] names only by their authority: privacy,
-/// asbestos and refrigerant gases.
+/// asbestos and refrigerant gases, music rights, animal welfare at slaughter, electrical
+/// safety and loading in the street.
 const ELSEWHERE_MORE: &[(&[&str], &str, &str)] = &[
+    (
+        // A "licentie" is a right to use someone's work (a permit is a "vergunning").
+        &[
+            "licentie",
+            "buma",
+            "auteursrecht",
+            "copyright",
+            "music licen",
+            "licence for music",
+            "license for music",
+            "licence to play",
+            "license to play",
+        ],
+        "Muziek draaien voor publiek vraagt een licentie van Buma/Sena (Auteurswet en Wet op de naburige rechten); dat is een zaak van de rechthebbenden, niet van een toezichthouder op voedsel.",
+        "Playing music to the public needs a licence from Buma/Sena (the Dutch copyright and neighbouring-rights collecting societies, under the Auteurswet); that is for the rights holders, not a food authority.",
+    ),
+    (
+        &[
+            "verdov",
+            "bedwelm",
+            "stunning",
+            " stun ",
+            "stunned",
+            "dierenwelzijn",
+            "animal welfare",
+            "welzijn van de dieren",
+            "welfare of the animals",
+        ],
+        "Het verdoven en doden van dieren bij de slacht regelen Verordening (EG) nr. 1099/2009 (bescherming van dieren bij het doden) en de Wet dieren; op dierenwelzijn in het slachthuis ziet de NVWA toe, maar niet onder deze voedselveiligheidsbronnen.",
+        "Stunning and killing animals at slaughter are governed by Regulation (EC) No 1099/2009 (protection of animals at the time of killing) and the Wet dieren (Animals Act); the NVWA supervises animal welfare at the slaughterhouse, but not under these food-safety sources.",
+    ),
+    (
+        &[
+            "elektr",
+            "electric",
+            "bedrading",
+            "wiring",
+            "stopcontact",
+            "socket",
+            "nen 3140",
+        ],
+        "Elektrische installaties en arbeidsmiddelen moeten veilig zijn onder het Arbobesluit, met periodieke inspectie volgens NEN 3140; toezicht door de Nederlandse Arbeidsinspectie.",
+        "Electrical installations and equipment must be safe under the Arbobesluit (Working Conditions Decree), with periodic inspection to NEN 3140; the Netherlands Labour Inspectorate (Nederlandse Arbeidsinspectie) enforces it.",
+    ),
+    (
+        &[
+            "voetganger",
+            "pedestrian",
+            "lossen",
+            "laden en lossen",
+            "unloading",
+            "venstertijd",
+            "bevoorrading",
+            "delivery hours",
+        ],
+        "Laden en lossen, venstertijden en voetgangersgebieden regelt de gemeente in haar APV en verkeersbesluiten; handhaving door de gemeente (boa's) en de politie.",
+        "Loading and unloading, delivery windows and pedestrian zones are set by the municipality (gemeente) in its local bye-laws (APV) and traffic orders; the municipality's enforcement officers and the police enforce them.",
+    ),
     (
         &[
             "work permit",

@@ -9,7 +9,7 @@ use super::history::history_answer;
 use super::lang::Lang;
 use super::text::{display_date, format_score, missing_tool_text, shorten};
 use super::thread::{Outcome, Thread, str_at};
-use super::understand::{Choice, Intent, choice_answer, company_query};
+use super::understand::{Choice, Intent, choice_answer, company_query, moved_to_city};
 use super::{MAX_TOOL_TURNS, Step, tool_error_answer};
 use crate::orchestrator::inspection::{CompanyCheck, CompanyDecision, CompanyRef};
 use crate::orchestrator::knowledge::{Resolution, find_kvk, normalize};
@@ -89,6 +89,17 @@ pub(super) fn history_agent(thread: &Thread, allowed: &HashSet<&str>) -> Step {
         }
         if let Some(kvk) = find_kvk(&text) {
             return Step::Call(vec![(CHECK_COMPANY_EXISTS, json!({ "kvk": kvk }))]);
+        }
+        // "Next is the sprout grower in Naaldwijk": a business described in a city that has
+        // only it (see `moved_to_city`).
+        if let Some(there) = thread.knowledge.and_then(|kb| moved_to_city(&text, kb))
+            && thread
+                .inspection
+                .company
+                .as_ref()
+                .is_none_or(|open| open.kvk != there.kvk)
+        {
+            return Step::Call(vec![(CHECK_COMPANY_EXISTS, json!({ "kvk": there.kvk }))]);
         }
         // "Done here. Next is Hayalet Grill in Arnhem": when the words after the command do
         // not resolve, a registered name written out in full (not the open company's) is the

@@ -331,6 +331,8 @@ pub(super) fn is_confirmation(text: &str) -> bool {
         "okee",
         "prima",
         "goed",
+        // "Netjes, zo laten staan": neat, as written.
+        "netjes",
         "top",
         "akkoord",
         "helder",
@@ -453,13 +455,44 @@ pub(super) fn is_confirmation(text: &str) -> bool {
     let words: Vec<&str> = normalized.split(' ').filter(|w| !w.is_empty()).collect();
     // "That's the one", "dat is hem", "zo is ie goed": a few words that only point and agree
     // name nothing seen, whether or not a word of assent is among them.
-    const POINTING: &[&str] = &["ie", "hem", "this", "dit", "deze", "those", "these", "hij"];
+    // "Dat is 'm": the spoken "'m" is "hem".
+    const POINTING: &[&str] = &[
+        "ie", "hem", "m", "this", "dit", "deze", "those", "these", "hij",
+    ];
     let agrees = |w: &&str| CORE.contains(w) || FILLER.contains(w) || POINTING.contains(w);
     !words.is_empty()
         && words.len() <= 6
         && (words.iter().any(|w| CORE.contains(w))
             || (words.len() <= 4 && words.iter().any(|w| POINTING.contains(w) || *w == "one")))
         && words.iter().all(agrees)
+}
+
+/// "Helemaal goed zo, terugkoppeling aan de kok doe ik straks", "fine, I'll tell the owner
+/// later": a confirmation followed by what the inspector will do afterwards. The plan is the
+/// inspector's own action, not something seen: it records nothing.
+pub(super) fn confirms_and_defers(text: &str) -> bool {
+    let Some((first, rest)) = text.split_once(',') else {
+        return false;
+    };
+    let rest = normalize(rest);
+    let words: Vec<&str> = rest.split(' ').filter(|w| !w.is_empty()).collect();
+    let own = words
+        .iter()
+        .any(|w| ["ik", "i", "we", "wij", "ll"].contains(w));
+    let later = words.iter().any(|w| {
+        [
+            "straks",
+            "later",
+            "zometeen",
+            "morgen",
+            "afterwards",
+            "tomorrow",
+            "afloop",
+        ]
+        .contains(w)
+    }) || rest.contains("zo meteen")
+        || rest.contains("na afloop");
+    is_confirmation(first) && own && later && words.len() <= 12 && numbers(&rest).is_empty()
 }
 
 /// "Klopt, 46 graden", "yes, 9 °C it is": a short yes whose figures are all in the last
@@ -529,6 +562,8 @@ const SIGNALS: &[&str] = &[
     "typo",
     "meant",
     "oops",
+    "oeps",
+    "whoops",
     "excuus",
     "sorry",
     "wrong",
@@ -626,7 +661,7 @@ pub(super) fn correction(text: &str, state: &InspectionState) -> Option<Correcti
         .iter()
         .any(|p| padded.contains(p));
     // "Niet 48 maar 46 graden", "not 14, 16": the old figure named beside a new one.
-    let old_figure = numbers(&finding.description).into_iter().next();
+    let old_figure = corrected_figure(&finding.description, text);
     let figures = numbers(text);
     let names_old = words.len() <= 10
         && figures.len() >= 2
@@ -635,6 +670,15 @@ pub(super) fn correction(text: &str, state: &InspectionState) -> Option<Correcti
             .is_some_and(|(_, old)| figures.iter().any(|(_, f)| f == old));
     let signal = signal || names_old;
     if let Some((new, old)) = not_but(text)
+        && let Some(description) = replace_value(&finding.description, &new, &old)
+    {
+        return Some(Correction {
+            replaces: finding.number,
+            description,
+        });
+    }
+    if signal
+        && let Some((new, old)) = fine_but(text)
         && let Some(description) = replace_value(&finding.description, &new, &old)
     {
         return Some(Correction {
@@ -694,7 +738,7 @@ pub(super) fn correction(text: &str, state: &InspectionState) -> Option<Correcti
             .find(|(_, f)| old_figure.as_ref().is_none_or(|(_, old)| f != old))
             .cloned();
         if let Some(new) = figure {
-            let old = numbers(&finding.description).into_iter().next()?;
+            let old = old_figure?;
             if new.1 != old.1 {
                 let mut description = finding.description.clone();
                 description.replace_range(old.0..old.0 + old.1.len(), &new.1);
@@ -1037,6 +1081,58 @@ fn not_but(text: &str) -> Option<(String, String)> {
     (short(&old) && short(&new)).then_some((new, old))
 }
 
+/// "Nee, de afzuigkap zelf was in orde, het ging om de vetfilters", "no, the slicer itself
+/// was fine, it was the guard": (new, old) of a correction that clears the thing named and
+/// points at another.
+fn fine_but(text: &str) -> Option<(String, String)> {
+    let trimmed = text.trim().trim_end_matches(['.', '!']);
+    let lower = trimmed.to_lowercase();
+    let (cut, len) = [
+        " was in orde",
+        " was prima",
+        " was goed",
+        " waren in orde",
+        " was fine",
+        " was ok",
+        " was okay",
+        " were fine",
+    ]
+    .iter()
+    .find_map(|m| lower.find(m).map(|i| (i, m.len())))?;
+    if !trimmed.is_char_boundary(cut) || !trimmed.is_char_boundary(cut + len) {
+        return None;
+    }
+    // The thing cleared: the clause before, without "nee," and without "zelf"/"itself".
+    let clause = trimmed[..cut].rsplit(',').next().unwrap_or("").trim();
+    let old = strip_articles(clause)
+        .split_whitespace()
+        .filter(|w| !["zelf", "itself", "themselves"].contains(&w.to_lowercase().as_str()))
+        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let mut right = trimmed[cut + len..].trim_start_matches([',', ' ', ';', ':']);
+    for lead in [
+        "het ging om ",
+        "het gaat om ",
+        "het ging over ",
+        "het waren ",
+        "het was ",
+        "het zijn ",
+        "maar ",
+        "it was ",
+        "it's ",
+        "it is ",
+        "but ",
+    ] {
+        if right.to_lowercase().starts_with(lead) && right.is_char_boundary(lead.len()) {
+            right = &right[lead.len()..];
+        }
+    }
+    let new = strip_articles(right);
+    let short = |t: &str| (1..=3).contains(&t.split_whitespace().count());
+    (short(&old) && short(&new)).then_some((new, old))
+}
+
 fn strip_articles(text: &str) -> String {
     let mut t = text.trim();
     for article in [
@@ -1102,6 +1198,31 @@ fn replace_value(description: &str, new: &str, old: &str) -> Option<String> {
             .map_or(String::new(), |f| f.to_uppercase().chain(chars).collect());
     }
     Some(out)
+}
+
+/// The figure of `description` that `correction` corrects: its first temperature when the
+/// correction gives a temperature ("opnieuw gestoken: 57 graden" for "Warmhoudkar voor
+/// afdeling 57: 51 graden in de kern" corrects the 51, not the ward), else its first figure.
+fn corrected_figure(description: &str, correction: &str) -> Option<(usize, String)> {
+    let own = temperatures(description).into_iter().next();
+    if own.is_some() && !temperatures(correction).is_empty() {
+        return own;
+    }
+    numbers(description).into_iter().next()
+}
+
+/// The figures of a text that a unit of temperature follows: "13 graden", "5 °C".
+fn temperatures(text: &str) -> Vec<(usize, String)> {
+    numbers(text)
+        .into_iter()
+        .filter(|(at, figure)| {
+            let rest = text[at + figure.len()..].trim_start().to_lowercase();
+            ["°", "graden", "degrees", "celsius", "c ", "c,", "c."]
+                .iter()
+                .any(|unit| rest.starts_with(unit))
+                || rest == "c"
+        })
+        .collect()
 }
 
 /// The figures of a text with their byte offsets: "8", "10,5", "-9".
@@ -1287,6 +1408,23 @@ mod tests {
                 "Sorry, not the hummus but the baba ganoush.",
                 "The baba ganoush in the counter has no date.",
             ),
+            // The temperature is corrected, not another figure of the finding; the part
+            // that was fine gives way to the one meant.
+            (
+                "Warmhoudkar voor afdeling 57: 51 graden in de kern",
+                "nee wacht, opnieuw gestoken: 57 graden",
+                "Warmhoudkar voor afdeling 57: 57 graden in de kern",
+            ),
+            (
+                "Speklapjes in de toonbank: kerntemperatuur 13 graden",
+                "oeps, moet 16 graden zijn, de voeler zat tegen de rand van de bak",
+                "Speklapjes in de toonbank: kerntemperatuur 16 graden",
+            ),
+            (
+                "Afzuigkap boven het fornuis druipt van het vet",
+                "Nee, de afzuigkap zelf was in orde, het ging om de vetfilters",
+                "Vetfilters boven het fornuis druipt van het vet",
+            ),
         ] {
             let got = correction(said, &state_with(finding));
             assert_eq!(
@@ -1323,6 +1461,8 @@ mod tests {
             "Klopt, zo laten staan",
             "Akkoord, ga door",
             "Zo is het",
+            "netjes, zo laten staan",
+            "dat is 'm",
         ] {
             assert!(is_confirmation(yes), "{yes}");
         }
@@ -1331,6 +1471,18 @@ mod tests {
             "ja, de koelcel is 9 graden",
         ] {
             assert!(!is_confirmation(not), "{not}");
+        }
+        // A yes and the inspector's own later action: nothing seen.
+        assert!(confirms_and_defers(
+            "helemaal goed zo, terugkoppeling aan de kok doe ik straks"
+        ));
+        assert!(confirms_and_defers("fine, I'll tell the owner later"));
+        for seen in [
+            "ja, de koelcel staat straks op 9 graden",
+            "goed zo, de vloer is vies",
+            "De kok wast straks af, zegt hij",
+        ] {
+            assert!(!confirms_and_defers(seen), "{seen}");
         }
         for back in [
             "Moet die naar huis?",

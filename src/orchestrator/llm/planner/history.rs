@@ -179,6 +179,28 @@ pub(super) fn history_answer(
             });
         }
     }
+    // "So how many times have we been through the door here?": the number of visits on
+    // record, whatever else the answer shows.
+    let counts = ["how many", "hoeveel", "hoe vaak", "how often"]
+        .iter()
+        .any(|p| format!(" {asked} ").contains(&format!(" {p} ")));
+    if counts && year.is_none() {
+        // The tool's total counts past its limit; the list is all when it has none.
+        let n = history
+            .get("total")
+            .and_then(Value::as_u64)
+            .map_or(inspections.len(), |t| t as usize);
+        out.push_str(&match lang {
+            Lang::Nl => format!(
+                "In het register: {n} {}.\n\n",
+                if n == 1 { "inspectie" } else { "inspecties" }
+            ),
+            Lang::En => format!(
+                "On record: {n} {}.\n\n",
+                if n == 1 { "inspection" } else { "inspections" }
+            ),
+        });
+    }
     let date = display_date(str_at(last, &["date"]).unwrap_or(""), lang);
     let kind = str_at(last, &["type"]).unwrap_or("");
     let inspector = str_at(last, &["inspector"]).unwrap_or("");

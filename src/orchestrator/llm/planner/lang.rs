@@ -16,6 +16,14 @@ const MIN_LETTERS: usize = 12;
 /// letter statistics) still has them. Words both languages use ("in", "we", "is") are in
 /// neither list.
 const DUTCH_WORDS: &[&str] = &[
+    // "In koelcel 3 staan bakken rijst zonder label of datum": the Dutch "of" is the English
+    // "or", so the verbs and prepositions of a Dutch observation count too.
+    "staan",
+    "zonder",
+    "ligt",
+    "liggen",
+    "zit",
+    "zitten",
     "de",
     "het",
     "een",

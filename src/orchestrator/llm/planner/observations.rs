@@ -309,9 +309,18 @@ fn split_by_topic(part: &str) -> Vec<String> {
             .filter_map(|j| {
                 let i = lower[from..].find(j)? + from;
                 let right = i + j.len();
+                // "de tl-buis is kapot en rauwe kip staat boven de mozzarella": a subject
+                // without an article still opens a clause when both sides have a finite verb.
+                let both_finite = || {
+                    part.is_char_boundary(i)
+                        && part.is_char_boundary(right)
+                        && has_listed_verb(&part[start..i])
+                        && has_listed_verb(next_sentence(&part[right..]))
+                };
                 (j.starts_with([',', '.'])
                     || listing
-                    || SUBJECTS.iter().any(|s| lower[right..].starts_with(s)))
+                    || SUBJECTS.iter().any(|s| lower[right..].starts_with(s))
+                    || both_finite())
                 .then_some((i, right))
             })
             .min();
@@ -345,7 +354,24 @@ fn split_by_topic(part: &str) -> Vec<String> {
             .any(|p| right_clause.to_lowercase().starts_with(p));
         let phrases = phrases && !adjunct;
         let sayers = predicated(left) && predicated(right_clause) && !adjunct;
-        if (sayers || phrases) && a != b && a != "other" && b != "other" {
+        // "…, en bij de handenwasbak geen zeep": ", en" and a new place is another spot of
+        // the premises, so another observation, also of the same kind.
+        let opening = right_clause.to_lowercase();
+        let after_and = opening
+            .strip_prefix("en ")
+            .or_else(|| opening.strip_prefix("and "));
+        let joined_by_and = [", en ", ", and "].contains(&&lower[at..right])
+            || (lower[at..right].starts_with(',') && after_and.is_some());
+        let elsewhere = joined_by_and
+            && PLACE_OPENINGS
+                .iter()
+                .any(|p| after_and.unwrap_or(&opening).starts_with(p))
+            && predicated(left)
+            && predicated(right_clause)
+            && !points_back
+            && a != "other"
+            && b != "other";
+        if elsewhere || (sayers || phrases) && a != b && a != "other" && b != "other" {
             out.push(left.to_owned());
             start = right;
         }
@@ -354,6 +380,12 @@ fn split_by_topic(part: &str) -> Vec<String> {
     out.push(part[start..].to_owned());
     out
 }
+
+/// Prepositions that open a clause by its place: "bij de handenwasbak …", "in the cellar …".
+const PLACE_OPENINGS: &[&str] = &[
+    "bij ", "in ", "op ", "onder ", "achter ", "naast ", "boven ", "at ", "on ", "under ",
+    "behind ", "near ", "next to ", "above ",
+];
 
 /// The clause says something about its subject: a verb, a measured temperature ("kip op 9
 /// graden") or something missing ("geen etiket op de gehaktballen", "no soap at the basin").

@@ -9,7 +9,7 @@ use crate::orchestrator::inspection::{CompanyRef, InspectionState};
 use crate::orchestrator::knowledge::{Knowledge, Resolution, concerns, find_kvk, normalize};
 use crate::orchestrator::report::verify;
 
-use super::conversation::{confirms_last, correction, is_confirmation};
+use super::conversation::{confirms_and_defers, confirms_last, correction, is_confirmation};
 use super::findings::{is_question, split_turn};
 
 /// What the inspector wants, as the general agent routes it.
@@ -161,6 +161,7 @@ pub fn understand(text: &str, state: &InspectionState, knowledge: Option<&Knowle
     // from the inspector's words, `report::said`), not a finding.
     if is_confirmation(text)
         || confirms_last(text, state)
+        || confirms_and_defers(text)
         || says_no_finding(&words)
         || crate::orchestrator::report::said::says_in_order(text)
     {
@@ -199,8 +200,9 @@ pub fn follows_up_history(
     fn asks_on(text: &str) -> bool {
         let normalized = normalize(text);
         let w = Words::new(&normalized);
+        // "How many days of shelf life did that salmon have?": ten words still ask on.
         is_question(text)
-            && w.list.len() <= 9
+            && w.list.len() <= 10
             && !w.any(&[
                 "mag",
                 "mogen",
@@ -315,6 +317,10 @@ const LEAVING: &[&str] = &[
     // "Zo, terug naar Denkdeeg", "back to Fikusho": returning is leaving this one.
     "terug",
     "back",
+    // "Switching to the school canteen", "heading to the kebab place".
+    "switching",
+    "switch",
+    "heading",
 ];
 
 /// Not a question, a word of leaving, and the exact name (or KVK number) of a registered
@@ -329,7 +335,11 @@ fn moves_to_another(
     !text.trim_end().ends_with('?')
         && w.any(LEAVING)
         && knowledge
-            .and_then(|kb| kb.named_in(text).or_else(|| moved_to(text, kb)))
+            .and_then(|kb| {
+                kb.named_in(text)
+                    .or_else(|| moved_to(text, kb))
+                    .or_else(|| moved_to_city(text, kb))
+            })
             .is_some_and(|named| {
                 state
                     .company
@@ -358,6 +368,38 @@ fn moved_to<'k>(
         Resolution::Match(found) => Some(found.company),
         _ => None,
     }
+}
+
+/// "Finished at the wholesaler, next is the sprout grower in Naaldwijk", "Switching to the
+/// school canteen in Enschede": a move to a business the inspector describes rather than
+/// names, in a city where the register has only that one, so the city says which. It needs a
+/// word of leaving and the city after "in", "op", "at", "naar" or "to"; a sentence that
+/// observes something ("de kip komt uit Urk") is no move.
+pub(super) fn moved_to_city<'k>(
+    text: &str,
+    kb: &'k Knowledge,
+) -> Option<&'k crate::orchestrator::knowledge::Company> {
+    let normalized = normalize(text);
+    let words = Words::new(&normalized);
+    // The words of leaving observe nothing ("next" is also "next to the raw chicken").
+    let said: Vec<&str> = words
+        .list
+        .iter()
+        .copied()
+        .filter(|w| !LEAVING.contains(w))
+        .collect();
+    if text.trim_end().ends_with('?')
+        || !words.any(LEAVING)
+        || !concerns(&said.join(" ")).is_empty()
+    {
+        return None;
+    }
+    let company = kb.only_company_in_named_city(text)?;
+    let city = normalize(&company.address.city);
+    [" in ", " op ", " at ", " naar ", " to "]
+        .iter()
+        .any(|p| words.padded.contains(&format!("{p}{city} ")))
+        .then_some(company)
 }
 
 /// After the report was asked for (and declined, or the inspector added to it), a bare
@@ -574,6 +616,9 @@ fn is_history_question(w: &Words) -> bool {
         "hier het laatst",
         "first time",
         "eerste keer",
+        // "Eerste bezoek van de NVWA hier?": the first visit is a question about the visits.
+        "first visit",
+        "eerste bezoek",
         "hoe vaak",
         "how often",
         "how many times",
@@ -646,6 +691,8 @@ fn asks_about_the_past(text: &str, w: &Words) -> bool {
         "ooit",
         "ever",
         "eens",
+        // "Zijn hier weleens monsters genomen?": "ever", in one word.
+        "weleens",
         "before",
         "vaker",
         "often",
@@ -667,7 +714,9 @@ fn asks_about_the_past(text: &str, w: &Words) -> bool {
     ]) || w
         .list
         .iter()
-        .any(|x| x.len() == 4 && x.starts_with("20") && x.chars().all(|c| c.is_ascii_digit()));
+        .any(|x| x.len() == 4 && x.starts_with("20") && x.chars().all(|c| c.is_ascii_digit()))
+        // "Same inspector every time here?": all the visits so far.
+        || w.any_phrase(&["every time", "each time", "elke keer", "iedere keer", "wel eens"]);
     // "Zijn hier eerder muizen aangetroffen?", "wat was er in 2025 aan de hand?", "did anything
     // come up back then?": the past of this place, whatever it was about.
     // "Hebben ze ooit kakkerlakken gehad?", "hadden ze dat ook al eens eerder?": the business
@@ -676,7 +725,9 @@ fn asks_about_the_past(text: &str, w: &Words) -> bool {
     // With the business as subject only a word of earlier times counts ("hebben ze de
     // koelcel al gerepareerd?" asks about today).
     let this_place = (w.any(&["hier", "here"])
-        && w.any(&["eerder", "ooit", "before", "ever", "vaker", "often", "al"]))
+        && (w.any(&[
+            "eerder", "ooit", "before", "ever", "vaker", "often", "al", "weleens",
+        ]) || w.phrase("wel eens")))
         || (w.any(&["ze", "zij", "they", "hun", "their", "them"])
             && !w.any(&[
                 "mag", "mogen", "moet", "moeten", "must", "may", "should", "allowed",
@@ -689,6 +740,8 @@ fn asks_about_the_past(text: &str, w: &Words) -> bool {
         && w.any(&[
             "had", "hadden", "was", "waren", "werd", "werden", "were", "did", "ging", "gingen",
             "went", "here", "hier", "back", "terug",
+            // "Hoe is het ze in 2021 vergaan?", "wat vond de collega in 2022?"
+            "vergaan", "verging", "fared", "vond", "vonden", "found", "zag", "saw",
         ]);
     let subject = this_place
         || dated_past
@@ -797,6 +850,11 @@ fn asks_about_the_past(text: &str, w: &Words) -> bool {
             "problemen",
             "violated",
             "overtreden",
+            // "Same inspector every time here?": who inspected here.
+            "inspector",
+            "inspectors",
+            "inspecteur",
+            "inspecteurs",
         ]);
     question && past && subject
 }
@@ -851,6 +909,21 @@ fn is_summary_request(text: &str, w: &Words) -> bool {
             ]) || (w.any_phrase(&["did i", "did we", "have i", "have we", "heb ik", "hebben we"])
                 && w.any(&["log", "note", "write", "record", "noteren", "notes", "aantekeningen"]))))
         || (w.has("lees") && w.has("voor"))
+        // "Lees dat lijstje even op", "Herhaal even mijn laatste notitie", "repeat my last
+        // note": an order to say this visit's notes again.
+        || (w.list.len() <= 7
+            && w.list.first().is_some_and(|f| ["lees", "herhaal", "repeat"].contains(f))
+            && (w.has("op") || !w.has("lees"))
+            && w.any(&[
+                "lijst", "lijstje", "notitie", "notities", "note", "notes", "bevinding",
+                "bevindingen", "finding", "findings", "aantekening", "aantekeningen", "punten",
+            ]))
+        // "Wat staat er nu precies in die bevinding?", "what does that finding say now?": a
+        // finding of this visit asked for its wording.
+        || (asks(text, w)
+            && w.any(&["bevinding", "finding", "notitie", "note"])
+            && w.any(&["staat", "say", "says", "read", "reads", "luidt"])
+            && !w.any(EARLIER))
         // "Wat was het eerste ook alweer?", "what was the second point again?": one of this
         // visit's points asked back by its place in the list.
         || (asks(text, w)
@@ -1120,6 +1193,14 @@ fn is_company_start(text: &str, w: &Words, knowledge: Option<&Knowledge>) -> boo
         }
     }
     if start_word && w.list.len() <= 6 {
+        return true;
+    }
+    // "Sushi Fikusho in Amsterdam, let's begin": a word of starting beside a registered name
+    // written out, however the start is said.
+    if start_word
+        && !text.trim_end().ends_with('?')
+        && knowledge.is_some_and(|kb| kb.named_in(text).is_some())
+    {
         return true;
     }
     // A statement, not a question, that names a registered company: "Restaurant X in Delft, we
@@ -1749,5 +1830,51 @@ mod tests {
             }
         }
         assert!(missed.is_empty(), "{}", missed.join("\n"));
+    }
+
+    /// Issue 32, kind 1: a business described, not named, in a city where the register has
+    /// only it is a move there; in a city with two businesses, or said as an observation, it
+    /// is not.
+    #[test]
+    fn a_move_to_the_one_business_of_a_city() {
+        let kb = Knowledge::load().expect("embedded data loads");
+        let open = InspectionState {
+            company: Some(CompanyRef {
+                kvk: "99990028".to_owned(),
+                name: "Vers Groothandel Fabelstad B.V.".to_owned(),
+                ..CompanyRef::default()
+            }),
+            ..InspectionState::default()
+        };
+        for (text, kvk) in [
+            (
+                "Finished at the wholesaler, next is the sprout grower in Naaldwijk",
+                "99990024",
+            ),
+            (
+                "Switching to the school canteen in Enschede for the afternoon",
+                "99990016",
+            ),
+        ] {
+            assert_eq!(
+                understand(text, &open, Some(&kb)),
+                Intent::InspectionStart,
+                "{text}"
+            );
+            assert_eq!(
+                moved_to_city(text, &kb).map(|c| c.kvk.as_str()),
+                Some(kvk),
+                "{text}"
+            );
+        }
+        for text in [
+            // Two businesses in Amsterdam: the city does not say which.
+            "Next is the restaurant in Amsterdam",
+            // Something observed, with a city in it.
+            "De rauwe kip uit Naaldwijk ligt nu naast de sla",
+            "Gaan we hierna naar Naaldwijk?",
+        ] {
+            assert!(moved_to_city(text, &kb).is_none(), "{text}");
+        }
     }
 }
