@@ -169,6 +169,39 @@ fn spaced(text: &str) -> String {
 
 /// `needle` occurs in `text` as a whole: not directly preceded or followed by a letter or
 /// digit ("9 °C" is not in "19 °C", nor "8" in "18").
+/// The report as the inspector wrote it: the values the server makes up (its id, the thread
+/// id, the times it was made) are blanked, so that a check for a figure the inspector
+/// corrected away ("47") does not find it in a time stamp made at 22:47.
+fn without_generated(report: &str) -> String {
+    fn made_up(text: &str) -> bool {
+        let b = text.as_bytes();
+        let digits = |range: std::ops::Range<usize>| {
+            b.get(range)
+                .is_some_and(|d| d.iter().all(u8::is_ascii_digit))
+        };
+        // 2026-11-27T22:47:13…: a time stamp.
+        let stamp = digits(0..4) && b.get(4) == Some(&b'-') && b.get(10) == Some(&b'T');
+        // HAP-20261127-CA0706E4: a report id; a UUID: a thread or session id.
+        let report_id = text.starts_with("HAP-") && digits(4..12);
+        stamp || report_id || uuid::Uuid::parse_str(text).is_ok()
+    }
+    fn blank(value: &mut Value) {
+        match value {
+            Value::String(text) if made_up(text) => text.clear(),
+            Value::Array(items) => items.iter_mut().for_each(blank),
+            Value::Object(fields) => fields.values_mut().for_each(blank),
+            _ => {}
+        }
+    }
+    match serde_json::from_str::<Value>(report) {
+        Ok(mut value) => {
+            blank(&mut value);
+            serde_json::to_string_pretty(&value).unwrap_or_default()
+        }
+        Err(_) => report.to_owned(),
+    }
+}
+
 fn contains_whole(text: &str, needle: &str) -> bool {
     let (text, needle) = (spaced(text), spaced(needle));
     if needle.is_empty() {
@@ -331,7 +364,7 @@ async fn run_turn(
                 .text()
                 .await
                 .unwrap();
-            report_json = Some(text);
+            report_json = Some(without_generated(&text));
         }
     }
     Outcome {
