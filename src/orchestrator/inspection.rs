@@ -164,6 +164,11 @@ impl InspectionState {
             .filter(move |f| f.inspection == self.number)
     }
 
+    /// `kvk` is the company being inspected.
+    pub fn is_open(&self, kvk: &str) -> bool {
+        self.company.as_ref().is_some_and(|open| open.kvk == kvk)
+    }
+
     /// The number the next finding of the open inspection gets.
     pub fn next_number(&self) -> usize {
         self.open_findings().map(|f| f.number).max().unwrap_or(0) + 1

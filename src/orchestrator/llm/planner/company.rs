@@ -93,11 +93,7 @@ pub(super) fn history_agent(thread: &Thread, allowed: &HashSet<&str>) -> Step {
         // "Next is the sprout grower in Naaldwijk": a business described in a city that has
         // only it (see `moved_to_city`).
         if let Some(there) = thread.knowledge.and_then(|kb| moved_to_city(&text, kb))
-            && thread
-                .inspection
-                .company
-                .as_ref()
-                .is_none_or(|open| open.kvk != there.kvk)
+            && !thread.inspection.is_open(&there.kvk)
         {
             return Step::Call(vec![(CHECK_COMPANY_EXISTS, json!({ "kvk": there.kvk }))]);
         }
@@ -115,11 +111,7 @@ pub(super) fn history_agent(thread: &Thread, allowed: &HashSet<&str>) -> Step {
         };
         if !query.as_ref().is_some_and(resolves)
             && let Some(named) = thread.knowledge.and_then(|kb| kb.named_in(&text))
-            && thread
-                .inspection
-                .company
-                .as_ref()
-                .is_none_or(|open| open.kvk != named.kvk)
+            && !thread.inspection.is_open(&named.kvk)
         {
             return Step::Call(vec![(CHECK_COMPANY_EXISTS, json!({ "kvk": named.kvk }))]);
         }
@@ -130,11 +122,7 @@ pub(super) fn history_agent(thread: &Thread, allowed: &HashSet<&str>) -> Step {
         // contradict is the company meant.
         if let Some(kb) = thread.knowledge
             && let Resolution::Match(whole) = kb.resolve_company(&text)
-            && thread
-                .inspection
-                .company
-                .as_ref()
-                .is_none_or(|open| open.kvk != whole.company.kvk)
+            && !thread.inspection.is_open(&whole.company.kvk)
         {
             let picked = query.as_ref().map(|q| kb.resolve_company(q));
             let agrees = match &picked {

@@ -133,10 +133,7 @@ pub fn understand(text: &str, state: &InspectionState, knowledge: Option<&Knowle
         // "De inspectiegeschiedenis van Slagerij X": another company is opened first; its
         // summary carries the history.
         let names_other = knowledge.is_some_and(|kb| match kb.resolve_company(text) {
-            Resolution::Match(c) => state
-                .company
-                .as_ref()
-                .is_none_or(|open| open.kvk != c.company.kvk),
+            Resolution::Match(c) => !state.is_open(&c.company.kvk),
             _ => find_kvk(text).is_some(),
         });
         // Without an open company, and none named, the history agent asks which one.
@@ -340,12 +337,7 @@ fn moves_to_another(
                     .or_else(|| moved_to(text, kb))
                     .or_else(|| moved_to_city(text, kb))
             })
-            .is_some_and(|named| {
-                state
-                    .company
-                    .as_ref()
-                    .is_none_or(|open| open.kvk != named.kvk)
-            })
+            .is_some_and(|named| !state.is_open(&named.kvk))
 }
 
 /// The company named after the word of going ("terug naar Denkdeeg", "over to Fikusho"),
