@@ -98,6 +98,7 @@ impl Orchestrator {
             },
             cancel: cancel.clone(),
             messages: messages.into(),
+            unsaved: 0,
             agent,
             open_step: None,
             open_text: None,

@@ -242,8 +242,17 @@ pub trait Store: Send + Sync + 'static {
     /// owner checked), checks the run id, the open interrupts and the message id, then stores
     /// the client's results, closes the calls and approvals left open and appends the message.
     async fn begin_turn(&self, turn: &TurnRequest<'_>) -> Result<Turn, StoreError>;
-    /// Appends in order; an assistant message's `name` carries the agent id.
-    async fn append_message(&self, thread_id: &str, message: &Message) -> Result<(), StoreError>;
+    /// Appends in order, in one transaction (a run step's messages together: issue 36); an
+    /// assistant message's `name` carries the agent id.
+    async fn append_messages(
+        &self,
+        thread_id: &str,
+        messages: &[Message],
+    ) -> Result<(), StoreError>;
+    async fn append_message(&self, thread_id: &str, message: &Message) -> Result<(), StoreError> {
+        self.append_messages(thread_id, std::slice::from_ref(message))
+            .await
+    }
     async fn messages(&self, thread_id: &str) -> Result<Vec<Message>, StoreError>;
     /// Whether the thread holds a message with this id (false for a thread that does not
     /// exist): one index lookup, where reading the history would cost its whole length.

@@ -80,6 +80,11 @@ const SETS: &[Set] = &[
         sealed: false,
     },
     Set {
+        file: "tuning_8.json",
+        mark: 0.0,
+        sealed: false,
+    },
+    Set {
         file: "held_aside_3.json",
         mark: 0.628,
         sealed: true,

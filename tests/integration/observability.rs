@@ -106,13 +106,14 @@ async fn metrics_follow_runs_sockets_approvals_and_sign_in_failures() {
         grew("agora_events_published_total", "dialect=\"agora\"") >= 20.0,
         "{after}"
     );
-    // Every message of the two runs went through the store, timed.
+    // The messages of the two runs went through the store, timed: each run's steps (a call
+    // and its result) and its answer.
     assert!(
-        grew("agora_store_call_seconds_count", "op=\"append_message\"") >= 4.0,
+        grew("agora_store_call_seconds_count", "op=\"append_messages\"") >= 4.0,
         "{after}"
     );
     assert!(
-        grew("agora_store_call_seconds_sum", "op=\"append_message\"") > 0.0,
+        grew("agora_store_call_seconds_sum", "op=\"append_messages\"") > 0.0,
         "{after}"
     );
 }

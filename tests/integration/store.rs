@@ -76,6 +76,7 @@ macro_rules! both {
 
 both!(
     messages_round_trip_in_order_and_survive_a_reopen,
+    a_batch_of_messages_is_appended_whole_and_a_held_one_changes_nothing,
     unknown_and_foreign_threads_are_not_found,
     runs_left_running_become_interrupted_on_reopen,
     approvals_are_an_audit_log,
@@ -168,6 +169,30 @@ async fn messages_round_trip_in_order_and_survive_a_reopen(backend: Backend) {
     let store = backend.open().await;
     assert_eq!(store.messages("t1").await.unwrap(), stored);
     assert_eq!(store.thread("t1").await.unwrap().message_count, 5);
+}
+
+async fn a_batch_of_messages_is_appended_whole_and_a_held_one_changes_nothing(backend: Backend) {
+    let store = backend.open().await;
+    store.open_thread("t1", "koen", "").await.unwrap();
+    let messages = conversation();
+    store.append_messages("t1", &messages[..3]).await.unwrap();
+    assert_eq!(store.messages("t1").await.unwrap(), messages[..3]);
+    // A batch that repeats a stored message in its middle: the new ones are appended in
+    // order, the held one once, and only the new ones are counted.
+    let mut batch = vec![messages[3].clone(), messages[1].clone()];
+    batch.extend_from_slice(&messages[4..]);
+    store.append_messages("t1", &batch).await.unwrap();
+    assert_eq!(store.messages("t1").await.unwrap(), messages);
+    let thread = store.thread("t1").await.unwrap();
+    assert_eq!(thread.message_count, 4);
+    assert_eq!(thread.title, "Start inspectie bij Trattoria Finta Fiore");
+    // An empty batch writes nothing; a batch for a thread that does not exist is refused whole.
+    store.append_messages("t1", &[]).await.unwrap();
+    assert!(matches!(
+        store.append_messages("nope", &messages[..2]).await,
+        Err(StoreError::NotFound(_))
+    ));
+    assert_eq!(store.messages("t1").await.unwrap(), messages);
 }
 
 async fn unknown_and_foreign_threads_are_not_found(backend: Backend) {

@@ -2,6 +2,9 @@
 //! the turn's one transaction (`begin_turn`) and the run's record (`start_run`). A store that
 //! counts the calls it gets stands in front of the real one; the model never answers, so the
 //! run stops right after its first events and nothing else reaches the store.
+//!
+//! A whole run's writes are counted too (issue 36): a step's messages (an assistant message
+//! and the results of its calls) are one transaction, its answer one more.
 #![cfg(feature = "ssr")]
 
 use crate::common;
@@ -62,9 +65,9 @@ impl Store for Counting {
         self.count("begin_turn");
         self.inner.begin_turn(turn).await
     }
-    async fn append_message(&self, t: &str, m: &Message) -> Result<(), StoreError> {
-        self.count("append_message");
-        self.inner.append_message(t, m).await
+    async fn append_messages(&self, t: &str, m: &[Message]) -> Result<(), StoreError> {
+        self.count("append_messages");
+        self.inner.append_messages(t, m).await
     }
     async fn messages(&self, t: &str) -> Result<Vec<Message>, StoreError> {
         self.count("messages");
@@ -123,6 +126,31 @@ impl Store for Counting {
     }
 }
 
+/// A model that hands over to the regulation specialist, which then answers in text.
+struct HandsOver;
+
+#[async_trait::async_trait]
+impl LlmProvider for HandsOver {
+    fn name(&self) -> &str {
+        "hands-over"
+    }
+
+    async fn complete(
+        &self,
+        request: CompletionRequest,
+    ) -> Result<BoxStream<'static, Result<LlmChunk, LlmError>>, LlmError> {
+        let chunk = match request.messages.last() {
+            Some(Message::Tool(_)) => LlmChunk::Text("Artikel 4 geldt hier.".to_owned()),
+            _ => LlmChunk::ToolCall {
+                id: "call_1".to_owned(),
+                name: "handoff_to_agent".to_owned(),
+                arguments: json!({ "agent": "regulation-agent" }),
+            },
+        };
+        Ok(futures::stream::iter([Ok(chunk)]).boxed())
+    }
+}
+
 /// A model that never answers: the run waits in its first turn.
 struct Silent;
 
@@ -141,6 +169,13 @@ impl LlmProvider for Silent {
 }
 
 async fn orchestrator(dir: &TempDir) -> (Arc<Orchestrator>, Arc<Counting>) {
+    orchestrator_with(dir, Arc::new(Silent)).await
+}
+
+async fn orchestrator_with(
+    dir: &TempDir,
+    provider: Arc<dyn LlmProvider>,
+) -> (Arc<Orchestrator>, Arc<Counting>) {
     let url = format!("sqlite://{}?mode=rwc", dir.0.join("agora.db").display());
     let store = Arc::new(Counting {
         inner: SqlStore::connect(&url, Lease::default()).await.unwrap(),
@@ -149,7 +184,7 @@ async fn orchestrator(dir: &TempDir) -> (Arc<Orchestrator>, Arc<Counting>) {
     let orchestrator = Orchestrator::new(
         OrchestratorConfig::new(dir.0.join("reports")),
         store.clone(),
-        Arc::new(Silent),
+        provider,
         Toolbox::new(Arc::new(Knowledge::load().unwrap())),
     );
     (orchestrator, store)
@@ -236,4 +271,69 @@ async fn a_new_message_is_two_store_round_trips_before_run_started_in_each_diale
             }
         }
     }
+}
+
+#[tokio::test]
+async fn a_run_stores_each_step_in_one_transaction_and_its_answer_in_one() {
+    let dir = TempDir::new("agora-steps");
+    let (orchestrator, store) = orchestrator_with(&dir, Arc::new(HandsOver)).await;
+    let (events, mut queue) = Outbox::channel(1 << 20);
+    store.take();
+    orchestrator
+        .start_run(
+            input("t-steps", "m-1", "Welke regels gelden voor de koelcel?"),
+            "koen",
+            1,
+            events,
+            SpokenTextType::Summarize,
+        )
+        .await
+        .unwrap();
+    let mut seen = Vec::new();
+    loop {
+        let frame = tokio::time::timeout(std::time::Duration::from_secs(10), queue.recv())
+            .await
+            .expect("the run's events")
+            .expect("an open queue");
+        let event: Value = serde_json::from_str(&frame.json).unwrap();
+        let kind = event["type"].as_str().unwrap_or_default().to_owned();
+        seen.push(kind.clone());
+        if kind == "RUN_FINISHED" || kind == "RUN_ERROR" {
+            break;
+        }
+    }
+    assert_eq!(
+        seen.last().map(String::as_str),
+        Some("RUN_FINISHED"),
+        "{seen:?}"
+    );
+    // The handoff and its result in one, the specialist's answer in one.
+    assert_eq!(
+        store.take(),
+        [
+            "begin_turn",
+            "start_run",
+            "append_messages",
+            "append_messages",
+            "finish_run"
+        ]
+    );
+    // Stored in order, each once.
+    let messages = store.inner.messages("t-steps").await.unwrap();
+    let roles: Vec<&str> = messages
+        .iter()
+        .map(|m| match m {
+            Message::User(_) => "user",
+            Message::Assistant(a) if a.tool_calls.is_some() => "call",
+            Message::Assistant(_) => "answer",
+            Message::Tool(_) => "result",
+            _ => "other",
+        })
+        .collect();
+    assert_eq!(roles, ["user", "call", "result", "answer"]);
+    // The result went out after it was stored: the client saw it, and it is kept.
+    assert!(
+        seen.iter().any(|kind| kind == "TOOL_CALL_RESULT"),
+        "{seen:?}"
+    );
 }

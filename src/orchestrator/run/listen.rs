@@ -26,15 +26,15 @@ impl Run {
             Heard::Pass => Ok(false),
             Heard::Start => {
                 self.set_listening(true).await?;
-                self.say(listen::started(lang).to_owned()).await?;
+                self.say(listen::started(lang).to_owned());
                 Ok(true)
             }
             Heard::AlreadyOn => {
-                self.say(listen::already_on(lang).to_owned()).await?;
+                self.say(listen::already_on(lang).to_owned());
                 Ok(true)
             }
             Heard::NotOn => {
-                self.say(listen::not_on(lang).to_owned()).await?;
+                self.say(listen::not_on(lang).to_owned());
                 Ok(true)
             }
             Heard::Observation => {
@@ -62,10 +62,10 @@ impl Run {
         Ok(())
     }
 
-    /// A short answer of the run's own, stored and sent as the model's would be.
-    async fn say(&mut self, text: String) -> Result<(), RunFailure> {
+    /// A short answer of the run's own, sent and stored as the model's would be.
+    fn say(&mut self, text: String) {
         self.stream_text(text);
-        self.complete_assistant_message(Vec::new()).await
+        self.complete_assistant_message(Vec::new());
     }
 
     /// The observation as a finding in the inspector's words, with the category its words
@@ -78,7 +78,7 @@ impl Run {
             arguments.to_string(),
         );
         self.step("executing_tools");
-        self.complete_assistant_message(vec![call.clone()]).await?;
+        self.complete_assistant_message(vec![call.clone()]);
         self.call_tool(call).await?;
         self.end_step();
         let number = self
@@ -88,7 +88,8 @@ impl Run {
             .map(|f| f.number)
             .max()
             .unwrap_or(0);
-        self.say(listen::noted(number)).await
+        self.say(listen::noted(number));
+        Ok(())
     }
 
     /// Ends listen mode; the model reads the message as a request to answer what was gathered

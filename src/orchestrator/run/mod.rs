@@ -78,6 +78,11 @@ pub(crate) struct Run {
     /// than copied into it: a long thread cost a deep copy a turn (issue 19). A push copies
     /// only while a request still holds the previous version, which a finished turn does not.
     pub messages: Arc<Vec<Message>>,
+    /// How many of `messages`, at its end, are not stored yet. A step's messages (an assistant
+    /// message and its calls' results) are stored in one transaction, before anything that
+    /// tells a client they are kept: a TOOL_CALL_RESULT, an approval request, the run's end
+    /// (issue 36: a transaction, with its fsync, per message was most of a run's store cost).
+    pub unsaved: usize,
     /// The agent answering now; a handoff changes it.
     pub agent: &'static str,
     /// Closed on failure, so the stream stays well-formed.
@@ -137,7 +142,7 @@ impl Run {
         };
         let cancel = self.cancel.clone();
         let outcome = tokio::select! {
-            result = self.work() => result,
+            result = self.work_and_save() => result,
             () = cancel.cancelled() => Err(RunFailure::Cancelled),
         };
         let pending_approval = self.adapter.take_pending_approval();
@@ -185,6 +190,12 @@ impl Run {
         status
     }
 
+    /// The run's steps, then whatever they left unsaved (its last answer).
+    async fn work_and_save(&mut self) -> Result<(), RunFailure> {
+        self.work().await?;
+        self.save().await
+    }
+
     async fn work(&mut self) -> Result<(), RunFailure> {
         self.emit(Event::run_started(&self.info.thread_id, &self.info.run_id));
         let state = self.state("processing");
@@ -206,7 +217,7 @@ impl Run {
             }
             self.end_step();
             if let Some(message) = self.adapter.after_settled() {
-                self.append(message).await?;
+                self.append(message);
             }
         } else if opening.route {
             self.step("routing");
@@ -250,14 +261,25 @@ impl Run {
         Err(RunFailure::TooManyTurns(max_turns))
     }
 
-    /// Stores a message of the run, then keeps it in the thread the model sees.
-    async fn append(&mut self, message: Message) -> Result<(), RunFailure> {
+    /// Adds a message of the run to the thread the model sees; [`Run::save`] stores it.
+    fn append(&mut self, message: Message) {
+        Arc::make_mut(&mut self.messages).push(message);
+        self.unsaved += 1;
+    }
+
+    /// Stores the messages appended since the last save, in one transaction. They stay unsaved
+    /// when it fails (or the run is cancelled during it), so the run's end saves them again.
+    async fn save(&mut self) -> Result<(), RunFailure> {
+        if self.unsaved == 0 {
+            return Ok(());
+        }
+        let from = self.messages.len() - self.unsaved;
         self.info
             .orchestrator
             .store()
-            .append_message(&self.info.thread_id, &message)
+            .append_messages(&self.info.thread_id, &self.messages[from..])
             .await?;
-        Arc::make_mut(&mut self.messages).push(message);
+        self.unsaved = 0;
         Ok(())
     }
 
@@ -358,7 +380,7 @@ impl Run {
                 PlannedCall::Run(call) | PlannedCall::Refuse(call, _) => call.clone(),
             })
             .collect();
-        self.complete_assistant_message(stored).await?;
+        self.complete_assistant_message(stored);
         // Text cut off at the output limit, with nothing to run: not an answer to pass off as one.
         if reason == FinishReason::Length && calls.is_empty() {
             return Err(LlmError::Truncated.into());
@@ -475,12 +497,13 @@ impl Run {
         }
     }
 
-    /// Stores the turn's assistant message (its text and tool calls, and what the dialect
-    /// keeps with it), then closes its text.
-    async fn complete_assistant_message(&mut self, calls: Vec<ToolCall>) -> Result<(), RunFailure> {
+    /// Adds the turn's assistant message (its text and tool calls, and what the dialect keeps
+    /// with it) to the thread, then closes its text. It is stored with the step's results, or
+    /// at the run's end.
+    fn complete_assistant_message(&mut self, calls: Vec<ToolCall>) {
         let (id, text) = match self.open_text.take() {
             Some((id, text)) => (id, Some(text)),
-            None if calls.is_empty() => return Ok(()),
+            None if calls.is_empty() => return,
             None => (format!("msg_{}", Uuid::new_v4().simple()), None),
         };
         let closing = match text {
@@ -500,14 +523,13 @@ impl Run {
         if let Some(spoken) = closing.spoken {
             message.extra.insert("spokenText".to_owned(), json!(spoken));
         }
-        self.append(Message::Assistant(message)).await?;
+        self.append(Message::Assistant(message));
         if text.is_some() {
             self.emit(Event::text_message_end(&id));
         }
         for event in closing.after {
             self.emit(event);
         }
-        Ok(())
     }
 
     async fn finish_ok(&mut self) -> Result<(), RunFailure> {
@@ -580,7 +602,10 @@ impl Run {
         closed: Vec<(String, String, String)>,
     ) -> Result<(), RunFailure> {
         if self.open_text.is_some() {
-            self.complete_assistant_message(Vec::new()).await?;
+            self.complete_assistant_message(Vec::new());
+            if let Err(e) = self.save().await {
+                tracing::error!(error = %e, run_id = %self.info.run_id, "could not keep the partial answer");
+            }
         }
         for (result_id, call_id, content) in closed {
             self.emit(Event::tool_call_result(result_id, call_id, content));

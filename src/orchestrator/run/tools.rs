@@ -1,8 +1,6 @@
 //! A run's tool calls: announced, approved where the policy asks (the dialect decides how),
 //! carried out or refused, and their results stored before they go out.
 
-use std::sync::Arc;
-
 use serde_json::{Value, json};
 use uuid::Uuid;
 
@@ -24,6 +22,8 @@ impl Run {
             serde_json::from_str(&call.function.arguments).unwrap_or(Value::Null);
         let toolbox = self.info.orchestrator.toolbox();
         if let Some(description) = self.adapter.client_call(toolbox, &call) {
+            // The client answers it in a turn of its own, which reads the call from the store.
+            self.save().await?;
             self.announce_call(&call, &arguments, &name, &description);
             return Ok(());
         }
@@ -49,6 +49,8 @@ impl Run {
             risk = RiskLevel::High;
         }
         let decision = if approval::needs_approval(risk) {
+            // The request names the call: it is stored before anyone can answer it.
+            self.save().await?;
             let approval = self
                 .adapter
                 .approve(
@@ -163,17 +165,18 @@ impl Run {
                 failure.code()
             );
             let message = closed_call(&call_id, why, error);
-            if let Err(e) = store.append_message(&self.info.thread_id, &message).await {
-                tracing::error!(error = %e, run_id = %self.info.run_id, "could not close a tool call");
-                continue;
-            }
             if let Message::Tool(result) = &message
                 && self.announced.contains(&call_id)
             {
                 let result_id = result.id.clone().unwrap_or_default();
                 closed.push((result_id, call_id, result.content.clone()));
             }
-            Arc::make_mut(&mut self.messages).push(message);
+            self.append(message);
+        }
+        // With the step's calls themselves, when the failure came before they were saved.
+        if let Err(e) = self.save().await {
+            tracing::error!(error = %e, run_id = %self.info.run_id, "could not close the tool calls");
+            return Vec::new();
         }
         closed
     }
@@ -266,7 +269,8 @@ impl Run {
             error,
             ..Default::default()
         });
-        self.append(message).await?;
+        self.append(message);
+        self.save().await?;
         self.emit(Event::tool_call_result(result_id, call_id, content));
         Ok(())
     }

@@ -21,10 +21,11 @@ use super::{
     ApprovalDecision, ApprovalRecord, Database, InterruptRecord, InterruptResolution, NewUser,
     Page, Preferences, PreferencesUpdate, RunRecord, RunStatus, Store, StoreError, StoredPhoto,
     ThreadRecord, ThreadSummary, Turn, TurnRequest, UserRecord, UserRole, UserUpdate,
-    preview_from_text, title_from_text,
+    title_from_text,
 };
 use crate::protocol::Message;
 
+mod append;
 mod auth;
 mod cluster;
 mod database;

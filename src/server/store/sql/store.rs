@@ -88,49 +88,13 @@ impl Store for SqlStore {
     /// Appending a message whose id the thread already holds changes nothing, so a retried
     /// write or a client that resends the whole history cannot duplicate messages. A message
     /// without an id is given one.
-    async fn append_message(&self, thread_id: &str, message: &Message) -> Result<(), StoreError> {
-        let _timed = timed("append_message");
-        let (message, id) = with_id(message);
-        let described = describe(&message);
-        let body =
-            serde_json::to_string(&message).map_err(|e| StoreError::Backend(e.to_string()))?;
-        let user_text = described.user_text.as_deref().unwrap_or("");
-        let title = title_from_text(user_text);
-        let preview = preview_from_text(user_text);
-        let now = self.now();
-
-        let mut tx = self.begin().await?;
-        // Writing first takes SQLite's write lock for the whole transaction, so the sequence
-        // number below cannot race with another writer.
-        let updated = sqlx::query(&self.sql(TOUCH_THREAD))
-            .bind(now)
-            .bind(i64::from(described.visible))
-            .bind(&title)
-            .bind(&preview)
-            .bind(thread_id)
-            .execute(&mut *tx)
-            .await
-            .map_err(backend)?;
-        if updated.rows_affected() == 0 {
-            return Err(thread_not_found(thread_id));
-        }
-        let inserted = sqlx::query(&self.sql(INSERT_MESSAGE))
-            .bind(thread_id)
-            .bind(&id)
-            .bind(described.role)
-            .bind(&described.agent_id)
-            .bind(now)
-            .bind(&body)
-            .bind(thread_id)
-            .execute(&mut *tx)
-            .await
-            .map_err(backend)?;
-        if inserted.rows_affected() == 0 {
-            // Already stored: undo the thread update.
-            tx.rollback().await.map_err(backend)?;
-            return Ok(());
-        }
-        tx.commit().await.map_err(backend)
+    async fn append_messages(
+        &self,
+        thread_id: &str,
+        messages: &[Message],
+    ) -> Result<(), StoreError> {
+        let _timed = timed("append_messages");
+        self.append_messages_tx(thread_id, messages).await
     }
 
     async fn messages(&self, thread_id: &str) -> Result<Vec<Message>, StoreError> {

@@ -120,7 +120,7 @@ impl SqlStore {
     /// Inside `tx`, which has written already (so SQLite's write lock is held and the
     /// sequence number cannot race): appends a message whose id the thread does not hold, and
     /// counts it on the thread.
-    async fn insert_message(
+    pub(super) async fn insert_message(
         &self,
         tx: &mut Transaction<'static, Any>,
         thread_id: &str,
