@@ -496,13 +496,22 @@ pub(super) fn confidently_found(
     search: &Value,
     knowledge: Option<&Knowledge>,
 ) -> bool {
-    let Some(kb) = knowledge else {
-        return false;
-    };
+    confident_article(question, search, knowledge).is_some()
+}
+
+/// The search hit that accounts for `question` with confidence (see [`confidently_found`]),
+/// the one that covers most of it: the article the answer must quote, wherever the search
+/// ranked it.
+pub(super) fn confident_article(
+    question: &str,
+    search: &Value,
+    knowledge: Option<&Knowledge>,
+) -> Option<String> {
+    let kb = knowledge?;
     let words = kb.question_words(&asked_words(question, 2));
     let total: f64 = words.iter().map(|w| w.weight).sum();
     if total <= 0.0 {
-        return false;
+        return None;
     }
     search
         .get("results")
@@ -510,10 +519,13 @@ pub(super) fn confidently_found(
         .into_iter()
         .flatten()
         .filter_map(|r| r.get("id").and_then(Value::as_str))
-        .any(|id| {
-            let share = kb.coverage(&words, id);
-            share >= CONFIDENT_SHARE && share * total >= CONFIDENT_WEIGHT
+        .map(|id| (id, kb.coverage(&words, id)))
+        .filter(|(_, share)| *share >= CONFIDENT_SHARE && share * total >= CONFIDENT_WEIGHT)
+        .fold(None, |best: Option<(&str, f64)>, (id, share)| match best {
+            Some((_, b)) if b >= share => best,
+            _ => Some((id, share)),
         })
+        .map(|(id, _)| id.to_owned())
 }
 
 /// Without a food-safety concern: the search covers `text`, and every subject word is a word
