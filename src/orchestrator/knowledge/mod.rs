@@ -8,6 +8,7 @@
 //! ("hygiëne" = "hygiene") and the Snowball Dutch stemmer; the English titles get an English
 //! analyser, so questions in either language find the articles. Titles and topics are boosted.
 
+mod coverage;
 mod resolve;
 mod sources;
 
@@ -224,6 +225,11 @@ pub struct Knowledge {
     /// Every word the corpus uses (titles, summaries, topics), normalized, sorted: what
     /// [`Knowledge::corpus_uses`] reads.
     vocabulary: Vec<String>,
+    /// Each article's terms as the search sees them (stemmed, both languages), in the order
+    /// of `regulations`: what [`Knowledge::coverage`] reads.
+    article_terms: Vec<std::collections::HashSet<String>>,
+    /// The Dutch and English analysers of the index.
+    analyzers: tantivy::tokenizer::TokenizerManager,
     reader: IndexReader,
     parser: QueryParser,
     id_field: Field,
@@ -333,8 +339,15 @@ impl Knowledge {
             .collect();
         vocabulary.sort();
         vocabulary.dedup();
+        let analyzers = index.tokenizers().clone();
+        let article_terms = regulations
+            .iter()
+            .map(|r| coverage::article_terms(&analyzers, r))
+            .collect();
         Ok(Knowledge {
             vocabulary,
+            article_terms,
+            analyzers,
             regulations,
             regulation_index,
             register_words: RegisterWords::read(&companies),
