@@ -42,7 +42,8 @@ struct Set {
 /// first run, 206/226 after issue 32's sixth round, which took the sealed set from 98/167 to
 /// 102/167, 207/226 after the seventh), and the seventh (`tuning_7.json`, written the same way:
 /// 178/243 at its first run, 226/243 after issue 32's seventh round, which took the sealed set
-/// from 102/167 to 105/167, all three in kind 4).
+/// from 102/167 to 105/167, all three in kind 4; 227/243 after the structured subject of
+/// corrections, which left the sealed set at 105/167).
 const SETS: &[Set] = &[
     Set {
         file: "inspector_turns.json",
@@ -76,7 +77,7 @@ const SETS: &[Set] = &[
     },
     Set {
         file: "tuning_7.json",
-        mark: 0.930,
+        mark: 0.934,
         sealed: false,
     },
     Set {

@@ -47,17 +47,27 @@ impl Conversation {
             }
         }
         parts.reverse();
+        // Each question with the observation it followed, so that "die eerste vraag" brings
+        // back what that question was about as well.
         let mut questions: Vec<String> = Vec::new();
+        let mut context: Option<&String> = None;
         for text in earlier.iter().rev() {
             if is_confirmation(text) || normalize(text).is_empty() {
                 continue;
             }
             if !text.trim_end().ends_with('?') {
+                context = Some(text);
                 break;
             }
             questions.push(text.clone());
         }
         questions.reverse();
+        if let Some(first) = questions.first_mut()
+            && refers_back(first)
+            && let Some(context) = context
+        {
+            *first = format!("{context} {first}");
+        }
         Conversation {
             subject: (!parts.is_empty()).then(|| parts.join(" ")),
             last_finding,
@@ -1889,6 +1899,18 @@ mod tests {
         assert!(!asked.contains("bevroren"), "{asked}");
         let asked = read.with_subject("And my previous question, does it apply to trout?");
         assert!(asked.contains("bevroren"), "{asked}");
+        // "die eerste vraag" brings back what that question was about.
+        let earlier = vec![
+            "Vriezer met ijs bij de ingang staat op min 12".to_owned(),
+            "Is dat te warm?".to_owned(),
+            "Wie controleert dat?".to_owned(),
+        ];
+        let asked = Conversation::read(&earlier, &state)
+            .with_subject("En die eerste vraag, geldt dat ook voor de vriezer achterin?");
+        assert!(
+            asked.contains("Vriezer met ijs bij de ingang staat op min Is dat te warm"),
+            "{asked}"
+        );
     }
 
     #[test]

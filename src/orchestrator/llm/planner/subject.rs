@@ -282,7 +282,10 @@ pub(super) fn measures(text: &str) -> Vec<Measure> {
             .is_some_and(|b| b == "min" || b == "minus");
         let next = toks.get(i + 1).map(|t| normalize(t.1)).unwrap_or_default();
         let raw_next = toks.get(i + 1).map_or("", |t| t.1);
-        let unit = if raw_next.starts_with('°')
+        let negative = spoken_minus || w.starts_with(['-', '−']);
+        // "staat op min 12": a figure below zero is a temperature, whatever follows.
+        let unit = if negative && !next.chars().next().is_some_and(char::is_alphabetic)
+            || raw_next.starts_with('°')
             || ["graden", "graad", "degrees", "degree", "celsius", "c"].contains(&next.as_str())
             || text[at + w.len()..].trim_start().starts_with('°')
         {
@@ -582,6 +585,7 @@ mod tests {
         assert_eq!(s.value(Unit::Celsius).unwrap().figure, "8");
         let s = Subject::of("vriezer staat op min 14");
         assert_eq!(s.values[0].figure, "-14");
+        assert_eq!(s.values[0].unit, Unit::Celsius);
     }
 
     #[test]
