@@ -381,13 +381,27 @@ impl InspectionReader {
 /// What the inspector wrote during the open inspection: their messages since the open company
 /// was opened, the one that opened it included ("Ik ben bij X voor een herinspectie"). The
 /// report reads them for what was declared in order and for the hygiene code named.
+/// A message that corrected a finding (its run recorded one with `replaces`) is left out: the
+/// corrected finding says what it meant, and "nee, de afzuigkap zelf was in orde, het ging om
+/// de vetfilters" declares nothing in order and must not quote the part corrected.
 pub fn inspector_words(messages: &[Message]) -> Vec<String> {
     let mut calls: HashMap<&str, &str> = HashMap::new();
     let mut words: Vec<String> = Vec::new();
+    let mut corrections: Vec<bool> = Vec::new();
     let mut open_kvk: Option<String> = None;
     for message in messages {
         match message {
-            Message::User(u) => words.push(u.content.text()),
+            Message::User(u) => {
+                words.push(u.content.text());
+                corrections.push(false);
+            }
+            Message::Tool(t) if calls.get(t.tool_call_id.as_str()) == Some(&RECORD_FINDING) => {
+                let corrects = serde_json::from_str::<RecordedFinding>(&t.content)
+                    .is_ok_and(|r| r.replaces.is_some());
+                if corrects && let Some(last) = corrections.last_mut() {
+                    *last = true;
+                }
+            }
             Message::Assistant(a) => {
                 for call in a.tool_calls.iter().flatten() {
                     calls.insert(call.id.as_str(), call.function.name.as_str());
@@ -403,6 +417,9 @@ pub fn inspector_words(messages: &[Message]) -> Vec<String> {
                         let opener = words.pop();
                         words.clear();
                         words.extend(opener);
+                        let flag = corrections.pop();
+                        corrections.clear();
+                        corrections.extend(flag);
                     }
                     open_kvk = Some(company.kvk);
                 }
@@ -411,6 +428,10 @@ pub fn inspector_words(messages: &[Message]) -> Vec<String> {
         }
     }
     words
+        .into_iter()
+        .zip(corrections)
+        .filter_map(|(w, corrected)| (!corrected).then_some(w))
+        .collect()
 }
 
 #[cfg(test)]
@@ -487,6 +508,50 @@ mod tests {
             InspectionState::from_messages(&messages)
                 .verification
                 .is_empty()
+        );
+    }
+
+    /// The words of a correction are no declaration for the report: "de afzuigkap zelf was in
+    /// orde" in a correction must not put the corrected part on the form.
+    #[test]
+    fn a_correction_is_not_among_the_inspector_words() {
+        let finding = |n: usize, words: &str| {
+            json!({"finding": {"number": n, "description": words, "category": "hygiene",
+                               "severity": "matig"}})
+        };
+        let mut messages = vec![Message::user(None, "Ik ben bij het eetcafé")];
+        called(
+            &mut messages,
+            "a",
+            GET_COMPANY_INFO,
+            &json!({"kvk": "99990027", "name": "Eetcafé"}),
+        );
+        messages.push(Message::user(
+            None,
+            "afzuigkap boven het fornuis druipt van het vet",
+        ));
+        called(
+            &mut messages,
+            "b",
+            RECORD_FINDING,
+            &finding(1, "afzuigkap boven het fornuis druipt van het vet"),
+        );
+        messages.push(Message::user(
+            None,
+            "Nee, de afzuigkap zelf was in orde, het ging om de vetfilters",
+        ));
+        let mut corrected = finding(1, "Vetfilters boven het fornuis druipt van het vet");
+        corrected["replaces"] = json!(1);
+        called(&mut messages, "c", RECORD_FINDING, &corrected);
+        messages.push(Message::user(None, "De toiletten zijn in orde"));
+        let words = inspector_words(&messages);
+        assert_eq!(
+            words,
+            vec![
+                "Ik ben bij het eetcafé".to_owned(),
+                "afzuigkap boven het fornuis druipt van het vet".to_owned(),
+                "De toiletten zijn in orde".to_owned(),
+            ]
         );
     }
 

@@ -4,6 +4,7 @@
 //! graden, niet 13") edits the finding it corrects, and a confirmation ("ja klopt") is never
 //! a finding.
 
+use super::subject::{Subject, Unit, is_holder, measures};
 use crate::orchestrator::inspection::{Finding, InspectionState};
 use crate::orchestrator::knowledge::normalize;
 
@@ -18,31 +19,68 @@ pub(super) struct Conversation {
     pub subject: Option<String>,
     /// The last finding of the open inspection.
     pub last_finding: Option<Finding>,
+    /// The questions asked since the last observation, oldest first: "die eerste vraag"
+    /// points at one of them.
+    pub questions: Vec<String>,
 }
 
 impl Conversation {
     /// Reads the user turns before the last one (`earlier`, oldest first) and the inspection.
     pub(super) fn read(earlier: &[String], state: &InspectionState) -> Conversation {
-        let mut parts: Vec<&str> = Vec::new();
+        let last_finding = state.open_findings().last().cloned();
+        let mut parts: Vec<String> = Vec::new();
         for text in earlier.iter().rev() {
             if is_confirmation(text) || normalize(text).is_empty() {
                 continue;
             }
-            parts.push(text);
+            // A correction said what the finding is now: the finding as corrected is the
+            // subject, not the words of the correction or of the observation before it.
+            if corrects(text)
+                && let Some(finding) = &last_finding
+            {
+                parts.push(finding.description.clone());
+                break;
+            }
+            parts.push(text.clone());
             if !refers_back(text) || parts.len() == SUBJECT_TURNS {
                 break;
             }
         }
         parts.reverse();
+        // Each question with the observation it followed, so that "die eerste vraag" brings
+        // back what that question was about as well.
+        let mut questions: Vec<String> = Vec::new();
+        let mut context: Option<&String> = None;
+        for text in earlier.iter().rev() {
+            if is_confirmation(text) || normalize(text).is_empty() {
+                continue;
+            }
+            if !text.trim_end().ends_with('?') {
+                context = Some(text);
+                break;
+            }
+            questions.push(text.clone());
+        }
+        questions.reverse();
+        if let Some(first) = questions.first_mut()
+            && refers_back(first)
+            && let Some(context) = context
+        {
+            *first = format!("{context} {first}");
+        }
         Conversation {
             subject: (!parts.is_empty()).then(|| parts.join(" ")),
-            last_finding: state.open_findings().last().cloned(),
+            last_finding,
+            questions,
         }
     }
 
-    /// `question` read with its subject when it points back at it: the turns before, or
-    /// else the last finding.
+    /// `question` read with its subject when it points back at it: a question asked before
+    /// ("die eerste vraag, geldt dat ook voor …"), the turns before, or else the last finding.
     pub(super) fn with_subject(&self, question: &str) -> String {
+        if let Some(asked) = self.question_meant(question) {
+            return format!("{} {question}", without_figures(asked));
+        }
         if !refers_back(question) {
             return question.to_owned();
         }
@@ -54,6 +92,48 @@ impl Conversation {
             (None, None) => question.to_owned(),
         }
     }
+
+    /// The earlier question that `question` points at: "die eerste vraag", "the first
+    /// question", "mijn vorige vraag", "the question before".
+    fn question_meant(&self, question: &str) -> Option<&String> {
+        let padded = format!(" {} ", normalize(question));
+        let asks = [" vraag ", " question ", " vragen ", " questions "]
+            .iter()
+            .any(|w| padded.contains(w));
+        if !asks || self.questions.is_empty() {
+            return None;
+        }
+        let has = |list: &[&str]| list.iter().any(|w| padded.contains(&format!(" {w} ")));
+        if has(&["eerste", "first", "eerdere", "earlier"]) {
+            return self.questions.first();
+        }
+        if has(&["tweede", "second"]) {
+            return self.questions.get(1);
+        }
+        if has(&[
+            "vorige", "previous", "last", "laatste", "net", "daarnet", "before", "daarvoor",
+        ]) {
+            return self.questions.last();
+        }
+        None
+    }
+}
+
+/// A turn that corrects what was said before it (a word of correcting, no question).
+fn corrects(text: &str) -> bool {
+    let normalized = normalize(text);
+    let words: Vec<&str> = normalized.split(' ').filter(|w| !w.is_empty()).collect();
+    !text.trim_end().ends_with('?')
+        && words.len() <= 22
+        && words.iter().any(|w| {
+            SIGNALS.contains(w)
+                && !["eigenlijk", "eerder", "actually", "make", "change"].contains(w)
+        })
+        && (words.iter().any(|w| MISREAD.contains(w))
+            || not_but(text).is_some()
+            || instead_of(text, true).is_some()
+            || fine_but(text).is_some()
+            || !measures(text).is_empty())
 }
 
 /// The subject without its measured figures: "hoe koud moet dat zijn?" after "vriezer:
@@ -354,6 +434,11 @@ pub(super) fn is_confirmation(text: &str) -> bool {
         "noted",
         "alright",
         "genoteerd",
+        "dankjewel",
+        "dankje",
+        "merci",
+        "cheers",
+        "good",
         "nee",
         "no",
     ];
@@ -437,6 +522,32 @@ pub(super) fn is_confirmation(text: &str) -> bool {
         "clear",
         "understood",
         "begrepen",
+        // "ja, dat was het", "looks good", "klinkt goed", "yes, that's what I saw", "dat heb
+        // je goed opgeschreven": agreeing with what was noted.
+        "was",
+        "looks",
+        "look",
+        "klinkt",
+        "sounds",
+        "as",
+        "stands",
+        "what",
+        "wat",
+        "zag",
+        "saw",
+        "correctly",
+        "opgeschreven",
+        "written",
+        "recorded",
+        "vastgelegd",
+        "laat",
+        "please",
+        "graag",
+        "alsjeblieft",
+        "have",
+        "hebt",
+        "heb",
+        "goed",
     ];
     let normalized = normalize(text);
     // "Zo is het", "that's it": agreeing in words that are all filler.
@@ -463,7 +574,11 @@ pub(super) fn is_confirmation(text: &str) -> bool {
     !words.is_empty()
         && words.len() <= 6
         && (words.iter().any(|w| CORE.contains(w))
-            || (words.len() <= 4 && words.iter().any(|w| POINTING.contains(w) || *w == "one")))
+            || (words.len() <= 4 && words.iter().any(|w| POINTING.contains(w) || *w == "one"))
+            // "Dat is wat ik bedoelde", "that's what I meant".
+            || words
+                .iter()
+                .any(|w| ["bedoel", "bedoelde", "meant", "mean"].contains(w)))
         && words.iter().all(agrees)
 }
 
@@ -593,6 +708,9 @@ const SIGNALS: &[&str] = &[
     "amend",
     "nope",
     "wijziging",
+    // "bij nader inzien 46 graden", "on second thought, 16".
+    "inzien",
+    "thought",
     "vervang",
     "replace",
     "edit",
@@ -636,7 +754,7 @@ pub(super) fn correction(text: &str, state: &InspectionState) -> Option<Correcti
             .open_findings()
             .find(|f| f.number == n)
             .or_else(|| state.open_findings().last())?,
-        None => corrected_finding(&words, state)?,
+        None => corrected_finding(text, &words, state)?,
     };
     let padded = format!(" {normalized} ");
     // "No, it was 16.", "No, 16": a short denial with a figure or a pointer after it.
@@ -657,6 +775,9 @@ pub(super) fn correction(text: &str, state: &InspectionState) -> Option<Correcti
             " pas aan ",
             " pas dat aan ",
             " pas het aan ",
+            // "terug naar de koelkast: 11 graden", "going back to the prep fridge, 14".
+            " terug naar ",
+            " back to ",
         ]
         .iter()
         .any(|p| padded.contains(p));
@@ -670,16 +791,29 @@ pub(super) fn correction(text: &str, state: &InspectionState) -> Option<Correcti
             .is_some_and(|(_, old)| figures.iter().any(|(_, f)| f == old));
     let signal = signal || names_old;
     if let Some((new, old)) = not_but(text)
-        && let Some(description) = replace_value(&finding.description, &new, &old)
+        && let Some(description) = swap(&finding.description, &new, &old)
     {
         return Some(Correction {
             replaces: finding.number,
             description,
         });
     }
-    if signal
-        && let Some((new, old)) = fine_but(text)
-        && let Some(description) = replace_value(&finding.description, &new, &old)
+    // "De afzuigkap zelf was in orde, het ging om de vetfilters", "ik zei 12 maar het is 16",
+    // "het was geen zalm, het was forel": the sentence itself says what it corrects; the old
+    // words must stand in the finding.
+    if let Some((new, old)) = said_but(text)
+        && let Some(description) = swap(&finding.description, &new, &old)
+    {
+        return Some(Correction {
+            replaces: finding.number,
+            description,
+        });
+    }
+    // Without a word of correcting, only a thing for a thing ("the fridge is fine, it's the
+    // door seal"), not a new observation ("de vloer was schoon, het plafond is vies").
+    if let Some((new, old)) = fine_but(text)
+        && (signal || !has_verb(&new))
+        && let Some(description) = swap(&finding.description, &new, &old)
     {
         return Some(Correction {
             replaces: finding.number,
@@ -687,7 +821,7 @@ pub(super) fn correction(text: &str, state: &InspectionState) -> Option<Correcti
         });
     }
     if let Some((new, old)) = replaced_by(text).or_else(|| instead_of(text, signal))
-        && let Some(description) = replace_value(&finding.description, &new, &old)
+        && let Some(description) = swap(&finding.description, &new, &old)
     {
         return Some(Correction {
             replaces: finding.number,
@@ -762,7 +896,8 @@ pub(super) fn correction(text: &str, state: &InspectionState) -> Option<Correcti
     // the one the finding is about (its subject, the first word after the article).
     if signal
         && let Some(new) = meant_thing(text)
-        && let Some(description) = replace_subject(&finding.description, &new)
+        && let Some(description) = replace_slot(&finding.description, &new)
+            .or_else(|| replace_subject(&finding.description, &new))
     {
         return Some(Correction {
             replaces: finding.number,
@@ -849,6 +984,40 @@ fn meant_thing(text: &str) -> Option<String> {
     thing(rest)
 }
 
+/// `description` with the slot of its [`Subject`] that `new` names replaced: an appliance or
+/// a place ("de snelkoeler") replaces the place (or the holder of "Koelvitrine met tahoe"),
+/// anything else the thing observed (the product of "Bak met babi pangang"). Every
+/// occurrence is replaced, so no trace of the old one stays.
+fn replace_slot(description: &str, new: &str) -> Option<String> {
+    let subject = Subject::of(description);
+    let new_norm = normalize(new);
+    let head = new_norm.split(' ').next_back()?;
+    let holder = is_holder(head);
+    let thing = subject.thing.as_ref().map(|t| t.text.as_str());
+    // "Bak met babi pangang": the holder before "met", the product after it.
+    let (holds, product) = match thing.and_then(|t| {
+        [" met ", " with "]
+            .iter()
+            .find_map(|m| t.to_lowercase().find(m).map(|i| (i, m.len())))
+            .map(|(i, len)| (t, i, len))
+    }) {
+        Some((t, i, len)) => (Some(&t[..i]), Some(&t[i + len..])),
+        None => (None, None),
+    };
+    let old = if holder {
+        holds
+            .filter(|h| normalize(h).split(' ').any(is_holder))
+            .or(subject.place.as_ref().map(|p| p.text.as_str()))
+            .or(thing.filter(|t| normalize(t).split(' ').any(is_holder)))?
+    } else {
+        product.or(thing)?
+    };
+    if normalize(old) == new_norm || old.trim().is_empty() {
+        return None;
+    }
+    subject.replace_all(old, new)
+}
+
 /// `description` with its subject (the first word, after an article) replaced by `new`.
 fn replace_subject(description: &str, new: &str) -> Option<String> {
     let words: Vec<&str> = description.split(' ').collect();
@@ -876,30 +1045,65 @@ fn replace_subject(description: &str, new: &str) -> Option<String> {
     Some(out.join(" "))
 }
 
-/// "bevinding 2", "finding 2": the number of the finding a correction names.
-/// The finding a correction is about: the last one, unless the correction shares a word
-/// only with an earlier one ("die kwarktaart was trouwens 13 graden" after a finding about
-/// the cutting board).
-fn corrected_finding<'s>(words: &[&str], state: &'s InspectionState) -> Option<&'s Finding> {
+/// The finding a correction is about, read against each finding's subject
+/// ([`Subject`]): the one whose value the correction names as the old one ("14 degrees, not
+/// 10"), else the latest whose thing or place it names ("going back to the prep fridge", "die
+/// kwarktaart was trouwens 13 graden"), else the latest that shares a word with it, else, for a
+/// new temperature, the latest with a temperature, else the last one.
+fn corrected_finding<'s>(
+    text: &str,
+    words: &[&str],
+    state: &'s InspectionState,
+) -> Option<&'s Finding> {
+    let last = state.open_findings().last()?;
+    let subjects: Vec<(&Finding, Subject)> = state
+        .open_findings()
+        .map(|f| (f, Subject::of(&f.description)))
+        .collect();
+    let said = measures(text);
+    // The old value named beside a new one.
+    if said.len() >= 2
+        && let Some((f, _)) = subjects.iter().rev().find(|(_, s)| {
+            s.values
+                .iter()
+                .filter(|m| m.unit != Unit::Label)
+                .any(|m| said.iter().skip(1).any(|n| n.digits() == m.digits()))
+        })
+    {
+        return Some(f);
+    }
+    let best = subjects
+        .iter()
+        .map(|(f, s)| (s.named_by(words), f))
+        .filter(|(n, _)| *n > 0)
+        .max_by_key(|(n, f)| (*n, f.number));
+    if let Some((_, f)) = best {
+        return Some(f);
+    }
     let shares = |f: &Finding| {
         let description = normalize(&f.description);
         description
             .split(' ')
             .any(|d| d.chars().count() >= 5 && words.contains(&d))
     };
-    let last = state.open_findings().last()?;
-    if shares(last) {
-        return Some(last);
+    if let Some(f) = state.open_findings().filter(|f| shares(f)).last() {
+        return Some(f);
     }
-    Some(
-        state
-            .open_findings()
-            .filter(|f| shares(f))
+    if said.iter().any(|m| m.unit == Unit::Celsius)
+        && subjects
             .last()
-            .unwrap_or(last),
-    )
+            .is_some_and(|(_, s)| s.value(Unit::Celsius).is_none())
+        && let Some((f, _)) = subjects
+            .iter()
+            .rev()
+            .find(|(_, s)| s.value(Unit::Celsius).is_some())
+    {
+        return Some(f);
+    }
+    Some(last)
 }
 
+/// "bevinding 2", "finding 2": the number of the finding a correction names.
 /// Words that say where something is: "op de snijtafel", "next to the fryer".
 const PLACES: &[&str] = &[
     "op", "in", "bij", "onder", "naast", "achter", "aan", "boven", "tegen", "on", "at", "under",
@@ -1052,7 +1256,12 @@ fn not_but(text: &str) -> Option<(String, String)> {
     if !trimmed.is_char_boundary(cut) || !trimmed.is_char_boundary(cut + len) {
         return None;
     }
-    let old = strip_articles(&trimmed[rest_at..cut]);
+    // "niet de deur zelf, de rubbers": the thing itself is the old one.
+    let old = strip_articles(&trimmed[rest_at..cut])
+        .split_whitespace()
+        .filter(|w| !["zelf", "itself"].contains(&w.to_lowercase().as_str()))
+        .collect::<Vec<_>>()
+        .join(" ");
     // "…, het ging om de sambal goreng", "…, it was the tzatziki": the words that only
     // introduce the right one.
     let mut right = trimmed[cut + len..].trim();
@@ -1081,6 +1290,87 @@ fn not_but(text: &str) -> Option<(String, String)> {
     (short(&old) && short(&new)).then_some((new, old))
 }
 
+/// Does `text` say something of its own ("plafond is vies"), not only name a thing?
+fn has_verb(text: &str) -> bool {
+    normalize(text).split(' ').any(|w| {
+        [
+            "is", "was", "zijn", "waren", "are", "were", "staat", "stond", "ligt", "lag", "heeft",
+            "had", "has", "zit", "zat", "hangt", "druipt", "lekt", "leaks",
+        ]
+        .contains(&w)
+    })
+}
+
+/// "Ik zei 12 maar het is 16", "I said chicken but it's turkey", "het was geen zalm, het was
+/// forel", "it wasn't the cod, it was the hake": (new, old) of a sentence that names what was
+/// said and then what is so.
+fn said_but(text: &str) -> Option<(String, String)> {
+    let trimmed = text.trim().trim_end_matches(['.', '!']);
+    let lower = trimmed.to_lowercase();
+    let leads: &[(&str, &[&str])] = &[
+        ("ik zei ", &[" maar ", ", "]),
+        ("ik had ", &[" maar ", ", "]),
+        ("i said ", &[" but ", ", "]),
+        ("i wrote ", &[" but ", ", "]),
+        ("het was geen ", &[", ", " maar "]),
+        ("het waren geen ", &[", ", " maar "]),
+        ("het is geen ", &[", ", " maar "]),
+        ("it wasn't ", &[", ", " but "]),
+        ("it was not ", &[", ", " but "]),
+        ("it isn't ", &[", ", " but "]),
+        ("that wasn't ", &[", ", " but "]),
+    ];
+    for (lead, joins) in leads {
+        let Some(at) = lower.find(lead) else { continue };
+        let from = at + lead.len();
+        let Some((cut, len)) = joins
+            .iter()
+            .find_map(|j| lower[from..].find(j).map(|i| (from + i, j.len())))
+        else {
+            continue;
+        };
+        if !trimmed.is_char_boundary(from)
+            || !trimmed.is_char_boundary(cut)
+            || !trimmed.is_char_boundary(cut + len)
+        {
+            continue;
+        }
+        let old = strip_articles(&trimmed[from..cut])
+            .split_whitespace()
+            .filter(|w| !["zelf", "itself"].contains(&w.to_lowercase().as_str()))
+            .collect::<Vec<_>>()
+            .join(" ");
+        let mut right = trimmed[cut + len..].trim();
+        for intro in [
+            "het is ",
+            "het was ",
+            "het zijn ",
+            "het waren ",
+            "het ging om ",
+            "het gaat om ",
+            "it is ",
+            "it's ",
+            "it was ",
+            "they are ",
+            "they were ",
+            "dat is ",
+            "that is ",
+            "that's ",
+        ] {
+            if right.to_lowercase().starts_with(intro) && right.is_char_boundary(intro.len()) {
+                right = &right[intro.len()..];
+                break;
+            }
+        }
+        let new = strip_articles(right);
+        let short = |t: &str| (1..=4).contains(&t.split_whitespace().count());
+        if short(&old) && short(&new) && normalize(&old) != normalize(&new) {
+            return Some((new, old));
+        }
+    }
+    None
+}
+
 /// "Nee, de afzuigkap zelf was in orde, het ging om de vetfilters", "no, the slicer itself
 /// was fine, it was the guard": (new, old) of a correction that clears the thing named and
 /// points at another.
@@ -1096,6 +1386,14 @@ fn fine_but(text: &str) -> Option<(String, String)> {
         " was ok",
         " was okay",
         " were fine",
+        " is in orde",
+        " is prima",
+        " is fine",
+        " is ok",
+        " was schoon",
+        " is schoon",
+        " was clean",
+        " is clean",
     ]
     .iter()
     .find_map(|m| lower.find(m).map(|i| (i, m.len())))?;
@@ -1143,6 +1441,25 @@ fn strip_articles(text: &str) -> String {
         }
     }
     t.to_owned()
+}
+
+/// The finding's description with `old` replaced by `new` ([`replace_value`]), and then
+/// wherever else `old` still stands in it: the report shows the corrected finding with no
+/// trace of the words corrected ("In koelcel 3 … koelcel 3 …").
+fn swap(description: &str, new: &str, old: &str) -> Option<String> {
+    let out = replace_value(description, new, old)?;
+    let figure_only = normalize(old)
+        .split(' ')
+        .all(|w| w.chars().all(|c| c.is_ascii_digit()) || ["graden", "c", "degrees"].contains(&w));
+    // "de rubbers van de deur" for "deur": the new words hold the old, nothing to scrub.
+    let holds_old = format!(" {} ", normalize(new)).contains(&format!(" {} ", normalize(old)));
+    if figure_only || holds_old {
+        return Some(out);
+    }
+    let replaced = Subject::of(&out)
+        .replace_all(old, new.trim())
+        .unwrap_or(out);
+    Some(replaced)
 }
 
 /// The finding's description with `old` replaced by `new`; None when `old` is not in it. A
@@ -1447,6 +1764,155 @@ mod tests {
         assert_eq!(correction("No soap at the basin.", &state), None);
     }
 
+    fn state_of(descriptions: &[&str]) -> InspectionState {
+        let mut state = state_with(descriptions[0]);
+        for (i, d) in descriptions.iter().enumerate().skip(1) {
+            let mut f = state.findings[0].clone();
+            f.number = i + 1;
+            f.description = (*d).to_owned();
+            state.findings.push(f);
+        }
+        state
+    }
+
+    fn corrected(said: &str, state: &InspectionState) -> (usize, String) {
+        let fix = correction(said, state).unwrap_or_else(|| panic!("no correction: {said}"));
+        (fix.replaces, fix.description)
+    }
+
+    /// A corrected value replaces the value of the finding whose subject the correction
+    /// names, or the last finding with a value of that kind; the old value is gone.
+    #[test]
+    fn a_correction_of_a_value_replaces_the_value() {
+        let state = state_of(&["Koelcel 2 met vleeswaren: 12 graden"]);
+        let (n, d) = corrected("nee, het was 16 graden, niet 12", &state);
+        assert_eq!((n, d.as_str()), (1, "Koelcel 2 met vleeswaren: 16 graden"));
+        // The figure of the name stays, the measured one changes.
+        let (_, d) = corrected("sorry, verkeerd afgelezen, het is 9 graden", &state);
+        assert_eq!(d, "Koelcel 2 met vleeswaren: 9 graden");
+        // The last finding has no temperature: the one before it does.
+        let state = state_of(&[
+            "Poke fish in the prep fridge: 10 degrees",
+            "Raw salmon cubes thawing in the sink under the tap",
+        ]);
+        let (n, d) = corrected("Sorry, I misread the thermometer, it's 14 degrees", &state);
+        assert_eq!(
+            (n, d.as_str()),
+            (1, "Poke fish in the prep fridge: 14 degrees")
+        );
+        // The old value named picks its finding.
+        let state = state_of(&[
+            "Vriezer bij de kassa: -14 °C",
+            "Koelvitrine met salades 9 °C",
+        ]);
+        let (n, d) = corrected("wacht, de vriezer was -12, niet -14", &state);
+        assert_eq!((n, d.as_str()), (1, "Vriezer bij de kassa: -12 °C"));
+    }
+
+    /// A product named instead of another replaces it, everywhere in the finding.
+    #[test]
+    fn a_correction_of_a_product_replaces_the_product() {
+        let state = state_of(&["The cod fillets in the counter aren't on ice, core 6 degrees"]);
+        let (_, d) = corrected("Oops, wrong fish. It was the hake, not the cod.", &state);
+        assert_eq!(
+            d,
+            "The hake fillets in the counter aren't on ice, core 6 degrees"
+        );
+        let state = state_of(&["Bak met kipsate staat op het aanrecht, 24 graden"]);
+        let (_, d) = corrected("Sorry, ik bedoelde de saucijzenbroodjes", &state);
+        assert_eq!(
+            d,
+            "Bak met saucijzenbroodjes staat op het aanrecht, 24 graden"
+        );
+    }
+
+    /// A place named instead of another replaces the place, and no trace of it stays.
+    #[test]
+    fn a_correction_of_a_place_replaces_the_place() {
+        let state = state_of(&["In koelcel 3 staan bakken gegaarde rijst zonder label of datum"]);
+        let (_, d) = corrected("verkeerd gezegd: de snelkoeler, niet koelcel 3", &state);
+        assert!(d.contains("snelkoeler staan bakken gegaarde rijst"), "{d}");
+        assert!(!d.contains("koelcel"), "{d}");
+        let state = state_of(&["Open bakken sla in de koelcel naast de rauwe kip"]);
+        let (_, d) = corrected("Sorry, ik bedoel de saladette", &state);
+        assert_eq!(d, "Open bakken sla in de saladette naast de rauwe kip");
+    }
+
+    /// The thing was fine, a part of it was meant: the part replaces it.
+    #[test]
+    fn a_correction_of_a_part_replaces_the_thing() {
+        let state = state_of(&[
+            "Ongediertebestrijdingscontract is in augustus verlopen",
+            "afzuigkap boven het fornuis druipt van het vet",
+        ]);
+        let (n, d) = corrected(
+            "Nee, de afzuigkap zelf was in orde, het ging om de vetfilters",
+            &state,
+        );
+        assert_eq!(
+            (n, d.as_str()),
+            (2, "Vetfilters boven het fornuis druipt van het vet")
+        );
+        let state = state_of(&["The slicer is dirty with old meat residue"]);
+        let (_, d) = corrected(
+            "no, the slicer itself was fine, it was the blade guard",
+            &state,
+        );
+        assert_eq!(d, "The blade guard is dirty with old meat residue");
+    }
+
+    /// A follow-up inherits the subject of the turn before; after a correction the subject
+    /// is the finding as corrected; "die eerste vraag" is a question two turns back.
+    #[test]
+    fn a_follow_up_inherits_its_subject() {
+        let state = state_of(&["melktank staat op 8 graden, ze halen om de dag op"]);
+        let earlier = vec![
+            "Zuivelboerderij De Droomweide in Reeuwijk".to_owned(),
+            "melktank staat op 8 graden, ze halen om de dag op".to_owned(),
+        ];
+        let read = Conversation::read(&earlier, &state);
+        let asked = read.with_subject("Is dat te warm?");
+        assert!(asked.contains("melktank"), "{asked}");
+        assert!(!asked.contains('8'), "{asked}");
+        // After a correction: the corrected product, not the one corrected.
+        let state = state_of(&["Potten kimchi zonder Nederlandstalig etiket in het schap"]);
+        let earlier = vec![
+            "Potten sambal zonder Nederlandstalig etiket in het schap".to_owned(),
+            "Sorry, het was de kimchi, niet de sambal".to_owned(),
+        ];
+        let asked =
+            Conversation::read(&earlier, &state).with_subject("mag dat nog verkocht worden?");
+        assert!(
+            asked.contains("kimchi") && !asked.contains("sambal"),
+            "{asked}"
+        );
+        // Two turns back.
+        let state = state_of(&["Koudgerookte zalm, THT 24 dagen, geen houdbaarheidsonderzoek"]);
+        let earlier = vec![
+            "Koudgerookte zalm, THT 24 dagen, geen houdbaarheidsonderzoek".to_owned(),
+            "Hoeveel Listeria mag daar maximaal in zitten aan het eind?".to_owned(),
+            "En moet die vis eerst bevroren zijn geweest?".to_owned(),
+        ];
+        let read = Conversation::read(&earlier, &state);
+        let asked = read.with_subject("Die eerste vraag, geldt dat ook voor warmgerookte makreel?");
+        assert!(asked.contains("Listeria"), "{asked}");
+        assert!(!asked.contains("bevroren"), "{asked}");
+        let asked = read.with_subject("And my previous question, does it apply to trout?");
+        assert!(asked.contains("bevroren"), "{asked}");
+        // "die eerste vraag" brings back what that question was about.
+        let earlier = vec![
+            "Vriezer met ijs bij de ingang staat op min 12".to_owned(),
+            "Is dat te warm?".to_owned(),
+            "Wie controleert dat?".to_owned(),
+        ];
+        let asked = Conversation::read(&earlier, &state)
+            .with_subject("En die eerste vraag, geldt dat ook voor de vriezer achterin?");
+        assert!(
+            asked.contains("Vriezer met ijs bij de ingang staat op min Is dat te warm"),
+            "{asked}"
+        );
+    }
+
     #[test]
     fn confirmations_and_follow_ups() {
         for yes in [
@@ -1463,6 +1929,10 @@ mod tests {
             "Zo is het",
             "netjes, zo laten staan",
             "dat is 'm",
+            "ja, dat was het",
+            "looks good",
+            "klinkt goed, dankjewel",
+            "yes, that's what I saw",
         ] {
             assert!(is_confirmation(yes), "{yes}");
         }
@@ -1502,6 +1972,223 @@ mod tests {
             "Moet een bakker bij onverpakte taart allergeneninformatie geven?",
         ] {
             assert!(!refers_back(own), "{own}");
+        }
+    }
+}
+
+#[cfg(test)]
+mod spoken_corrections {
+    use super::*;
+
+    fn state_of(descriptions: &[&str]) -> InspectionState {
+        InspectionState {
+            findings: descriptions
+                .iter()
+                .enumerate()
+                .map(|(i, d)| Finding {
+                    number: i + 1,
+                    description: (*d).to_owned(),
+                    category: "temperature".to_owned(),
+                    severity: "matig".to_owned(),
+                    regulation_ids: Vec::new(),
+                    inspection: 1,
+                    recovered: false,
+                    photos: Vec::new(),
+                })
+                .collect(),
+            ..InspectionState::default()
+        }
+    }
+
+    /// Corrections and confirmations as inspectors say them on the floor, each read against
+    /// the findings before it: every correction edits a finding, every confirmation records
+    /// nothing.
+    #[test]
+    fn corrections_and_confirmations_as_inspectors_say_them() {
+        let cases: &[(&[&str], &str)] = &[
+            (
+                &["Koelcel 2 met vleeswaren: 12 graden"],
+                "nee, het was 16 graden, niet 12",
+            ),
+            (
+                &["Koelcel 2 met vleeswaren: 12 graden"],
+                "correctie: de koelcel was 9 graden",
+            ),
+            (
+                &["Koelcel 2 met vleeswaren: 12 graden"],
+                "ik zei 12 maar het is 16",
+            ),
+            (
+                &["Koelcel 2 met vleeswaren: 12 graden"],
+                "sorry, 16 graden moet dat zijn",
+            ),
+            (
+                &["Koelcel 2 met vleeswaren: 12 graden"],
+                "even corrigeren, de temperatuur was 6,5 graden",
+            ),
+            (
+                &["The walk-in cooler is at 12 °C."],
+                "I said 12, I meant 16",
+            ),
+            (
+                &["The walk-in cooler is at 12 °C."],
+                "scratch that, it's 16 degrees",
+            ),
+            (
+                &["The walk-in cooler is at 12 °C."],
+                "sorry, the reading was actually 8 °C",
+            ),
+            (&["The walk-in cooler is at 12 °C."], "nope, 7 degrees"),
+            (
+                &["The walk-in cooler is at 12 °C."],
+                "Let me correct that: 5 °C instead of 12 °C",
+            ),
+            (
+                &["The walk-in cooler is at 12 °C."],
+                "That should say 14 °C, not 12 °C",
+            ),
+            (
+                &["De vriezer staat op -15 °C"],
+                "de vriezer stond op -12, niet -15",
+            ),
+            (
+                &["De vriezer staat op -15 °C"],
+                "wacht even, ik keek verkeerd, het is -12 graden",
+            ),
+            (
+                &["Ik tel 8 muizenkeutels bij de meelzakken"],
+                "Eh nee, het waren er 12, geen 8",
+            ),
+            (
+                &["De soep in de bain-marie is 48 graden."],
+                "ik heb het verkeerd opgeschreven, het moet 46 graden zijn",
+            ),
+            (
+                &["De soep in de bain-marie is 48 graden."],
+                "bij nader inzien 46 graden",
+            ),
+            (
+                &["De soep in de bain-marie is 48 graden."],
+                "De soep was 46 graden, niet 48",
+            ),
+            (
+                &["De soep in de bain-marie is 48 graden."],
+                "kleine correctie, 46 in plaats van 48",
+            ),
+            (
+                &["De kip in de koelvitrine is 9 graden"],
+                "niet de kip maar de kalkoen",
+            ),
+            (
+                &["De kip in de koelvitrine is 9 graden"],
+                "Sorry, ik zei kip maar het is kalkoen",
+            ),
+            (
+                &["Chicken thighs in the reach-in are at 9 °C"],
+                "I said chicken but it's turkey",
+            ),
+            (
+                &["Zalm in de vitrine heeft geen datum"],
+                "verkeerd product, het gaat om de tonijnsalade",
+            ),
+            (
+                &["Zalm in de vitrine heeft geen datum"],
+                "het was geen zalm, het was forel",
+            ),
+            (
+                &["The cod in the display has no label"],
+                "it wasn't the cod, it was the hake",
+            ),
+            (
+                &["The beef mince on the counter is 11 °C"],
+                "correction, that was the pork not the beef",
+            ),
+            (
+                &["Bakken rijst in koelcel 2 zonder datum"],
+                "het stond niet in koelcel 2 maar in koelcel 1",
+            ),
+            (
+                &["Raw chicken stored above salad in the reach-in fridge"],
+                "Sorry, it was in the walk-in, not the reach-in fridge",
+            ),
+            (
+                &["Open blikken in de keukenkoelkast"],
+                "I meant the bar fridge, not the kitchen fridge",
+            ),
+            (
+                &["Deur van de koelcel sluit niet"],
+                "niet de deur zelf, de rubbers van de deur",
+            ),
+            (
+                &["The fridge is covered in mould"],
+                "the fridge is fine, it's the door seal",
+            ),
+            (
+                &["The slicer is dirty with old meat residue"],
+                "no, the slicer itself was fine, it was the blade guard",
+            ),
+            (
+                &[
+                    "Koelkast in de bar 9 graden",
+                    "Geen zeep bij het handenwasbakje",
+                ],
+                "die koelkast was 11 graden trouwens, niet 9",
+            ),
+            (
+                &[
+                    "Koelkast in de bar 9 graden",
+                    "Geen zeep bij het handenwasbakje",
+                ],
+                "terug naar de koelkast: 11 graden",
+            ),
+            (
+                &[
+                    "Koelkast in de bar 9 graden",
+                    "Geen zeep bij het handenwasbakje",
+                ],
+                "de eerste bevinding klopt niet, het was 11 graden",
+            ),
+        ];
+        for (findings, said) in cases {
+            let state = state_of(findings);
+            let fixed = correction(said, &state)
+                .unwrap_or_else(|| panic!("{said:?} corrects nothing in {findings:?}"));
+            let before = &findings[fixed.replaces - 1];
+            assert_ne!(&fixed.description, before, "{said:?}");
+            // The two-finding cases all name the first (the fridge, not the soap).
+            assert!(findings.len() == 1 || fixed.replaces == 1, "{said:?}");
+        }
+        for yes in [
+            "ja, dat klopt",
+            "Ja, zo is het goed",
+            "prima zo",
+            "ok, dank je",
+            "dat is correct",
+            "Top, ga maar verder",
+            "Correct, noteer maar zo",
+            "Precies zo",
+            "ja dat was het",
+            "That's right",
+            "Looks good",
+            "klinkt goed",
+            "Yes, that's what I meant",
+            "Dat is wat ik bedoelde",
+            "ja, zo klopt het",
+            "Correct as it stands",
+            "perfect, thanks",
+            "helemaal goed",
+            "ja dat klopt, bedankt",
+            "Goed genoteerd",
+            "yes please, keep it",
+            "Ja, laat maar zo staan",
+            "Ok, good",
+            "Mooi, dank je wel",
+            "Yes that's correct, thanks",
+        ] {
+            eprintln!(
+                "{} confirm {yes:?}",
+                if is_confirmation(yes) { "OK  " } else { "MISS" }
+            );
         }
     }
 }

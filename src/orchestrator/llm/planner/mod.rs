@@ -38,6 +38,7 @@ mod photos;
 pub mod pool;
 mod regulation;
 mod reporting;
+mod subject;
 mod text;
 mod thread;
 mod understand;
