@@ -1025,7 +1025,7 @@ mod tests {
     use serde_json::json;
 
     /// The search as `search_regulations` returns it.
-    fn search(kb: &Knowledge, q: &str) -> Value {
+    pub(super) fn search(kb: &Knowledge, q: &str) -> Value {
         let results: Vec<Value> = kb
             .search(q, 8)
             .iter()
@@ -1202,23 +1202,9 @@ mod tests {
 
 #[cfg(test)]
 mod measure {
+    use super::tests::search;
     use super::*;
     use crate::orchestrator::knowledge::Knowledge;
-    use serde_json::json;
-
-    fn search(kb: &Knowledge, q: &str) -> Value {
-        let results: Vec<Value> = kb
-            .search(q, 8)
-            .iter()
-            .map(|h| {
-                let r = h.regulation;
-                json!({"id": r.id, "title": r.title, "titleEn": r.title_en, "summary": r.summary,
-                       "summaryEn": r.summary_en, "topics": r.topics,
-                       "score": (f64::from(h.score) * 100.0).round() / 100.0})
-            })
-            .collect();
-        json!({ "results": results })
-    }
 
     #[test]
     #[ignore = "measurement table"]

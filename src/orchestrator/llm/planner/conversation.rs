@@ -400,6 +400,10 @@ pub(super) fn is_confirmation(text: &str) -> bool {
         "ja",
         "jawel",
         "jazeker",
+        // The spoken yeses as they are typed: "jup, zo is het", "jep", "yup".
+        "jup",
+        "jep",
+        "yup",
         "klopt",
         "correct",
         "juist",
@@ -1933,6 +1937,9 @@ mod tests {
             "looks good",
             "klinkt goed, dankjewel",
             "yes, that's what I saw",
+            "jup, zo is het",
+            "Jep, klopt",
+            "yup that's it",
         ] {
             assert!(is_confirmation(yes), "{yes}");
         }
