@@ -17,14 +17,7 @@ use super::{DUTCH, ENGLISH, Knowledge, Regulation};
 
 /// The terms of an article's titles, summaries and topics under both analysers.
 pub(super) fn article_terms(analyzers: &TokenizerManager, r: &Regulation) -> HashSet<String> {
-    let text = format!(
-        "{} {} {} {} {}",
-        r.title,
-        r.title_en,
-        r.summary,
-        r.summary_en,
-        r.topics.join(" ")
-    );
+    let text = r.searchable_text();
     let mut terms = HashSet::new();
     for name in [DUTCH, ENGLISH] {
         if let Some(mut analyzer) = analyzers.get(name) {

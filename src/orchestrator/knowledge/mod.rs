@@ -65,6 +65,22 @@ pub struct Regulation {
     pub url: String,
 }
 
+impl Regulation {
+    /// What a reader can find the article by, in both languages: its titles, summaries and
+    /// topics. The vocabulary of the corpus and each article's coverage terms are read from
+    /// this one text, so the two can never disagree about which words an article has.
+    pub fn searchable_text(&self) -> String {
+        format!(
+            "{} {} {} {} {}",
+            self.title,
+            self.title_en,
+            self.summary,
+            self.summary_en,
+            self.topics.join(" ")
+        )
+    }
+}
+
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all(serialize = "camelCase"))]
 pub struct Address {
@@ -322,15 +338,7 @@ impl Knowledge {
         let mut vocabulary: Vec<String> = regulations
             .iter()
             .flat_map(|r| {
-                let text = format!(
-                    "{} {} {} {} {}",
-                    r.title,
-                    r.title_en,
-                    r.summary,
-                    r.summary_en,
-                    r.topics.join(" ")
-                );
-                normalize(&text)
+                normalize(&r.searchable_text())
                     .split(' ')
                     .filter(|w| !w.is_empty())
                     .map(str::to_owned)

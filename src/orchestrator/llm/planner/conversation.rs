@@ -1261,37 +1261,52 @@ fn not_but(text: &str) -> Option<(String, String)> {
         return None;
     }
     // "niet de deur zelf, de rubbers": the thing itself is the old one.
-    let old = strip_articles(&trimmed[rest_at..cut])
+    let old = the_thing_itself(&trimmed[rest_at..cut]);
+    let new = strip_articles(after_introduction(&trimmed[cut + len..]));
+    let short = |t: &str| (1..=4).contains(&t.split_whitespace().count());
+    (short(&old) && short(&new)).then_some((new, old))
+}
+
+/// "niet de deur zelf": the thing a correction names, without its article and without the
+/// "zelf"/"itself" that only stresses it.
+fn the_thing_itself(text: &str) -> String {
+    strip_articles(text)
         .split_whitespace()
         .filter(|w| !["zelf", "itself"].contains(&w.to_lowercase().as_str()))
         .collect::<Vec<_>>()
-        .join(" ");
-    // "…, het ging om de sambal goreng", "…, it was the tzatziki": the words that only
-    // introduce the right one.
-    let mut right = trimmed[cut + len..].trim();
-    for lead in [
+        .join(" ")
+}
+
+/// "…, het ging om de sambal goreng", "…, it was the tzatziki", "…, ik bedoelde de kip": the
+/// right-hand side of a correction without the words that only introduce what is so.
+fn after_introduction(right: &str) -> &str {
+    let right = right.trim();
+    for intro in [
         "het ging om ",
         "het gaat om ",
         "het ging over ",
         "het was ",
         "het is ",
         "het zijn ",
+        "het waren ",
         "ik bedoelde ",
         "ik bedoel ",
+        "dat is ",
         "it was ",
         "it is ",
         "it's ",
+        "they are ",
+        "they were ",
         "i meant ",
         "i mean ",
+        "that is ",
+        "that's ",
     ] {
-        if right.to_lowercase().starts_with(lead) && right.is_char_boundary(lead.len()) {
-            right = &right[lead.len()..];
-            break;
+        if right.to_lowercase().starts_with(intro) && right.is_char_boundary(intro.len()) {
+            return &right[intro.len()..];
         }
     }
-    let new = strip_articles(right);
-    let short = |t: &str| (1..=4).contains(&t.split_whitespace().count());
-    (short(&old) && short(&new)).then_some((new, old))
+    right
 }
 
 /// Does `text` say something of its own ("plafond is vies"), not only name a thing?
@@ -1339,34 +1354,8 @@ fn said_but(text: &str) -> Option<(String, String)> {
         {
             continue;
         }
-        let old = strip_articles(&trimmed[from..cut])
-            .split_whitespace()
-            .filter(|w| !["zelf", "itself"].contains(&w.to_lowercase().as_str()))
-            .collect::<Vec<_>>()
-            .join(" ");
-        let mut right = trimmed[cut + len..].trim();
-        for intro in [
-            "het is ",
-            "het was ",
-            "het zijn ",
-            "het waren ",
-            "het ging om ",
-            "het gaat om ",
-            "it is ",
-            "it's ",
-            "it was ",
-            "they are ",
-            "they were ",
-            "dat is ",
-            "that is ",
-            "that's ",
-        ] {
-            if right.to_lowercase().starts_with(intro) && right.is_char_boundary(intro.len()) {
-                right = &right[intro.len()..];
-                break;
-            }
-        }
-        let new = strip_articles(right);
+        let old = the_thing_itself(&trimmed[from..cut]);
+        let new = strip_articles(after_introduction(&trimmed[cut + len..]));
         let short = |t: &str| (1..=4).contains(&t.split_whitespace().count());
         if short(&old) && short(&new) && normalize(&old) != normalize(&new) {
             return Some((new, old));
