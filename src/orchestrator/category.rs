@@ -36,10 +36,12 @@ pub fn category(text: &str) -> &'static str {
     if temperature_celsius(text).is_some() {
         return "temperature";
     }
+    // "zonder invriesdatum", "geen openingsdatum": a compound ending in "datum" is a date too.
     let date_word = about(
         &["datum", "houdbaarheidsdatum"],
         &["tgt", "tht", "date", "dates"],
-    ) || phrase(&["te gebruiken tot", "use by", "best before"]);
+    ) || words.iter().any(|w| w.ends_with("datum"))
+        || phrase(&["te gebruiken tot", "use by", "best before"]);
     let missing = phrase(&[
         "zonder",
         "geen",
@@ -289,6 +291,8 @@ pub fn category(text: &str) -> &'static str {
             "cool",
             "vries",
             "diepvries",
+            // "vriezer", "vriezers": the noun is spelled with a z.
+            "vriez",
             "bevroren",
             "ontdooi",
             "thaw",
@@ -311,8 +315,11 @@ pub fn category(text: &str) -> &'static str {
             "opwarm",
             "reheat",
             "pasteuris",
+            // "reefer truck": a refrigerated one.
+            "reefer",
         ],
-        &[],
+        // "no delivery temps logged", "no working temp logger": the spoken short form.
+        &["temp", "temps", "logger", "dataloggers", "datalogger"],
     ) || words.iter().any(|w| {
         // "ongekoeld", "unchilled", "uncooled": the missing cold is in the word.
         ["ongekoel", "unchill", "uncool", "ungekoel"]
@@ -434,6 +441,12 @@ pub fn category(text: &str) -> &'static str {
             "filthy",
             "stained",
             "crusted",
+            // "Rice cooker caked with dried starch", "green algae film on the trays": a layer
+            // left on a surface.
+            "caked",
+            "encrusted",
+            "algae",
+            "algen",
             "schoon",
             "reinig",
             "gereinig",

@@ -443,6 +443,9 @@ pub(super) fn is_confirmation(text: &str) -> bool {
         "merci",
         "cheers",
         "good",
+        // "yep, exactly right".
+        "exactly",
+        "precisely",
         "nee",
         "no",
     ];
@@ -552,6 +555,8 @@ pub(super) fn is_confirmation(text: &str) -> bool {
         "hebt",
         "heb",
         "goed",
+        // "ja zo is 't goed": the spoken "'t" is "het".
+        "t",
     ];
     let normalized = normalize(text);
     // "Zo is het", "that's it": agreeing in words that are all filler.
@@ -782,6 +787,23 @@ pub(super) fn correction(text: &str, state: &InspectionState) -> Option<Correcti
             // "terug naar de koelkast: 11 graden", "going back to the prep fridge, 14".
             " terug naar ",
             " back to ",
+            // "probe wasn't in properly, re-stuck it: 49 degrees", "opnieuw gemeten: 5":
+            // the measurement itself was wrong.
+            " re stuck ",
+            " re checked ",
+            " rechecked ",
+            " remeasured ",
+            " measured again ",
+            " re took ",
+            " retook ",
+            " re tested ",
+            " wasn t in properly ",
+            " was not in properly ",
+            " nagemeten ",
+            " nog een keer gemeten ",
+            " nog eens gemeten ",
+            " zat niet goed ",
+            " stak niet goed ",
         ]
         .iter()
         .any(|p| padded.contains(p));

@@ -196,12 +196,21 @@ pub fn split_turn(text: &str) -> Turn {
         };
         // "En bij regenereren, hoe snel …?", "En als ze ze nu invriezen, mag het dan wel?" are
         // one question: a fragment or a condition before the comma is part of it.
+        // So are a time ("once that mince is past its use-by, can it …?", "zodra …") and a
+        // topic taken up again ("the pre-cut salad mix then, what limit …?", "die kaas dan,
+        // …?"): without a verb of its own it says nothing seen.
         let lead = normalize(&current);
+        let topic_again = (lead.ends_with(" then") || lead.ends_with(" dan"))
+            && !super::observations::has_listed_verb(&current);
         let fragment = comma_question
             && (lead.split(' ').count() < 4
-                || ["en ", "and ", "als ", "if ", "maar ", "but ", "of ", "or "]
-                    .iter()
-                    .any(|w| lead.starts_with(w)));
+                || topic_again
+                || [
+                    "en ", "and ", "als ", "if ", "maar ", "but ", "of ", "or ", "once ", "when ",
+                    "wanneer ", "zodra ", "nadat ", "after ", "before ", "voordat ",
+                ]
+                .iter()
+                .any(|w| lead.starts_with(w)));
         if at_end || (comma_question && !fragment) {
             clauses.push(std::mem::take(&mut current));
         }
@@ -499,6 +508,18 @@ mod tests {
         assert_eq!(tagged.question.as_deref(), Some("mag dat"));
         let said = split_turn("rauwe kip naast de sla, is kruisbesmetting");
         assert_eq!(said.question, None);
+        // A time or a topic taken up again before the comma belongs to the question: nothing
+        // is observed.
+        for asked in [
+            "once the chicken is past its date, may they still sell it?",
+            "zodra de soep is afgekoeld, hoe lang mag die dan bewaard worden?",
+            "the smoked salmon then, what listeria limit applies?",
+            "die zelfgemaakte mayonaise dan, hoe lang is die houdbaar?",
+        ] {
+            let turn = split_turn(asked);
+            assert_eq!(turn.observation, None, "{asked:?}");
+            assert!(turn.question.is_some(), "{asked:?}");
+        }
         for said in [
             "Ook zijn de tegels achter de friteuse kapot",
             "Dan is de koelcel nog steeds te warm, 9 graden",

@@ -353,7 +353,10 @@ fn split_by_topic(part: &str) -> Vec<String> {
             .iter()
             .any(|p| right_clause.to_lowercase().starts_with(p));
         let phrases = phrases && !adjunct;
-        let sayers = predicated(left) && predicated(right_clause) && !adjunct;
+        // "Opened oat milk cartons in the fridge, no opening date on them": a verbless phrase
+        // that points back says more about the same thing, however it is predicated.
+        let elaborates = points_back && !has_verb(right_clause);
+        let sayers = predicated(left) && predicated(right_clause) && !adjunct && !elaborates;
         // "…, en bij de handenwasbak geen zeep": ", en" and a new place is another spot of
         // the premises, so another observation, also of the same kind.
         let opening = right_clause.to_lowercase();
@@ -991,6 +994,19 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_phrase_pointing_back_elaborates_the_one_before() {
+        for said in [
+            "Opened cartons of cream in the walk-in, no date of opening on them",
+            "Aangebroken zakken paneermeel in het magazijn, geen datum erop",
+        ] {
+            assert_eq!(observations(said).len(), 1, "{said:?}");
+        }
+        // Two clauses each with their own verb stay two observations.
+        let two = observations("De koelcel is vies, en de vriezer staat op -10 graden");
+        assert_eq!(two.len(), 2, "{two:?}");
+    }
+
+    #[test]
     fn a_listed_sentence_is_several_observations() {
         let three = observations(
             "Drie dingen: de koelcel staat op 10 graden, er liggen muizenkeutels onder de stellingen en de pakbonnen van de kip ontbreken.",
@@ -1206,6 +1222,18 @@ mod tests {
             ),
             ("geen registratie van de kooktemperatuur", "temperature"),
             ("The dishwasher staff smoke at the back door", "hygiene"),
+            // A date by its compound name, a freezer spelled with its z, the spoken "temp",
+            // a layer left on a surface.
+            ("Geopende pot sambal zonder openingsdatum", "labelling"),
+            (
+                "Dozen gehakt in de vriescel zonder invriesdatum",
+                "labelling",
+            ),
+            ("Vriezer met friet op -12", "temperature"),
+            ("No working temp logger in the delivery van", "temperature"),
+            ("Pan lids caked with burnt rice", "hygiene"),
+            ("Green algae on the sprouting trays", "hygiene"),
+            ("Algemene indruk van de keuken is rommelig", "other"),
         ] {
             assert_eq!(category(text), want, "{text}");
         }

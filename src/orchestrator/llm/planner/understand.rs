@@ -231,10 +231,12 @@ pub fn follows_up_history(
                 "grenswaarde",
             ])
             // It points back at what was told, in the past: "toen", "that", "the one before".
-            && w.any(&[
+            // "en de audit daarna?", "en in 2022?": the next one, or another year.
+            && (w.any(&[
                 "toen", "then", "daarvoor", "before", "that", "dat", "die", "daar", "was", "were",
-                "waren", "kwam", "came", "did", "deden", "had", "hadden", "waarvoor",
-            ])
+                "waren", "kwam", "came", "did", "deden", "had", "hadden", "waarvoor", "daarna",
+                "afterwards", "after",
+            ]) || w.list.iter().any(|x| is_year(x)))
             && !w.any_phrase(&[
                 "hoe koud", "hoe warm", "how cold", "how hot", "hoe lang", "how long",
             ])
@@ -642,7 +644,8 @@ fn asks_about_the_past(text: &str, w: &Words) -> bool {
     {
         return false;
     }
-    let question = is_question(text)
+    // "in 2022, wat kwam daar uit": the question may follow what it is about.
+    let question = text.split(',').any(is_question)
         || w.list.first().is_some_and(|f| {
             [
                 "wat", "welke", "wanneer", "hoe", "what", "which", "when", "how", "any", "remind",
@@ -650,6 +653,15 @@ fn asks_about_the_past(text: &str, w: &Words) -> bool {
             ]
             .contains(f)
         });
+    // "Dat is dan de tweede keer op rij, klopt dat?": a repeat is counted against the past.
+    let repeat = w.any_phrase(&[
+        "tweede keer",
+        "derde keer",
+        "op rij",
+        "second time",
+        "third time",
+        "in a row",
+    ]);
     let past = w.any(&[
         "laatst",
         "laatste",
@@ -703,12 +715,18 @@ fn asks_about_the_past(text: &str, w: &Words) -> bool {
         "verleden",
         "vroeger",
         "history",
+        // "Is er tussendoor nog bemonstering geweest?": between the visits.
+        "geweest",
+        "tussendoor",
+        "sindsdien",
+        "meanwhile",
     ]) || w
         .list
         .iter()
         .any(|x| x.len() == 4 && x.starts_with("20") && x.chars().all(|c| c.is_ascii_digit()))
         // "Same inspector every time here?": all the visits so far.
-        || w.any_phrase(&["every time", "each time", "elke keer", "iedere keer", "wel eens"]);
+        || w.any_phrase(&["every time", "each time", "elke keer", "iedere keer", "wel eens"])
+        || repeat;
     // "Zijn hier eerder muizen aangetroffen?", "wat was er in 2025 aan de hand?", "did anything
     // come up back then?": the past of this place, whatever it was about.
     // "Hebben ze ooit kakkerlakken gehad?", "hadden ze dat ook al eens eerder?": the business
@@ -731,12 +749,27 @@ fn asks_about_the_past(text: &str, w: &Words) -> bool {
     let dated_past = w.list.iter().any(|x| is_year(x))
         && w.any(&[
             "had", "hadden", "was", "waren", "werd", "werden", "were", "did", "ging", "gingen",
-            "went", "here", "hier", "back", "terug",
+            "went", "here", "hier", "back", "terug", "kwam", "came",
             // "Hoe is het ze in 2021 vergaan?", "wat vond de collega in 2022?"
             "vergaan", "verging", "fared", "vond", "vonden", "found", "zag", "saw",
         ]);
+    // "Have we had dealings with this truck before?", "any previous visits from us here?":
+    // the authority itself as the subject of its past with the business.
+    let we_before = w.any(&["we", "wij", "us", "ons"])
+        && w.any(&[
+            "before",
+            "eerder",
+            "previous",
+            "previously",
+            "vorige",
+            "ooit",
+            "ever",
+        ])
+        && !w.any(&["mag", "mogen", "moet", "moeten", "must", "may", "should"]);
     let subject = this_place
         || dated_past
+        || we_before
+        || repeat
         || w.any_phrase(&[
             "aan de hand",
             "going on",
@@ -795,7 +828,16 @@ fn asks_about_the_past(text: &str, w: &Words) -> bool {
             "uitkomst",
             "outcome",
             "bezoek",
+            "bezoeken",
             "visit",
+            "visits",
+            "dealings",
+            // "Tussendoor nog een monsterronde gehad?": samples taken here.
+            "monsterronde",
+            "monsters",
+            "bemonstering",
+            "samples",
+            "sampling",
             "voorgekomen",
             "gebeurd",
             "happened",
@@ -1043,11 +1085,25 @@ fn asks_own_notes(text: &str, w: &Words) -> bool {
         "gedicteerd",
         "geconstateerd",
         "aangetroffen",
+        // "run me through today's notes", "lees mijn notities voor".
+        "notes",
+        "notitie",
+        "notities",
+        "aantekeningen",
     ];
+    // "Read that last note back to me": the last of today's notes is no earlier visit.
+    let last_note = w.any_phrase(&[
+        "last note",
+        "last finding",
+        "last thing",
+        "laatste notitie",
+        "laatste bevinding",
+        "laatste wat",
+    ]) || w.any(&["today", "vandaag"]);
     asks(text, w)
         && w.any(&["ik", "i", "we", "wij", "me", "mij"])
         && w.any(SAYING)
-        && !w.any(EARLIER)
+        && (last_note || !w.any(EARLIER))
         && !w.list.iter().any(|x| is_year(x))
 }
 
@@ -1058,7 +1114,7 @@ fn asks(text: &str, w: &Words) -> bool {
             [
                 "wat", "welke", "welk", "hoeveel", "what", "which", "how", "remind", "lees",
                 "read", "tell", "vertel", "noem", "som", "herhaal", "geef", "toon", "list",
-                "repeat", "give", "show",
+                "repeat", "give", "show", "run", "go", "recap", "loop",
             ]
             .contains(f)
         })
@@ -1260,7 +1316,11 @@ fn is_company_start(text: &str, w: &Words, knowledge: Option<&Knowledge>) -> boo
         "was", "waren", "are", "has", "have", "were",
     ]);
     match kb.resolve_company(text) {
-        Resolution::Match(_) => concerns(text).is_empty() || short || open_imperative,
+        // "let's open Sushi Fikusho on the Verbeeldingsstraat": asked to open it, or moving
+        // to it, a registered company opens whatever its name says about food.
+        Resolution::Match(_) => {
+            concerns(text).is_empty() || short || open_imperative || asks_to_open || moves
+        }
         // "Ik ga naar De Droomkade": a few words naming registered companies, nothing seen,
         // is a start; the history agent asks which one.
         Resolution::Ask(_) => {
@@ -1728,6 +1788,22 @@ mod tests {
             ("Is this a repeat issue?", Intent::History),
             ("Wat stond er in het vorige rapport?", Intent::History),
             ("Is dat eerder ook al eens geconstateerd?", Intent::History),
+            // The authority's own past with the business, a year put first, samples, a
+            // repeat counted.
+            (
+                "Hebben we eerder met deze zaak te maken gehad?",
+                Intent::History,
+            ),
+            ("Any earlier visits by us to this place?", Intent::History),
+            ("In 2023, wat was daar de uitkomst", Intent::History),
+            (
+                "Is er tussendoor nog bemonstering geweest?",
+                Intent::History,
+            ),
+            ("Zo, dat is de derde keer op rij, toch?", Intent::History),
+            // Today's notes asked back, the last one too.
+            ("Lees mijn laatste notitie nog even voor", Intent::Summary),
+            ("Go through today's notes with me", Intent::Summary),
             // A duty asked is no question about the past.
             (
                 "How often should the fire extinguishers in the kitchen be checked?",
@@ -1768,6 +1844,19 @@ mod tests {
             ("Ja, die bedoel ik", Intent::Chatter),
             ("Yep, leave it like that", Intent::Chatter),
             ("Akkoord, ga door", Intent::Chatter),
+            ("Klopt precies", Intent::Chatter),
+            ("ja, zo is 't prima", Intent::Chatter),
+            ("yes, exactly", Intent::Chatter),
+            // The measurement itself redone: the figure corrects the finding.
+            (
+                "Probe was not in properly, measured again: 9 degrees",
+                Intent::Correction,
+            ),
+            // Asked to open a registered company, whatever its name says about food.
+            (
+                "Let's open Sushi Fikusho in Amsterdam",
+                Intent::InspectionStart,
+            ),
             // Observations stay observations.
             ("No soap at the hand basin in the kitchen", Intent::Finding),
             (
