@@ -519,6 +519,12 @@ impl Knowledge {
     /// two companies named equally long give none). Stricter than `resolve_company` on
     /// purpose: it is for facts an official document rests on, where a fuzzy match that
     /// guesses is worse than no answer.
+    /// Whether a normalized word belongs to a registered name, street or city (see
+    /// `planner::lang::detect_beside_names`).
+    pub fn is_register_word(&self, word: &str) -> bool {
+        self.register_words.names(word)
+    }
+
     pub fn named_in(&self, text: &str) -> Option<&Company> {
         if let Some(company) = find_kvk(text).and_then(|kvk| self.company_by_kvk(&kvk)) {
             return Some(company);
@@ -568,11 +574,13 @@ pub enum Concern {
     Waste,
     Listeria,
     Salmonella,
+    /// Drinking water and the ice made from it ("ijsblokjes", "the ice machine").
+    Water,
 }
 
 impl Concern {
     /// Every concern, in the order [`concerns`] reports them.
-    pub const ALL: [Concern; 17] = [
+    pub const ALL: [Concern; 18] = [
         Concern::CrossContamination,
         Concern::Temperature,
         Concern::Pests,
@@ -590,6 +598,7 @@ impl Concern {
         Concern::Waste,
         Concern::Listeria,
         Concern::Salmonella,
+        Concern::Water,
     ];
 
     /// The words the corpus uses for it (Dutch), added to a search query.
@@ -597,7 +606,7 @@ impl Concern {
         match self {
             Concern::Temperature => "temperatuur koelen koudeketen bewaartemperatuur",
             Concern::CrossContamination => "kruisbesmetting gescheiden opslag rauw bereid",
-            Concern::Pests => "ongedierte plaagdierbestrijding muizenkeutels",
+            Concern::Pests => "ongedierte plaagdierbestrijding muizenkeutels huisdieren",
             Concern::Allergens => "allergenen allergeneninformatie",
             Concern::HandHygiene => "handen wassen wastafel",
             Concern::PersonalHygiene => "persoonlijke hygiëne werkkleding",
@@ -612,6 +621,7 @@ impl Concern {
             Concern::Waste => "afval",
             Concern::Listeria => "Listeria",
             Concern::Salmonella => "Salmonella",
+            Concern::Water => "drinkwater ijs ijsblokjes",
         }
     }
 
@@ -675,6 +685,18 @@ impl Concern {
                 "pests",
                 "flies",
                 "vermin",
+                // Animals where food is handled: the same article keeps pets out.
+                "hond",
+                "honden",
+                "kat",
+                "katten",
+                "huisdier*",
+                "dog",
+                "dogs",
+                "cat",
+                "cats",
+                "pet",
+                "pets",
             ],
             Concern::Allergens => &[
                 "allerg*", "gluten*", "noot", "noten", "pinda*", "lactose*", "nut", "peanut*",
@@ -764,6 +786,19 @@ impl Concern {
             Concern::Waste => &["afval*", "vuilnis*", "afvalbak*", "waste", "garbage", "bin"],
             Concern::Listeria => &["listeria*"],
             Concern::Salmonella => &["salmonella*"],
+            Concern::Water => &[
+                "ijsblok*",
+                "ijsmachine*",
+                "ijsblokjesmachine*",
+                "ijsklontje*",
+                "drinkwater*",
+                "leidingwater*",
+                "kraanwater*",
+                "putwater*",
+                // "ice cubes": "ice" alone is as often ice cream, "water" alone hand washing.
+                "cubes",
+                "icemaker*",
+            ],
         }
     }
 

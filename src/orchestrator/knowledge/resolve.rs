@@ -94,6 +94,20 @@ fn name_words(name: &str) -> Vec<String> {
 }
 
 impl RegisterWords {
+    /// A word (normalized) of a registered name, street or city: it says nothing of the
+    /// language the inspector speaks ("fabellotus", "luchtbelweg", "tilburg").
+    pub(super) fn names(&self, word: &str) -> bool {
+        self.vocabulary
+            .binary_search_by(|w| w.as_str().cmp(word))
+            .is_ok()
+            || self.companies.iter().any(|c| {
+                c.city
+                    .split(' ')
+                    .chain(c.street.split(' '))
+                    .any(|w| w == word)
+            })
+    }
+
     pub(super) fn read(companies: &[Company]) -> RegisterWords {
         let mut cities: Vec<String> = companies
             .iter()

@@ -865,8 +865,139 @@ const ELSEWHERE: &[(&[&str], &str, &str)] = &[
 
 /// Where subjects are regulated that [`ELSEWHERE`] names only by their authority: privacy,
 /// asbestos and refrigerant gases, music rights, animal welfare at slaughter, electrical
-/// safety and loading in the street.
+/// safety and loading in the street; the licence to serve alcohol, deposits, weighing
+/// instruments, pesticide residues, protected names, tourist tax, school canteens, pools,
+/// battery fires and hazards to staff.
 const ELSEWHERE_MORE: &[(&[&str], &str, &str)] = &[
+    (
+        &[
+            "horecavergunning",
+            "alcoholvergunning",
+            "drankvergunning",
+            "drank en horeca",
+            "drinks licen",
+            "liquor licen",
+            "alcohol licen",
+            "licence to sell alcohol",
+            "license to sell alcohol",
+        ],
+        "Wie alcohol schenkt of verkoopt heeft een alcoholvergunning nodig onder de Alcoholwet (voorheen de Drank- en Horecawet); de gemeente verleent die en houdt er toezicht op.",
+        "Serving or selling alcohol needs an alcohol licence under the Alcoholwet (Alcohol Act, formerly the Drank- en Horecawet); the municipality (gemeente) grants it and enforces it.",
+    ),
+    (
+        &["statiegeld", "deposit", "emballage"],
+        "Statiegeld op plastic flessen en blikjes regelt het Besluit beheer verpakkingen (statiegeld op blikjes sinds 1 april 2023); toezicht door de ILT (Inspectie Leefomgeving en Transport).",
+        "The deposit on plastic bottles and cans is set by the Besluit beheer verpakkingen (Packaging Management Decree; cans since 1 April 2023); the ILT (Inspectie Leefomgeving en Transport, the Human Environment and Transport Inspectorate) supervises it.",
+    ),
+    (
+        &[
+            "weegschaal",
+            "weegschalen",
+            "geijkt",
+            "ijken",
+            "ijking",
+            "weighing",
+            " scale ",
+            " scales ",
+            "metrolog",
+        ],
+        "Weegschalen waarmee wordt afgerekend moeten gekeurd zijn onder de Metrologiewet (herkeuring door een aangewezen instelling zoals NMi); toezicht door de Rijksinspectie Digitale Infrastructuur (RDI, voorheen Agentschap Telecom).",
+        "Scales used to sell by weight must be verified under the Metrologiewet (Metrology Act; re-verification by a designated body such as NMi); the Rijksinspectie Digitale Infrastructuur (RDI, formerly Agentschap Telecom) supervises it.",
+    ),
+    (
+        &[
+            "residu",
+            "pesticid",
+            "bestrijdingsmiddel",
+            "gewasbescherming",
+            " mrl",
+            "crop protection",
+        ],
+        "Residuen van gewasbeschermingsmiddelen: de maximale residugehalten (MRL's) staan in Verordening (EG) nr. 396/2005; de NVWA bemonstert ze, maar die verordening staat niet in mijn bronnen.",
+        "Pesticide residues: the maximum residue levels (MRLs) are in Regulation (EC) No 396/2005; the NVWA samples for them, but that regulation is not among my sources.",
+    ),
+    (
+        &[
+            "beschermde",
+            "oorsprongsbenaming",
+            "geografische aanduiding",
+            " bob ",
+            " bga ",
+            " pdo ",
+            " pgi ",
+            "protected name",
+            "protected designation",
+            "designation of origin",
+            "gouda",
+            "streekproduct",
+        ],
+        "Beschermde namen (beschermde oorsprongsbenaming BOB, beschermde geografische aanduiding BGA) regelt Verordening (EU) nr. 1151/2012, sinds 2024 Verordening (EU) 2024/1143; voor zuivel zoals Noord-Hollandse Gouda controleert het COKZ (Centraal Orgaan voor Kwaliteitsaangelegenheden in de Zuivel).",
+        "Protected names (protected designation of origin PDO, protected geographical indication PGI) are governed by Regulation (EU) No 1151/2012, since 2024 Regulation (EU) 2024/1143; for dairy such as Noord-Hollandse Gouda the COKZ (the Dutch dairy quality inspection body) checks them.",
+    ),
+    (
+        &[
+            "toeristenbelasting",
+            "tourist tax",
+            "city tax",
+            "logiesbelasting",
+            "overnachtingsbelasting",
+        ],
+        "Toeristenbelasting is een gemeentelijke belasting (Gemeentewet, artikel 224): de gemeente stelt de verordening vast, heft en int hem.",
+        "Tourist tax (toeristenbelasting) is a municipal tax (Gemeentewet, article 224): the municipality (gemeente) sets it in a bye-law and levies it.",
+    ),
+    (
+        &[
+            "schoolkantine",
+            "gezonde kantine",
+            "gezondere kantine",
+            "school canteen",
+            "healthy canteen",
+            "healthier canteen",
+        ],
+        "Wat een schoolkantine aanbiedt is geen wettelijke eis: de Richtlijnen Gezondere Kantines van het Voedingscentrum zijn een vrijwillige richtlijn; de school kiest zelf.",
+        "What a school canteen offers is no legal requirement: the Voedingscentrum's Richtlijnen Gezondere Kantines (healthier canteen guidelines) are voluntary; the school decides.",
+    ),
+    (
+        &[
+            "zwembad",
+            "zwemwater",
+            "swimming pool",
+            "pool water",
+            " pool ",
+        ],
+        "Zwembaden en hun water vallen onder het Besluit activiteiten leefomgeving (Omgevingswet); toezicht door de provincie, vaak via de omgevingsdienst.",
+        "Swimming pools and their water fall under the Besluit activiteiten leefomgeving (Environment and Planning Act); the province supervises it, often through the environmental service (omgevingsdienst).",
+    ),
+    (
+        &[
+            // Whole words: "the bike couriers" holds "e bike", "accuracy" holds "accu".
+            " accu",
+            "lithium",
+            "batterij",
+            "battery",
+            "batteries",
+            " e bike",
+            " ebike",
+        ],
+        "Het laden en opslaan van lithium-ionaccu's (e-bikes) is brandveiligheid: de gemeente ziet toe onder het Besluit bouwwerken leefomgeving, de brandweer (veiligheidsregio) adviseert.",
+        "Charging and storing lithium-ion batteries (e-bikes) is fire safety: the municipality (gemeente) enforces it under the Besluit bouwwerken leefomgeving and the fire service (Brandweer, veiligheidsregio) advises.",
+    ),
+    (
+        &[
+            "uitlaatgas",
+            "dieselmotor",
+            "diesel",
+            "exhaust",
+            "fumes",
+            "uitglijd",
+            "gladde vloer",
+            "slippery",
+            " slip ",
+            "valgevaar",
+        ],
+        "Gevaren voor het personeel, zoals dieselmotoremissie in een laadruimte of een gladde vloer, regelt het Arbobesluit; toezicht door de Nederlandse Arbeidsinspectie.",
+        "Hazards to staff, such as diesel exhaust in a loading bay or a slippery floor, are governed by the Arbobesluit (Working Conditions Decree); the Netherlands Labour Inspectorate (Nederlandse Arbeidsinspectie) enforces it.",
+    ),
     (
         // A "licentie" is a right to use someone's work (a permit is a "vergunning").
         &[
@@ -1172,6 +1303,52 @@ mod tests {
                 "gemeente",
             ),
             ("moet de bezorgbus een apk hebben", Lang::Nl, "RDW"),
+            // The neighbours added in the ninth round, asked the way inspectors ask.
+            (
+                "Heeft de snackbar een alcoholvergunning nodig voor bier bij de friet?",
+                Lang::Nl,
+                "Alcoholwet",
+            ),
+            (
+                "Who enforces the deposit on the plastic bottles in their fridge?",
+                Lang::En,
+                "ILT",
+            ),
+            (
+                "Moet de weegschaal bij de kaas gekeurd zijn?",
+                Lang::Nl,
+                "Metrologiewet",
+            ),
+            (
+                "What is the maximum level of pesticide residues on those grapes?",
+                Lang::En,
+                "396/2005",
+            ),
+            (
+                "Mogen ze hun kaas zomaar Noord-Hollandse Edammer noemen, het is toch een BOB?",
+                Lang::Nl,
+                "COKZ",
+            ),
+            (
+                "Hoort toeristenbelasting op de rekening van het ontbijt?",
+                Lang::Nl,
+                "gemeente",
+            ),
+            (
+                "Does the hotel pool water get checked by anyone?",
+                Lang::En,
+                "province",
+            ),
+            (
+                "The couriers charge their e-bike batteries in the storeroom, is that safe?",
+                Lang::En,
+                "fire service",
+            ),
+            (
+                "Het personeel klaagt over diesel uitlaatgassen bij het laden, bij wie moeten ze zijn?",
+                Lang::Nl,
+                "Arbeidsinspectie",
+            ),
             (
                 "de jongen werkt tot 10 uur s avonds, mag dat",
                 Lang::Nl,

@@ -155,6 +155,8 @@ const POINTERS: &[&str] = &[
     "dat", "dit", "die", "deze", "daar", "daarvan", "daarvoor", "daarover", "daarbij", "daarna",
     "hiervan", "hiervoor", "hierover", "hij", "zij", "ze", "hem", "waarvan", "toen", "that",
     "this", "it", "those", "these", "they", "them", "he", "she", "him", "her", "then",
+    // "wanneer mag ie weer aan de slag?": the spoken "hij".
+    "ie",
 ];
 
 /// Words that say what a question is about on their own: with one of these the question has
@@ -1988,6 +1990,7 @@ mod tests {
         for own in [
             "Welke temperatuur geldt voor gehakt?",
             "Moet een bakker bij onverpakte taart allergeneninformatie geven?",
+            "Is it allowed to store raw chicken above the salads?",
         ] {
             assert!(!refers_back(own), "{own}");
         }

@@ -232,15 +232,29 @@ pub fn split_turn(text: &str) -> Turn {
     // "Die zelfgemaakte hummus in de koeling, hoeveel dagen mag die staan?": a thing pointed
     // at without saying anything about it is what the question is about (a left-dislocated
     // topic), not an observation.
+    // "De ijsblokjes voor de cocktails, waar moeten die van gemaakt worden?": a phrase that
+    // the question then names with a pronoun ("die", "they") is its topic too, unless the
+    // phrase itself says something is missing or measures it.
+    let pronoun_back = asked.iter().any(|q| {
+        normalize(q).split(' ').any(|w| {
+            [
+                "die", "ze", "zij", "hij", "ie", "they", "them", "those", "he", "she",
+            ]
+            .contains(&w)
+        })
+    });
     if !asked.is_empty() {
         let (topics, own): (Vec<String>, Vec<String>) = observed.into_iter().partition(|c| {
             let n = normalize(c);
             let first = n.split(' ').next().unwrap_or("");
-            [
+            let pointed = [
                 "die", "dat", "deze", "dit", "that", "this", "those", "these",
             ]
-            .contains(&first)
-                && !super::observations::has_verb(c)
+            .contains(&first);
+            let says_lack = n.split(' ').any(|w| {
+                ["geen", "no", "zonder", "without", "niet", "not", "missing"].contains(&w)
+            }) || c.chars().any(|ch| ch.is_ascii_digit());
+            (pointed || (pronoun_back && !says_lack)) && !super::observations::has_verb(c)
         });
         observed = own;
         if !topics.is_empty() {
@@ -424,6 +438,8 @@ pub(super) fn concern_names(found: &[Concern], lang: Lang) -> Vec<&'static str> 
             (Concern::Waste, Lang::En) => "waste management",
             (Concern::Listeria, _) => "Listeria",
             (Concern::Salmonella, _) => "Salmonella",
+            (Concern::Water, Lang::Nl) => "drinkwater en ijs",
+            (Concern::Water, Lang::En) => "drinking water and ice",
         })
         .collect()
 }
@@ -467,6 +483,8 @@ pub(super) fn advice(found: &[Concern], finding: bool, lang: Lang) -> Vec<String
                 (Concern::Listeria, Lang::En) => "Ask for the shelf-life study and Listeria sampling and consider taking samples.",
                 (Concern::Salmonella, Lang::Nl) => "Vraag naar de bemonsteringsresultaten op Salmonella en overweeg monsters te nemen.",
                 (Concern::Salmonella, Lang::En) => "Ask for the Salmonella sampling results and consider taking samples.",
+                (Concern::Water, Lang::Nl) => "Vraag waar het water vandaan komt en hoe de ijsmachine wordt gereinigd; ijs en water dat met levensmiddelen in aanraking komt moeten drinkwaterkwaliteit hebben.",
+                (Concern::Water, Lang::En) => "Ask where the water comes from and how the ice machine is cleaned; ice and water in contact with food must be of drinking-water quality.",
             }
             .to_string()
         })
@@ -508,6 +526,9 @@ mod tests {
         assert_eq!(tagged.question.as_deref(), Some("mag dat"));
         let said = split_turn("rauwe kip naast de sla, is kruisbesmetting");
         assert_eq!(said.question, None);
+        // Something missing or measured before the question is still seen.
+        let seen = split_turn("geen zeep bij de handenwasbak, moet die er altijd zijn?");
+        assert!(seen.observation.is_some(), "{seen:?}");
         // A time or a topic taken up again before the comma belongs to the question: nothing
         // is observed.
         for asked in [
@@ -515,6 +536,8 @@ mod tests {
             "zodra de soep is afgekoeld, hoe lang mag die dan bewaard worden?",
             "the smoked salmon then, what listeria limit applies?",
             "die zelfgemaakte mayonaise dan, hoe lang is die houdbaar?",
+            "het ijs in de bak bij de tap, waar moet dat van gemaakt zijn? en mogen ze het zelf maken?",
+            "the ice cubes in the cocktail bar, what must they be made from?",
         ] {
             let turn = split_turn(asked);
             assert_eq!(turn.observation, None, "{asked:?}");

@@ -106,6 +106,10 @@ const DUTCH_WORDS: &[&str] = &[
     "bedankt",
     "dank",
     "graden",
+    // "Eerste adres: …", "volgend adres": the words of a day's route.
+    "eerste",
+    "adres",
+    "volgend",
 ];
 const ENGLISH_WORDS: &[&str] = &[
     "the",
@@ -203,6 +207,8 @@ const ENGLISH_WORDS: &[&str] = &[
     "yes",
     "yeah",
     "yep",
+    // "ok, opening Eetcafé De Droomkade": a Dutch inspector says "we openen".
+    "opening",
 ];
 
 /// The sentence's language, or `None` when it is too short to tell.
@@ -241,6 +247,29 @@ pub fn detect(text: &str) -> Option<Lang> {
         Language::Eng => Lang::En,
         _ => Lang::Nl,
     })
+}
+
+/// [`detect`] of `text` without the words `is_name` says belong to a registered name, street
+/// or city ("chinees-indisch restaurant fabellotus in leiden", "pizzeria fantasia express,
+/// luchtbelweg tilburg"): typed in lower case they escape [`without_names`], and their
+/// letters would decide the language of a turn that says nothing else. A function word of
+/// either language stays, whatever name it is part of.
+pub fn detect_beside_names(text: &str, is_name: impl Fn(&str) -> bool) -> Option<Lang> {
+    // Capitalised names first, as `detect` would: which word opens a sentence is decided on
+    // the sentence as said.
+    let named = without_names(text);
+    let own: Vec<&str> = named
+        .split_whitespace()
+        .filter(|token| {
+            let words = crate::orchestrator::knowledge::normalize(token);
+            let words: Vec<&str> = words.split(' ').filter(|w| !w.is_empty()).collect();
+            words.is_empty()
+                || !words
+                    .iter()
+                    .all(|w| is_name(w) && !DUTCH_WORDS.contains(w) && !ENGLISH_WORDS.contains(w))
+        })
+        .collect();
+    detect(&own.join(" "))
 }
 
 /// `text` without its capitalised words other than a sentence's first.
@@ -282,6 +311,30 @@ mod tests {
             ("the walk-in cooler reads 9 degrees", Some(Lang::En)),
         ] {
             assert_eq!(detect(said), lang, "{said:?}");
+        }
+    }
+
+    /// A company typed in lower case, its street and its city tell no language either; the
+    /// words around them still do.
+    #[test]
+    fn registered_names_in_lower_case_tell_no_language() {
+        let kb = crate::orchestrator::knowledge::Knowledge::load().expect("embedded data loads");
+        for (said, lang) in [
+            ("slagerij verzinsel in eindhoven", None),
+            ("taco ficticio nijmegen", None),
+            ("grillroom hayalet, arnhem", None),
+            ("let's start at taco ficticio in nijmegen", Some(Lang::En)),
+            ("we beginnen bij slagerij verzinsel", Some(Lang::Nl)),
+            (
+                "Eerste adres: Grand Café De Droomkade in 's-Hertogenbosch",
+                Some(Lang::Nl),
+            ),
+        ] {
+            assert_eq!(
+                detect_beside_names(said, |w| kb.is_register_word(w)),
+                lang,
+                "{said:?}"
+            );
         }
     }
 }

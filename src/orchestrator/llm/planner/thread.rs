@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use serde_json::Value;
 
 use super::conversation::Conversation;
-use super::lang::{Lang, detect};
+use super::lang::{Lang, detect, detect_beside_names};
 use super::understand::{Intent, asks_report_again, follows_up_history, understand};
 use crate::orchestrator::inspection::InspectionState;
 use crate::orchestrator::knowledge::Knowledge;
@@ -108,7 +108,13 @@ impl<'a> Thread<'a> {
         let lang = user_turns
             .iter()
             .rev()
-            .find_map(|m| detect(&message_text(m)))
+            .find_map(|m| {
+                let text = message_text(m);
+                match knowledge {
+                    Some(kb) => detect_beside_names(&text, |w| kb.is_register_word(w)),
+                    None => detect(&text),
+                }
+            })
             .unwrap_or_default();
         let inspection = inspection
             .cloned()

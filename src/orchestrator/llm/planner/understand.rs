@@ -350,10 +350,19 @@ fn moved_to<'k>(
     kb: &'k Knowledge,
 ) -> Option<&'k crate::orchestrator::knowledge::Company> {
     let normalized = format!(" {} ", normalize(text));
-    let at = [" naar ", " to ", " onto ", " bij "]
-        .iter()
-        .filter_map(|p| normalized.rfind(p).map(|i| i + p.len()))
-        .max()?;
+    // "… next up the dark kitchen on the Spinselweg": the move's own words end the same way.
+    let at = [
+        " naar ",
+        " to ",
+        " onto ",
+        " bij ",
+        " next up ",
+        " next stop ",
+        " next is ",
+    ]
+    .iter()
+    .filter_map(|p| normalized.rfind(p).map(|i| i + p.len()))
+    .max()?;
     let rest = normalized[at..].trim();
     if rest.is_empty() {
         return None;
@@ -715,8 +724,8 @@ fn asks_about_the_past(text: &str, w: &Words) -> bool {
         "verleden",
         "vroeger",
         "history",
-        // "Is er tussendoor nog bemonstering geweest?": between the visits.
-        "geweest",
+        // "Is er tussendoor nog bemonstering geweest?": between the visits ("geweest" alone
+        // is no past of this place: "moet die vis bevroren zijn geweest?").
         "tussendoor",
         "sindsdien",
         "meanwhile",
@@ -1594,6 +1603,7 @@ pub(super) fn company_query(text: &str) -> Option<String> {
         "op naar ",
         "over naar ",
         "next up: ",
+        "next up ",
         "next company: ",
         "volgende bedrijf: ",
         "volgende zaak: ",
@@ -1824,6 +1834,10 @@ mod tests {
                 Intent::InspectionStart,
             ),
             ("Nu de broodjeszaak in Maastricht", Intent::InspectionStart),
+            (
+                "Done with the bakery. Next up the sushi bar on the Verbeeldingsstraat",
+                Intent::InspectionStart,
+            ),
             (
                 "Dat was het hier. Nu door naar de vishandel in Den Haag",
                 Intent::InspectionStart,
