@@ -337,6 +337,11 @@ const TOUCH_THREAD: &str = "UPDATE threads SET last_activity = ?, message_count 
      first_message_preview = CASE WHEN first_message_preview = '' THEN ? ELSE first_message_preview END \
      WHERE id = ?";
 
+/// A run recorded `running`, leased to this instance. Binds: run id, thread id, started at,
+/// instance id, lease expiry.
+const INSERT_RUN: &str = "INSERT INTO runs (id, thread_id, status, started_at, instance_id, lease_expires_at) \
+     VALUES (?, ?, 'running', ?, ?, ?)";
+
 /// A message appended at the thread's end unless its id is there already. Binds: thread id,
 /// id, role, agent id, created at, body, thread id.
 const INSERT_MESSAGE: &str = "INSERT INTO messages (thread_id, seq, id, role, agent_id, created_at, body) \
