@@ -33,6 +33,7 @@ mod errors;
 mod history;
 mod mail;
 mod photos;
+mod preferences;
 mod rows;
 mod store;
 mod turn;
@@ -81,6 +82,10 @@ pub struct SqlStore {
     lease: Lease,
     /// The threads' messages read lately, so that a turn parses only what is new (issue 36).
     history: history::History,
+    /// Users' preferences as read here, which every AGORA run reads at its start (issue 36):
+    /// SQLite only, whose one instance makes every write through this store, which forgets
+    /// the user's. With PostgreSQL another instance may write them, so they are read each time.
+    preferences: preferences::PreferencesCache,
 }
 
 impl SqlStore {
@@ -177,6 +182,7 @@ impl SqlStore {
             interrupted_at_startup: AtomicU64::new(0),
             lease,
             history: history::History::new(history::HISTORY_BUDGET_BYTES),
+            preferences: preferences::PreferencesCache::default(),
         };
         store.sync_clock().await?;
         let interrupted = match dialect {
