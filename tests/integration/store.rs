@@ -1140,7 +1140,7 @@ async fn a_step_names_its_thread_in_its_own_transaction(backend: Backend) {
     );
     assert_eq!(
         store.thread("t1").await.unwrap().title,
-        "Start inspectie bij Trattoria Finta Fiore"
+        "Start inspectie bij Finta Fiore"
     );
     store
         .append_step(
