@@ -31,6 +31,8 @@ use serde_json::{Value, json};
 struct Counting {
     inner: SqlStore,
     calls: Mutex<Vec<&'static str>>,
+    /// Refuses to store a run's answer with its end, as a failing database would.
+    refuse_end: std::sync::atomic::AtomicBool,
 }
 
 impl Counting {
@@ -91,6 +93,9 @@ impl Store for Counting {
         e: Option<&str>,
     ) -> Result<(), StoreError> {
         self.count("append_and_finish_run");
+        if self.refuse_end.load(std::sync::atomic::Ordering::Relaxed) {
+            return Err(StoreError::Backend("disk full".to_owned()));
+        }
         self.inner.append_and_finish_run(t, m, r, s, e).await
     }
     async fn messages(&self, t: &str) -> Result<Vec<Message>, StoreError> {
@@ -204,6 +209,7 @@ async fn orchestrator_with(
     let store = Arc::new(Counting {
         inner: SqlStore::connect(&url, Lease::default()).await.unwrap(),
         calls: Mutex::default(),
+        refuse_end: Default::default(),
     });
     let orchestrator = Orchestrator::new(
         OrchestratorConfig::new(dir.0.join("reports")),
@@ -354,4 +360,57 @@ async fn a_run_stores_each_step_in_one_transaction_and_its_answer_in_one() {
         seen.iter().any(|kind| kind == "TOOL_CALL_RESULT"),
         "{seen:?}"
     );
+}
+
+/// A run whose answer cannot be stored with its end does not tell the client it finished:
+/// RUN_ERROR (storage) comes instead of its RUN_FINISHED, and the run is stored as failed.
+#[tokio::test]
+async fn an_answer_not_stored_is_not_acknowledged() {
+    let dir = TempDir::new("agora-steps-lost");
+    let (orchestrator, store) = orchestrator_with(&dir, Arc::new(HandsOver)).await;
+    store
+        .refuse_end
+        .store(true, std::sync::atomic::Ordering::Relaxed);
+    let (events, mut queue) = Outbox::channel(1 << 20);
+    orchestrator
+        .start_run(
+            input("t-lost", "m-1", "Welke regels gelden voor de koelcel?"),
+            "koen",
+            1,
+            events,
+            SpokenTextType::Summarize,
+        )
+        .await
+        .unwrap();
+    let mut seen: Vec<Value> = Vec::new();
+    loop {
+        let frame = tokio::time::timeout(std::time::Duration::from_secs(10), queue.recv())
+            .await
+            .expect("the run's events")
+            .expect("an open queue");
+        let event: Value = serde_json::from_str(&frame.json).unwrap();
+        let kind = event["type"].as_str().unwrap_or_default().to_owned();
+        seen.push(event);
+        // AGORA's dialect ends a failed run with RUN_ERROR, then RUN_FINISHED.
+        if kind == "RUN_FINISHED" {
+            break;
+        }
+    }
+    let kinds: Vec<&str> = seen.iter().filter_map(|e| e["type"].as_str()).collect();
+    let error = seen
+        .iter()
+        .position(|e| e["type"] == "RUN_ERROR")
+        .unwrap_or_else(|| panic!("no RUN_ERROR: {kinds:?}"));
+    assert_eq!(seen[error]["code"], "storage_error", "{:?}", seen[error]);
+    assert_eq!(error + 2, seen.len(), "{kinds:?}");
+    assert_eq!(
+        kinds.iter().filter(|k| **k == "RUN_FINISHED").count(),
+        1,
+        "{kinds:?}"
+    );
+    // The step before was kept; the answer was not, and the run is stored failed.
+    let messages = store.inner.messages("t-lost").await.unwrap();
+    assert_eq!(messages.len(), 3, "{messages:?}");
+    let runs = store.inner.runs("t-lost").await.unwrap();
+    assert_eq!(runs[0].status, RunStatus::Error, "{runs:?}");
 }
