@@ -372,7 +372,21 @@ impl Orchestrator {
             Prepared::Run(start) => *start,
             Prepared::Answered(run_id) => return Ok(run_id),
         };
-        let seq_floor = self.seq_floor(&start.thread_id).await?;
+        // The turn recorded the run: one that never starts is stored ended.
+        let seq_floor = match self.seq_floor(&start.thread_id).await {
+            Ok(floor) => floor,
+            Err(e) => {
+                let why = format!("{}: {e}", ErrorCode::StorageError);
+                let ended = self
+                    .store
+                    .finish_run(&start.run_id, store::RunStatus::Error, Some(&why))
+                    .await;
+                if let Err(e) = ended {
+                    tracing::error!(error = %e, run_id = %start.run_id, "could not record run end");
+                }
+                return Err(e);
+            }
+        };
         Ok(self.spawn(start, user_id, connection_id, events, seq_floor))
     }
 

@@ -108,6 +108,7 @@ impl Orchestrator {
             listening,
             images: None,
             inspection: InspectionReader::default(),
+            company_title: None,
         };
         let this = self.clone();
         let finished_thread = thread_id.clone();

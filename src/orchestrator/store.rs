@@ -168,7 +168,9 @@ pub struct TurnRequest<'a> {
     pub owner: &'a str,
     /// The text a new thread is named after.
     pub title_text: &'a str,
-    /// A run id the client chose: a run that has it already refuses the turn.
+    /// The run the turn starts: a run that has this id already refuses the turn
+    /// ([`Turn::RunIdInUse`]); otherwise it is recorded `running` in the turn's transaction
+    /// (issue 36: the run's record was a transaction of its own).
     pub run_id: Option<&'a str>,
     /// A thread with open interrupts refuses a new turn until they are answered (standard).
     pub refuse_open_interrupts: bool,
@@ -188,8 +190,8 @@ pub struct TurnRequest<'a> {
 /// What [`Store::begin_turn`] did.
 #[derive(Debug)]
 pub enum Turn {
-    /// Written: the thread's messages after the turn's writes, and the calls whose results
-    /// the client brought.
+    /// Written (the run recorded, when the request named one): the thread's messages after
+    /// the turn's writes, and the calls whose results the client brought.
     Begun {
         messages: Vec<Message>,
         answered: Vec<String>,
@@ -240,7 +242,8 @@ pub trait Store: Send + Sync + 'static {
     }
     /// Starts a turn in one transaction, in this order: opens the thread (created, or its
     /// owner checked), checks the run id, the open interrupts and the message id, then stores
-    /// the client's results, closes the calls and approvals left open and appends the message.
+    /// the client's results, closes the calls and approvals left open, appends the message and
+    /// records the run.
     async fn begin_turn(&self, turn: &TurnRequest<'_>) -> Result<Turn, StoreError>;
     /// Appends in order, in one transaction (a run step's messages together: issue 36); an
     /// assistant message's `name` carries the agent id.
@@ -249,6 +252,21 @@ pub trait Store: Send + Sync + 'static {
         thread_id: &str,
         messages: &[Message],
     ) -> Result<(), StoreError>;
+    /// A run step's messages, as [`Store::append_messages`], and, when the step found the
+    /// company the thread is about, the thread named after it (as
+    /// [`Store::name_thread_after_company`]), in one transaction.
+    async fn append_step(
+        &self,
+        thread_id: &str,
+        messages: &[Message],
+        company_title: Option<&str>,
+    ) -> Result<(), StoreError> {
+        self.append_messages(thread_id, messages).await?;
+        match company_title {
+            Some(title) => self.name_thread_after_company(thread_id, title).await,
+            None => Ok(()),
+        }
+    }
     async fn append_message(&self, thread_id: &str, message: &Message) -> Result<(), StoreError> {
         self.append_messages(thread_id, std::slice::from_ref(message))
             .await
@@ -264,6 +282,8 @@ pub trait Store: Send + Sync + 'static {
         Ok(None)
     }
 
+    /// Records a run `running` on its own. A run the orchestrator starts is recorded by its
+    /// turn's transaction instead ([`TurnRequest::run_id`]).
     async fn start_run(&self, run_id: &str, thread_id: &str) -> Result<(), StoreError>;
     async fn finish_run(
         &self,
@@ -271,6 +291,20 @@ pub trait Store: Send + Sync + 'static {
         status: RunStatus,
         error: Option<&str>,
     ) -> Result<(), StoreError>;
+    /// The run's last messages (its answer), as [`Store::append_messages`], and its end, as
+    /// [`Store::finish_run`], in one transaction (issue 36): all or nothing, so a run that is
+    /// not stored (`NotFound`) or a thread that is gone leaves the thread as it was.
+    async fn append_and_finish_run(
+        &self,
+        thread_id: &str,
+        messages: &[Message],
+        run_id: &str,
+        status: RunStatus,
+        error: Option<&str>,
+    ) -> Result<(), StoreError> {
+        self.append_messages(thread_id, messages).await?;
+        self.finish_run(run_id, status, error).await
+    }
     async fn runs(&self, thread_id: &str) -> Result<Vec<RunRecord>, StoreError>;
     async fn run(&self, run_id: &str) -> Result<RunRecord, StoreError>;
 

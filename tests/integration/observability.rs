@@ -107,13 +107,20 @@ async fn metrics_follow_runs_sockets_approvals_and_sign_in_failures() {
         "{after}"
     );
     // The messages of the two runs went through the store, timed: each run's steps (a call
-    // and its result) and its answer.
+    // and its result), and its answer with its end.
     assert!(
-        grew("agora_store_call_seconds_count", "op=\"append_messages\"") >= 4.0,
+        grew("agora_store_call_seconds_count", "op=\"append_step\"") >= 2.0,
         "{after}"
     );
     assert!(
-        grew("agora_store_call_seconds_sum", "op=\"append_messages\"") > 0.0,
+        grew("agora_store_call_seconds_sum", "op=\"append_step\"") > 0.0,
+        "{after}"
+    );
+    assert!(
+        grew(
+            "agora_store_call_seconds_count",
+            "op=\"append_and_finish_run\""
+        ) >= 2.0,
         "{after}"
     );
 }

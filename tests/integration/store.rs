@@ -92,6 +92,9 @@ both!(
     a_refused_turn_writes_nothing,
     a_reports_mail_status_is_replaced_by_each_try_and_goes_with_its_user,
     a_thread_read_again_has_what_any_instance_stored_since,
+    a_run_is_recorded_with_its_turn_and_ended_with_its_answer,
+    a_step_names_its_thread_in_its_own_transaction,
+    a_refused_end_or_step_writes_nothing,
 );
 
 fn message(value: serde_json::Value) -> Message {
@@ -458,6 +461,11 @@ async fn users_preferences_and_cascading_deletes(backend: Backend) {
         .await
         .unwrap();
     assert_eq!(jan.preferences.theme, Theme::System);
+    // Read (and, with SQLite, kept in memory) before they change: every write is seen.
+    assert_eq!(
+        store.preferences(&jan.id).await.unwrap().theme,
+        Theme::System
+    );
     let duplicate = NewUser {
         id: None,
         email: "JAN@nvwa.nl".to_owned(),
@@ -481,6 +489,26 @@ async fn users_preferences_and_cascading_deletes(backend: Backend) {
         .unwrap();
     assert_eq!(preferences.theme, Theme::Dark);
     assert!(preferences.notifications_enabled);
+    assert_eq!(store.preferences(&jan.id).await.unwrap(), preferences);
+    // With PostgreSQL another instance may write them: this one sees it at the next read.
+    if let Backend::Postgres(_) = &backend {
+        let other = backend.open().await;
+        let light = PreferencesUpdate {
+            theme: Some(Theme::Light),
+            ..Default::default()
+        };
+        other.update_preferences(&jan.id, &light).await.unwrap();
+        assert_eq!(
+            store.preferences(&jan.id).await.unwrap().theme,
+            Theme::Light
+        );
+        let dark = PreferencesUpdate {
+            theme: Some(Theme::Dark),
+            ..Default::default()
+        };
+        other.update_preferences(&jan.id, &dark).await.unwrap();
+        assert_eq!(store.preferences(&jan.id).await.unwrap().theme, Theme::Dark);
+    }
     let updated = store
         .update_user(
             &jan.id,
@@ -494,6 +522,24 @@ async fn users_preferences_and_cascading_deletes(backend: Backend) {
     assert_eq!(updated.role, UserRole::Admin);
     assert_eq!(updated.name, "Jan");
     assert_eq!(updated.preferences.theme, Theme::Dark);
+    let updated = store
+        .update_user(
+            &jan.id,
+            &UserUpdate {
+                preferences: Some(PreferencesUpdate {
+                    notifications_enabled: Some(false),
+                    ..Default::default()
+                }),
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap();
+    assert!(!updated.preferences.notifications_enabled);
+    assert_eq!(
+        store.preferences(&jan.id).await.unwrap(),
+        updated.preferences
+    );
 
     // The orchestrator sees the same store through the Store trait.
     let orchestrator: Arc<dyn Store> = store.clone();
@@ -529,6 +575,24 @@ async fn users_preferences_and_cascading_deletes(backend: Backend) {
         store.preferences(&jan.id).await,
         Err(StoreError::NotFound(_))
     ));
+    // Someone not stored has none until they are.
+    assert!(matches!(
+        store.preferences("ines").await,
+        Err(StoreError::NotFound(_))
+    ));
+    store
+        .create_user(&NewUser {
+            id: Some("ines".to_owned()),
+            email: "ines@nvwa.nl".to_owned(),
+            name: "Ines".to_owned(),
+            role: UserRole::Inspector,
+        })
+        .await
+        .unwrap();
+    assert_eq!(
+        store.preferences("ines").await.unwrap().theme,
+        Theme::System
+    );
 }
 
 async fn concurrent_appends_number_a_thread_without_gaps(backend: Backend) {
@@ -975,4 +1039,207 @@ async fn a_thread_read_again_has_what_any_instance_stored_since(backend: Backend
         here.messages("t1").await,
         Err(StoreError::NotFound(_))
     ));
+}
+
+/// Issue 36's fourth step: the run's record is written by its turn's transaction, its end by
+/// its answer's.
+async fn a_run_is_recorded_with_its_turn_and_ended_with_its_answer(backend: Backend) {
+    let store = backend.open().await;
+    let m1 = message(json!({"role": "user", "id": "m1", "content": "Welke regels gelden?"}));
+    let mut request = turn("t1", "koen", Some(&m1));
+    request.run_id = Some("r1");
+    begun(store.begin_turn(&request).await.unwrap());
+    let run = store.run("r1").await.unwrap();
+    assert_eq!(
+        (run.thread_id.as_str(), run.status),
+        ("t1", RunStatus::Running)
+    );
+    assert!(run.finished_at.is_none());
+    assert_eq!(store.messages("t1").await.unwrap(), vec![m1.clone()]);
+
+    // The same run id again: refused, whatever else the turn brings, and nothing written.
+    let m2 = message(json!({"role": "user", "id": "m2", "content": "En de koelcel?"}));
+    for thread in ["t1", "t2"] {
+        let mut request = turn(thread, "koen", Some(&m2));
+        request.run_id = Some("r1");
+        assert!(matches!(
+            store.begin_turn(&request).await,
+            Ok(Turn::RunIdInUse)
+        ));
+    }
+    assert!(matches!(
+        store.thread("t2").await,
+        Err(StoreError::NotFound(_))
+    ));
+    assert_eq!(store.messages("t1").await.unwrap(), vec![m1.clone()]);
+    assert_eq!(store.runs("t1").await.unwrap().len(), 1);
+
+    // The answer and the end in one.
+    let answer = message(
+        json!({"role": "assistant", "id": "a1", "name": "regulation-agent", "content": "Artikel 4 geldt."}),
+    );
+    store
+        .append_and_finish_run(
+            "t1",
+            std::slice::from_ref(&answer),
+            "r1",
+            RunStatus::Finished,
+            None,
+        )
+        .await
+        .unwrap();
+    let run = store.run("r1").await.unwrap();
+    assert_eq!(run.status, RunStatus::Finished);
+    assert!(run.finished_at.is_some());
+    assert_eq!(
+        store.messages("t1").await.unwrap(),
+        vec![m1.clone(), answer.clone()]
+    );
+    assert_eq!(store.thread("t1").await.unwrap().message_count, 2);
+    // The first ending wins; what comes with a later one is kept all the same, once.
+    let late = message(
+        json!({"role": "assistant", "id": "a2", "name": "regulation-agent", "content": "Nog iets."}),
+    );
+    store
+        .append_and_finish_run(
+            "t1",
+            &[answer.clone(), late.clone()],
+            "r1",
+            RunStatus::Cancelled,
+            None,
+        )
+        .await
+        .unwrap();
+    assert_eq!(store.run("r1").await.unwrap().status, RunStatus::Finished);
+    assert_eq!(store.messages("t1").await.unwrap(), vec![m1, answer, late]);
+    // No messages: the end alone.
+    let mut request = turn("t1", "koen", Some(&m2));
+    request.run_id = Some("r2");
+    begun(store.begin_turn(&request).await.unwrap());
+    store
+        .append_and_finish_run("t1", &[], "r2", RunStatus::Error, Some("model weg"))
+        .await
+        .unwrap();
+    let run = store.run("r2").await.unwrap();
+    assert_eq!(
+        (run.status, run.error.as_deref()),
+        (RunStatus::Error, Some("model weg"))
+    );
+}
+
+/// The thread's name after the company a step found goes with the step's messages; a person's
+/// or an earlier company's name stays.
+async fn a_step_names_its_thread_in_its_own_transaction(backend: Backend) {
+    let store = backend.open().await;
+    let messages = conversation();
+    begun(
+        store
+            .begin_turn(&turn("t1", "koen", Some(&messages[0])))
+            .await
+            .unwrap(),
+    );
+    assert_eq!(
+        store.thread("t1").await.unwrap().title,
+        "Start inspectie bij Finta Fiore"
+    );
+    store
+        .append_step(
+            "t1",
+            &messages[1..3],
+            Some("Trattoria Finta Fiore, Amsterdam"),
+        )
+        .await
+        .unwrap();
+    assert_eq!(store.messages("t1").await.unwrap(), messages[..3]);
+    assert_eq!(
+        store.thread("t1").await.unwrap().title,
+        "Trattoria Finta Fiore, Amsterdam"
+    );
+    // A later company does not rename it; a step without one changes no title.
+    store
+        .append_step("t1", &messages[3..4], Some("Bakkerij Fictief, Utrecht"))
+        .await
+        .unwrap();
+    store.append_step("t1", &messages[4..], None).await.unwrap();
+    let thread = store.thread("t1").await.unwrap();
+    assert_eq!(thread.title, "Trattoria Finta Fiore, Amsterdam");
+    assert_eq!(store.messages("t1").await.unwrap(), messages);
+    assert_eq!(thread.message_count, 4);
+    // A thread a person named keeps its name.
+    begun(
+        store
+            .begin_turn(&turn("t2", "koen", Some(&messages[0])))
+            .await
+            .unwrap(),
+    );
+    store.rename_thread("t2", "Mijn titel").await.unwrap();
+    store
+        .append_step(
+            "t2",
+            &messages[1..3],
+            Some("Trattoria Finta Fiore, Amsterdam"),
+        )
+        .await
+        .unwrap();
+    assert_eq!(store.thread("t2").await.unwrap().title, "Mijn titel");
+}
+
+/// An end for a run that is not stored, or one that cannot be, and a step for a thread that
+/// is not, change nothing: neither the messages nor the title nor any run.
+async fn a_refused_end_or_step_writes_nothing(backend: Backend) {
+    let store = backend.open().await;
+    let messages = conversation();
+    let mut request = turn("t1", "koen", Some(&messages[0]));
+    request.run_id = Some("r1");
+    begun(store.begin_turn(&request).await.unwrap());
+    let before = store.thread("t1").await.unwrap();
+
+    assert!(matches!(
+        store
+            .append_and_finish_run("t1", &messages[1..4], "nope", RunStatus::Finished, None)
+            .await,
+        Err(StoreError::NotFound(_))
+    ));
+    assert!(matches!(
+        store
+            .append_and_finish_run("t1", &messages[1..4], "r1", RunStatus::Running, None)
+            .await,
+        Err(StoreError::Conflict(_))
+    ));
+    assert!(matches!(
+        store
+            .append_and_finish_run("nope", &messages[1..4], "r1", RunStatus::Finished, None)
+            .await,
+        Err(StoreError::NotFound(_))
+    ));
+    assert!(matches!(
+        store
+            .append_step(
+                "nope",
+                &messages[1..3],
+                Some("Trattoria Finta Fiore, Amsterdam")
+            )
+            .await,
+        Err(StoreError::NotFound(_))
+    ));
+    assert_eq!(store.messages("t1").await.unwrap(), messages[..1]);
+    let after = store.thread("t1").await.unwrap();
+    assert_eq!(
+        (after.title, after.message_count),
+        (before.title, before.message_count)
+    );
+    assert_eq!(store.run("r1").await.unwrap().status, RunStatus::Running);
+    assert!(matches!(
+        store.thread("nope").await,
+        Err(StoreError::NotFound(_))
+    ));
+    // A held message in the batch takes the careful path, which refuses an unknown run too.
+    assert!(matches!(
+        store
+            .append_and_finish_run("t1", &messages[..2], "nope", RunStatus::Finished, None)
+            .await,
+        Err(StoreError::NotFound(_))
+    ));
+    assert_eq!(store.messages("t1").await.unwrap(), messages[..1]);
+    assert_eq!(store.run("r1").await.unwrap().status, RunStatus::Running);
 }

@@ -1,10 +1,10 @@
-//! Starting a turn costs at most two store round trips before RUN_STARTED, in both dialects:
-//! the turn's one transaction (`begin_turn`) and the run's record (`start_run`). A store that
-//! counts the calls it gets stands in front of the real one; the model never answers, so the
-//! run stops right after its first events and nothing else reaches the store.
+//! Starting a turn costs one store round trip before RUN_STARTED, in both dialects: the turn's
+//! one transaction (`begin_turn`), which records the run too. A store that counts the calls it
+//! gets stands in front of the real one; the model never answers, so the run stops right after
+//! its first events and nothing else reaches the store.
 //!
 //! A whole run's writes are counted too (issue 36): a step's messages (an assistant message
-//! and the results of its calls) are one transaction, its answer one more.
+//! and the results of its calls) are one transaction, its answer and its end one more.
 #![cfg(feature = "ssr")]
 
 use crate::common;
@@ -31,6 +31,8 @@ use serde_json::{Value, json};
 struct Counting {
     inner: SqlStore,
     calls: Mutex<Vec<&'static str>>,
+    /// Refuses to store a run's answer with its end, as a failing database would.
+    refuse_end: std::sync::atomic::AtomicBool,
 }
 
 impl Counting {
@@ -68,6 +70,33 @@ impl Store for Counting {
     async fn append_messages(&self, t: &str, m: &[Message]) -> Result<(), StoreError> {
         self.count("append_messages");
         self.inner.append_messages(t, m).await
+    }
+    async fn append_step(
+        &self,
+        t: &str,
+        m: &[Message],
+        title: Option<&str>,
+    ) -> Result<(), StoreError> {
+        self.count("append_step");
+        self.inner.append_step(t, m, title).await
+    }
+    async fn name_thread_after_company(&self, t: &str, title: &str) -> Result<(), StoreError> {
+        self.count("name_thread_after_company");
+        self.inner.name_thread_after_company(t, title).await
+    }
+    async fn append_and_finish_run(
+        &self,
+        t: &str,
+        m: &[Message],
+        r: &str,
+        s: RunStatus,
+        e: Option<&str>,
+    ) -> Result<(), StoreError> {
+        self.count("append_and_finish_run");
+        if self.refuse_end.load(std::sync::atomic::Ordering::Relaxed) {
+            return Err(StoreError::Backend("disk full".to_owned()));
+        }
+        self.inner.append_and_finish_run(t, m, r, s, e).await
     }
     async fn messages(&self, t: &str) -> Result<Vec<Message>, StoreError> {
         self.count("messages");
@@ -180,6 +209,7 @@ async fn orchestrator_with(
     let store = Arc::new(Counting {
         inner: SqlStore::connect(&url, Lease::default()).await.unwrap(),
         calls: Mutex::default(),
+        refuse_end: Default::default(),
     });
     let orchestrator = Orchestrator::new(
         OrchestratorConfig::new(dir.0.join("reports")),
@@ -245,7 +275,7 @@ async fn calls_before_run_started(
 }
 
 #[tokio::test]
-async fn a_new_message_is_two_store_round_trips_before_run_started_in_each_dialect() {
+async fn a_new_message_is_one_store_round_trip_before_run_started_in_each_dialect() {
     let dir = TempDir::new("agora-turn");
     let (orchestrator, store) = orchestrator(&dir).await;
     for (dialect, thread) in [(Dialect::Agora, "t-agora"), (Dialect::Standard, "t-agui")] {
@@ -258,12 +288,7 @@ async fn a_new_message_is_two_store_round_trips_before_run_started_in_each_diale
             let calls =
                 calls_before_run_started(&orchestrator, &store, dialect, input(thread, &id, text))
                     .await;
-            assert!(calls.len() <= 2, "{dialect:?} message {n}: {calls:?}");
-            assert_eq!(
-                calls,
-                ["begin_turn", "start_run"],
-                "{dialect:?} message {n}"
-            );
+            assert_eq!(calls, ["begin_turn"], "{dialect:?} message {n}");
             orchestrator.cancel_user("koen");
             // Until the cancelled run has ended and is stored.
             while orchestrator.cancel("koen", 1, None, Some(thread)) > 0 {
@@ -307,17 +332,16 @@ async fn a_run_stores_each_step_in_one_transaction_and_its_answer_in_one() {
         Some("RUN_FINISHED"),
         "{seen:?}"
     );
-    // The handoff and its result in one, the specialist's answer in one.
+    // The turn and the run's record in one, the handoff and its result in one, the
+    // specialist's answer and the run's end in one.
     assert_eq!(
         store.take(),
-        [
-            "begin_turn",
-            "start_run",
-            "append_messages",
-            "append_messages",
-            "finish_run"
-        ]
+        ["begin_turn", "append_step", "append_and_finish_run"]
     );
+    // The run is stored ended, as its RUN_FINISHED said.
+    let runs = store.inner.runs("t-steps").await.unwrap();
+    assert_eq!(runs.len(), 1, "{runs:?}");
+    assert_eq!(runs[0].status, RunStatus::Finished);
     // Stored in order, each once.
     let messages = store.inner.messages("t-steps").await.unwrap();
     let roles: Vec<&str> = messages
@@ -336,4 +360,57 @@ async fn a_run_stores_each_step_in_one_transaction_and_its_answer_in_one() {
         seen.iter().any(|kind| kind == "TOOL_CALL_RESULT"),
         "{seen:?}"
     );
+}
+
+/// A run whose answer cannot be stored with its end does not tell the client it finished:
+/// RUN_ERROR (storage) comes instead of its RUN_FINISHED, and the run is stored as failed.
+#[tokio::test]
+async fn an_answer_not_stored_is_not_acknowledged() {
+    let dir = TempDir::new("agora-steps-lost");
+    let (orchestrator, store) = orchestrator_with(&dir, Arc::new(HandsOver)).await;
+    store
+        .refuse_end
+        .store(true, std::sync::atomic::Ordering::Relaxed);
+    let (events, mut queue) = Outbox::channel(1 << 20);
+    orchestrator
+        .start_run(
+            input("t-lost", "m-1", "Welke regels gelden voor de koelcel?"),
+            "koen",
+            1,
+            events,
+            SpokenTextType::Summarize,
+        )
+        .await
+        .unwrap();
+    let mut seen: Vec<Value> = Vec::new();
+    loop {
+        let frame = tokio::time::timeout(std::time::Duration::from_secs(10), queue.recv())
+            .await
+            .expect("the run's events")
+            .expect("an open queue");
+        let event: Value = serde_json::from_str(&frame.json).unwrap();
+        let kind = event["type"].as_str().unwrap_or_default().to_owned();
+        seen.push(event);
+        // AGORA's dialect ends a failed run with RUN_ERROR, then RUN_FINISHED.
+        if kind == "RUN_FINISHED" {
+            break;
+        }
+    }
+    let kinds: Vec<&str> = seen.iter().filter_map(|e| e["type"].as_str()).collect();
+    let error = seen
+        .iter()
+        .position(|e| e["type"] == "RUN_ERROR")
+        .unwrap_or_else(|| panic!("no RUN_ERROR: {kinds:?}"));
+    assert_eq!(seen[error]["code"], "storage_error", "{:?}", seen[error]);
+    assert_eq!(error + 2, seen.len(), "{kinds:?}");
+    assert_eq!(
+        kinds.iter().filter(|k| **k == "RUN_FINISHED").count(),
+        1,
+        "{kinds:?}"
+    );
+    // The step before was kept; the answer was not, and the run is stored failed.
+    let messages = store.inner.messages("t-lost").await.unwrap();
+    assert_eq!(messages.len(), 3, "{messages:?}");
+    let runs = store.inner.runs("t-lost").await.unwrap();
+    assert_eq!(runs[0].status, RunStatus::Error, "{runs:?}");
 }

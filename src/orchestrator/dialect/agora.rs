@@ -93,11 +93,13 @@ pub(super) async fn prepare(
         "De server stopte voordat er een besluit was.",
         now_millis() as i64,
     );
+    // Recorded by the turn's transaction: the run starts with one.
+    let run_id = input.run_id.unwrap_or_else(new_run_id);
     let turn = TurnRequest {
         thread_id: &thread_id,
         owner: user_id,
         title_text: &title,
-        run_id: input.run_id.as_deref(),
+        run_id: Some(&run_id),
         refuse_open_interrupts: false,
         results: &[],
         keep_open: &[],
@@ -118,7 +120,7 @@ pub(super) async fn prepare(
         Err(e) => return Err(StartError::Store(e)),
     };
     Ok(Prepared::Run(Box::new(Start {
-        run_id: input.run_id.unwrap_or_else(new_run_id),
+        run_id,
         thread_id,
         messages,
         agent: agents::GENERAL_AGENT,

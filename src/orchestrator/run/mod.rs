@@ -105,6 +105,9 @@ pub(crate) struct Run {
     /// The thread's inspection, read as far as `messages` went at its last use: each model
     /// turn, STATE_SNAPSHOT and listen-mode note reads only the messages appended since.
     pub inspection: InspectionReader,
+    /// The thread's title after the company a tool call of this step found: written with the
+    /// step's messages, in their transaction (`Store::append_step`).
+    pub company_title: Option<String>,
 }
 
 /// The model requests of one run and the tokens they used.
@@ -128,33 +131,26 @@ enum PlannedCall {
 }
 
 impl Run {
+    /// The run's record is stored already: the turn's transaction wrote it (`begin_turn`).
     pub async fn execute(mut self) -> RunStatus {
-        let store = self.info.orchestrator.store().clone();
         let run_id = self.info.run_id.clone();
-        // Not recorded (a race on a reused run id, a storage failure): the end is not recorded
-        // either, so that it cannot land on another run's record (see `Publisher::end`).
-        let recorded = match store.start_run(&run_id, &self.info.thread_id).await {
-            Ok(()) => true,
-            Err(e) => {
-                tracing::error!(error = %e, run_id = ?run_id, "could not record run start");
-                false
-            }
-        };
         let cancel = self.cancel.clone();
         let outcome = tokio::select! {
-            result = self.work_and_save() => result,
+            result = self.work() => result,
             () = cancel.cancelled() => Err(RunFailure::Cancelled),
         };
         let pending_approval = self.adapter.take_pending_approval();
         if let Some(approval_id) = &pending_approval {
             self.info.orchestrator.approvals.settle(approval_id);
         }
-        let (status, error) = match outcome {
+        let (status, error, instead) = match outcome {
             Ok(()) => {
                 // Interrupts stay open when nobody follows: a client that comes back reads
                 // them (resume, or the thread's stored interrupts) and answers.
                 let _ = self.finish_ok().await;
-                (RunStatus::Finished, None)
+                // Should the answer not be kept, the run ends as one whose storage failed.
+                let instead = self.storage_failed_end();
+                (RunStatus::Finished, None, Some(instead))
             }
             Err(failure) => {
                 let status = if matches!(failure, RunFailure::Cancelled) {
@@ -170,7 +166,7 @@ impl Run {
                     .await;
                 let _ = self.finish_failed(&failure, closed).await;
                 self.adapter.withdraw(&self.info).await;
-                (status, Some(format!("{}: {failure}", failure.code())))
+                (status, Some(format!("{}: {failure}", failure.code())), None)
             }
         };
         if self.usage.prompt_tokens > 0 {
@@ -184,16 +180,36 @@ impl Run {
                 "model usage"
             );
         }
-        self.out
-            .end(recorded.then_some((status, error.as_deref())))
+        // What is still unsaved (the answer, or a failed run's partial one) is stored with the
+        // run's end, in one transaction, before the held last event goes out.
+        let from = self.messages.len() - self.unsaved;
+        let kept = self
+            .out
+            .end(status, error.as_deref(), &self.messages[from..], instead)
             .await;
+        if kept {
+            self.unsaved = 0;
+        }
         status
     }
 
-    /// The run's steps, then whatever they left unsaved (its last answer).
-    async fn work_and_save(&mut self) -> Result<(), RunFailure> {
-        self.work().await?;
-        self.save().await
+    /// What a run whose steps went well sends instead of its last event when its answer could
+    /// not be stored with its end: a storage error, as the dialect ends a failed run.
+    fn storage_failed_end(&self) -> Vec<Event> {
+        let failure = RunFailure::Store(StoreError::Backend(
+            "the answer could not be stored".to_owned(),
+        ));
+        let mut events = vec![Event::run_error(
+            failure.user_message(self.thread_language()),
+            failure.code(),
+        )];
+        if self.adapter.failed_end(false) == FailedEnd::ErrorThenFinished {
+            events.push(Event::run_finished(&self.info.thread_id, &self.info.run_id));
+        }
+        for event in &mut events {
+            self.adapter.stamp(event);
+        }
+        events
     }
 
     async fn work(&mut self) -> Result<(), RunFailure> {
@@ -267,17 +283,23 @@ impl Run {
         self.unsaved += 1;
     }
 
-    /// Stores the messages appended since the last save, in one transaction. They stay unsaved
-    /// when it fails (or the run is cancelled during it), so the run's end saves them again.
+    /// Stores the messages appended since the last save, in one transaction, with the thread's
+    /// name when the step found its company. They stay unsaved when it fails (or the run is
+    /// cancelled during it), so the run's end saves them again.
     async fn save(&mut self) -> Result<(), RunFailure> {
         if self.unsaved == 0 {
             return Ok(());
         }
         let from = self.messages.len() - self.unsaved;
+        let title = self.company_title.take();
         self.info
             .orchestrator
             .store()
-            .append_messages(&self.info.thread_id, &self.messages[from..])
+            .append_step(
+                &self.info.thread_id,
+                &self.messages[from..],
+                title.as_deref(),
+            )
             .await?;
         self.unsaved = 0;
         Ok(())
@@ -543,6 +565,11 @@ impl Run {
             self.emit(finished);
             return Ok(());
         }
+        // The snapshot shows the thread as kept: whatever is unsaved goes first (the run's end
+        // would store it too, after the snapshot went out).
+        if let Err(e) = self.save().await {
+            tracing::error!(error = %e, run_id = %self.info.run_id, "could not store the run's messages");
+        }
         let state = self.state("interrupted");
         self.emit(Event::state_snapshot(state));
         let snapshot = Event::MessagesSnapshot(MessagesSnapshot {
@@ -601,11 +628,9 @@ impl Run {
         failure: &RunFailure,
         closed: Vec<(String, String, String)>,
     ) -> Result<(), RunFailure> {
+        // The partial answer is stored with the run's end (`Run::execute`).
         if self.open_text.is_some() {
             self.complete_assistant_message(Vec::new());
-            if let Err(e) = self.save().await {
-                tracing::error!(error = %e, run_id = %self.info.run_id, "could not keep the partial answer");
-            }
         }
         for (result_id, call_id, content) in closed {
             self.emit(Event::tool_call_result(result_id, call_id, content));

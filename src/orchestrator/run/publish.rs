@@ -12,7 +12,7 @@ use super::super::journal::{Journal, Numbered};
 use super::super::store::RunStatus;
 use super::super::thread::now_millis;
 use super::super::{Orchestrator, cluster, metrics};
-use crate::protocol::{Dialect, Event, Verifier};
+use crate::protocol::{Dialect, ErrorCode, Event, Message, Verifier};
 
 pub(crate) struct Publisher {
     pub orchestrator: Arc<Orchestrator>,
@@ -46,50 +46,89 @@ impl Publisher {
         }
     }
 
-    /// Stores the run's end (`None`: its start was not recorded, so its end is not either,
-    /// lest it land on another run's record), then sends the held last event, so a client
-    /// that has seen it finds the run stored; reports a stream that broke its dialect.
+    /// Stores the run's end with its last messages (`messages`: its answer, or a failed run's
+    /// partial one, not stored yet) in one transaction, then sends the held last event, so a
+    /// client that has seen it finds the run and its answer stored; reports a stream that
+    /// broke its dialect. Returns whether the messages are kept.
+    ///
+    /// When they could not be stored, `instead` (given for a run whose steps went well) goes
+    /// out in place of the held last event: a client is never told of an answer that is not
+    /// kept. Without it the last event goes out all the same (a failed run's partial answer).
     ///
     /// With several instances the last event is logged in the same transaction as the end,
     /// after every event before it: the instance that starts the thread's next run (it waits
     /// for this one to be stored ended) numbers on from the true last number, and a follower
-    /// there never sees the end before it is stored.
-    pub async fn end(&mut self, end: Option<(RunStatus, Option<&str>)>) {
+    /// there never sees the end before it is stored. There the messages are stored first, in
+    /// their own transaction: the log writer stores the ends of many runs with their events
+    /// in one batch, which one run's failed append (its thread deleted meanwhile) must not
+    /// undo for all.
+    pub async fn end(
+        &mut self,
+        status: RunStatus,
+        error: Option<&str>,
+        messages: &[Message],
+        instead: Option<Vec<Event>>,
+    ) -> bool {
         let orchestrator = self.orchestrator.clone();
+        let store = orchestrator.store();
         let peers = &orchestrator.peers;
         let max_bytes = orchestrator.config().journal.max_bytes_per_thread;
+        let mut kept = true;
         if !peers.shared() {
-            if let Some((status, error)) = end
-                && let Err(e) = orchestrator
-                    .store()
-                    .finish_run(&self.run_id, status, error)
-                    .await
+            if let Err(e) = store
+                .append_and_finish_run(&self.thread_id, messages, &self.run_id, status, error)
+                .await
             {
                 tracing::error!(error = %e, run_id = %self.run_id, "could not record run end");
+                kept = messages.is_empty();
+                if !kept && let Some(instead) = instead {
+                    // Its end as a failed run, if the store takes that now.
+                    let why = format!("{}: {e}", ErrorCode::StorageError);
+                    if let Err(e) = store
+                        .finish_run(&self.run_id, RunStatus::Error, Some(&why))
+                        .await
+                    {
+                        tracing::error!(error = %e, run_id = %self.run_id, "could not record run end");
+                    }
+                    self.last_event = None;
+                    for event in instead {
+                        self.publish(event);
+                    }
+                }
             }
             if let Some(last) = self.last_event.take() {
                 self.publish(last);
             }
         } else {
+            let (mut status, mut error) = (status, error.map(str::to_owned));
+            if !messages.is_empty()
+                && let Err(e) = store.append_messages(&self.thread_id, messages).await
+            {
+                tracing::error!(error = %e, run_id = %self.run_id, "could not store the run's last messages");
+                kept = false;
+                if let Some(mut instead) = instead {
+                    status = RunStatus::Error;
+                    error = Some(format!("{}: {e}", ErrorCode::StorageError));
+                    self.last_event = instead.pop();
+                    for event in instead {
+                        self.publish(event);
+                    }
+                }
+            }
             let last = self.last_event.take().and_then(|last| {
                 let last = self.checked(last);
                 self.journal.number(&self.run_id, self.dialect, &last)
             });
             let shared = last.as_ref().map(|numbered| self.shared(numbered));
-            let unlogged = match end {
-                Some((status, error)) => {
-                    match peers
-                        .finish_run(&self.run_id, status, error, shared.clone())
-                        .await
-                    {
-                        Ok(()) => None,
-                        Err(e) => {
-                            tracing::error!(error = %e, run_id = %self.run_id, "could not record run end");
-                            shared
-                        }
-                    }
+            let unlogged = match peers
+                .finish_run(&self.run_id, status, error.as_deref(), shared.clone())
+                .await
+            {
+                Ok(()) => None,
+                Err(e) => {
+                    tracing::error!(error = %e, run_id = %self.run_id, "could not record run end");
+                    shared
                 }
-                None => shared,
             };
             if let Some(event) = unlogged {
                 peers.event_sent(event);
@@ -104,6 +143,7 @@ impl Publisher {
             let dialect = self.dialect;
             tracing::error!(run_id = %self.run_id, %violation, ?dialect, "BUG: event stream breaks its dialect");
         }
+        kept
     }
 
     /// Checks `event` (debug builds), numbers it and hands it to whoever follows the thread.

@@ -173,7 +173,11 @@ impl Run {
             }
             self.append(message);
         }
-        // With the step's calls themselves, when the failure came before they were saved.
+        // With the step's calls themselves, when the failure came before they were saved:
+        // before a client sees a closed call's result; otherwise with the run's end.
+        if closed.is_empty() {
+            return closed;
+        }
         if let Err(e) = self.save().await {
             tracing::error!(error = %e, run_id = %self.info.run_id, "could not close the tool calls");
             return Vec::new();
@@ -327,12 +331,9 @@ impl Run {
         };
         match tool.call(&context, arguments).await {
             Ok(value) => {
-                if let Some(title) = company_title(name, &value)
-                    && let Err(e) = store
-                        .name_thread_after_company(&self.info.thread_id, &title)
-                        .await
-                {
-                    tracing::warn!(error = %e, "could not name the thread after its company");
+                // Written with the call's result (`Run::save`), in its transaction.
+                if let Some(title) = company_title(name, &value) {
+                    self.company_title = Some(title);
                 }
                 (value, None)
             }

@@ -47,11 +47,13 @@ pub(in crate::orchestrator::dialect) async fn prepare(
         && orchestrator.violated_term(&text).is_none()
     {
         let message = stored_user_message(message, text.clone());
+        // Recorded by the turn's transaction: the run starts with one.
+        let run_id = input.run_id.clone().unwrap_or_else(new_run_id);
         let turn = TurnRequest {
             thread_id: &input.thread_id,
             owner: user_id,
             title_text: &text,
-            run_id: input.run_id.as_deref(),
+            run_id: Some(&run_id),
             refuse_open_interrupts: true,
             results: &[],
             keep_open: &[],
@@ -66,7 +68,7 @@ pub(in crate::orchestrator::dialect) async fn prepare(
                 ..
             }) => {
                 return Ok(Prepared::Run(Box::new(Start {
-                    run_id: input.run_id.clone().unwrap_or_else(new_run_id),
+                    run_id,
                     thread_id: input.thread_id,
                     messages,
                     agent: agents::GENERAL_AGENT,
@@ -188,7 +190,7 @@ async fn prepare_read(
         thread_id: &thread_id,
         owner: user_id,
         title_text: &title_text,
-        run_id: None,
+        run_id: Some(&run_id),
         refuse_open_interrupts: false,
         results: &client_results,
         keep_open: &interrupted_calls,

@@ -111,6 +111,8 @@ impl Database for SqlStore {
         .bind(now)
         .execute(&self.writer)
         .await;
+        // Its preferences, kept here as those of nobody, are the new user's defaults now.
+        self.preferences.forget(&id);
         match result {
             Ok(_) => self.user_row(&id).await,
             Err(e) if error_kind(&e) == Some(ErrorKind::UniqueViolation) => {
@@ -197,7 +199,9 @@ impl Database for SqlStore {
             self.write_preferences(&mut tx, user_id, preferences, now)
                 .await?;
         }
-        tx.commit().await.map_err(backend)?;
+        let committed = tx.commit().await.map_err(backend);
+        self.preferences.forget(user_id);
+        committed?;
         self.user_row(user_id).await
     }
 
@@ -223,13 +227,32 @@ impl Database for SqlStore {
             .execute(&mut *tx)
             .await
             .map_err(backend)?;
-        tx.commit().await.map_err(backend)?;
+        let committed = tx.commit().await.map_err(backend);
+        self.preferences.forget(user_id);
+        committed?;
         Ok(threads.rows_affected())
     }
 
     async fn preferences(&self, user_id: &str) -> Result<Preferences, StoreError> {
+        let cached = self.dialect != SqlDialect::Postgres;
+        let generation = match self.preferences.get(user_id) {
+            Ok(Some(preferences)) if cached => return Ok(preferences),
+            Ok(None) if cached => return Err(user_not_found(user_id)),
+            Ok(_) => 0,
+            Err(generation) => generation,
+        };
         let _timed = timed("preferences");
-        Ok(self.user_row(user_id).await?.preferences)
+        let read = self.user_row(user_id).await.map(|user| user.preferences);
+        if cached {
+            match &read {
+                Ok(preferences) => self
+                    .preferences
+                    .keep(user_id, Some(preferences), generation),
+                Err(StoreError::NotFound(_)) => self.preferences.keep(user_id, None, generation),
+                Err(_) => {}
+            }
+        }
+        read
     }
 
     async fn update_preferences(
@@ -252,7 +275,9 @@ impl Database for SqlStore {
         let preferences = self
             .write_preferences(&mut tx, user_id, update, now)
             .await?;
-        tx.commit().await.map_err(backend)?;
+        let committed = tx.commit().await.map_err(backend);
+        self.preferences.forget(user_id);
+        committed?;
         Ok(preferences)
     }
 }

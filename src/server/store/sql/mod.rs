@@ -33,6 +33,7 @@ mod errors;
 mod history;
 mod mail;
 mod photos;
+mod preferences;
 mod rows;
 mod store;
 mod turn;
@@ -81,6 +82,10 @@ pub struct SqlStore {
     lease: Lease,
     /// The threads' messages read lately, so that a turn parses only what is new (issue 36).
     history: history::History,
+    /// Users' preferences as read here, which every AGORA run reads at its start (issue 36):
+    /// SQLite only, whose one instance makes every write through this store, which forgets
+    /// the user's. With PostgreSQL another instance may write them, so they are read each time.
+    preferences: preferences::PreferencesCache,
 }
 
 impl SqlStore {
@@ -177,6 +182,7 @@ impl SqlStore {
             interrupted_at_startup: AtomicU64::new(0),
             lease,
             history: history::History::new(history::HISTORY_BUDGET_BYTES),
+            preferences: preferences::PreferencesCache::default(),
         };
         store.sync_clock().await?;
         let interrupted = match dialect {
@@ -336,6 +342,11 @@ const TOUCH_THREAD: &str = "UPDATE threads SET last_activity = ?, message_count 
      title = CASE WHEN title = '' AND title_locked = FALSE THEN ? ELSE title END, \
      first_message_preview = CASE WHEN first_message_preview = '' THEN ? ELSE first_message_preview END \
      WHERE id = ?";
+
+/// A run recorded `running`, leased to this instance. Binds: run id, thread id, started at,
+/// instance id, lease expiry.
+const INSERT_RUN: &str = "INSERT INTO runs (id, thread_id, status, started_at, instance_id, lease_expires_at) \
+     VALUES (?, ?, 'running', ?, ?, ?)";
 
 /// A message appended at the thread's end unless its id is there already. Binds: thread id,
 /// id, role, agent id, created at, body, thread id.

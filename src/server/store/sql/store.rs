@@ -27,14 +27,12 @@ impl Store for SqlStore {
         title: &str,
     ) -> Result<(), StoreError> {
         let _timed = timed("name_thread_after_company");
-        sqlx::query(&self.sql(
-            "UPDATE threads SET title = ?, title_locked = TRUE WHERE id = ? AND title_locked = FALSE",
-        ))
-        .bind(title)
-        .bind(thread_id)
-        .execute(&self.writer)
-        .await
-        .map_err(backend)?;
+        sqlx::query(&self.sql(super::append::NAME_AFTER_COMPANY))
+            .bind(title)
+            .bind(thread_id)
+            .execute(&self.writer)
+            .await
+            .map_err(backend)?;
         Ok(())
     }
 
@@ -94,7 +92,39 @@ impl Store for SqlStore {
         messages: &[Message],
     ) -> Result<(), StoreError> {
         let _timed = timed("append_messages");
-        self.append_messages_tx(thread_id, messages).await
+        self.append_messages_tx(thread_id, messages, Default::default())
+            .await
+    }
+
+    async fn append_step(
+        &self,
+        thread_id: &str,
+        messages: &[Message],
+        company_title: Option<&str>,
+    ) -> Result<(), StoreError> {
+        let _timed = timed("append_step");
+        let also = super::append::Also {
+            company_title,
+            end: None,
+        };
+        self.append_messages_tx(thread_id, messages, also).await
+    }
+
+    /// The first ending wins, as with `finish_run`; the messages are appended all the same.
+    async fn append_and_finish_run(
+        &self,
+        thread_id: &str,
+        messages: &[Message],
+        run_id: &str,
+        status: RunStatus,
+        error: Option<&str>,
+    ) -> Result<(), StoreError> {
+        let _timed = timed("append_and_finish_run");
+        let also = super::append::Also {
+            company_title: None,
+            end: Some((run_id, status, error)),
+        };
+        self.append_messages_tx(thread_id, messages, also).await
     }
 
     async fn messages(&self, thread_id: &str) -> Result<Vec<Message>, StoreError> {
@@ -126,17 +156,14 @@ impl Store for SqlStore {
 
     async fn start_run(&self, run_id: &str, thread_id: &str) -> Result<(), StoreError> {
         let _timed = timed("start_run");
-        let result = sqlx::query(&self.sql(
-            "INSERT INTO runs (id, thread_id, status, started_at, instance_id, lease_expires_at) \
-             VALUES (?, ?, 'running', ?, ?, ?)",
-        ))
-        .bind(run_id)
-        .bind(thread_id)
-        .bind(self.now())
-        .bind(&self.lease.instance_id)
-        .bind(self.lease_expiry())
-        .execute(&self.writer)
-        .await;
+        let result = sqlx::query(&self.sql(INSERT_RUN))
+            .bind(run_id)
+            .bind(thread_id)
+            .bind(self.now())
+            .bind(&self.lease.instance_id)
+            .bind(self.lease_expiry())
+            .execute(&self.writer)
+            .await;
         result
             .map(drop)
             .map_err(|e| thread_insert_error(e, || format!("run {run_id}"), thread_id))

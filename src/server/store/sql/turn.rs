@@ -1,11 +1,14 @@
 //! A turn begins in one transaction (`Store::begin_turn`): the thread opened or its owner
-//! checked, the client's run id, the open interrupts and the message id checked, what the
-//! thread's last run left open closed, the client's results and the message appended. Before,
-//! that was eight round trips before a run's first event.
+//! checked, the run id, the open interrupts and the message id checked, what the thread's last
+//! run left open closed, the client's results and the message appended, the run recorded.
+//! Before, that was eight round trips before a run's first event (then two: the run's record
+//! was its own transaction until issue 36's fourth step).
 
+use sqlx::error::ErrorKind;
 use sqlx::{Any, Transaction};
 
-use super::{Flag, INSERT_MESSAGE, SqlStore, TOUCH_THREAD, backend, describe, with_id};
+use super::errors::error_kind;
+use super::{Flag, INSERT_MESSAGE, INSERT_RUN, SqlStore, TOUCH_THREAD, backend, describe, with_id};
 use crate::orchestrator::store::{StoreError, Turn, TurnRequest};
 use crate::protocol::Message;
 use crate::server::store::{preview_from_text, title_from_text};
@@ -101,6 +104,25 @@ impl SqlStore {
             self.insert_message(&mut tx, turn.thread_id, &message, &id, now)
                 .await?;
             messages.push(message);
+        }
+        // The run's record, last: the check above refused a taken id, and one taken since (a
+        // concurrent turn with the same id) is refused the same way, with nothing written.
+        if let Some(run_id) = turn.run_id {
+            let recorded = sqlx::query(&self.sql(INSERT_RUN))
+                .bind(run_id)
+                .bind(turn.thread_id)
+                .bind(now)
+                .bind(&self.lease.instance_id)
+                .bind(self.lease_expiry())
+                .execute(&mut *tx)
+                .await;
+            match recorded {
+                Ok(_) => {}
+                Err(e) if error_kind(&e) == Some(ErrorKind::UniqueViolation) => {
+                    return Ok(Turn::RunIdInUse);
+                }
+                Err(e) => return Err(backend(e)),
+            }
         }
         // Read here, in the turn's one transaction: the run needs it before its first answer.
         let Flag(listening) =
