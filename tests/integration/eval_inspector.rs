@@ -48,7 +48,8 @@ struct Set {
 /// 227/243; the structured subject of corrections (`planner/subject.rs`) fixed one more of the
 /// seventh's (228/243 with both); the sealed set stayed at 105/167. The eighth
 /// (`tuning_8.json`, written the same way, never tuned on yet): 173/252 at its first run, before
-/// this round, 174/252 after it.
+/// this round, 174/252 after it. The ninth round tuned on the eighth (221/252) and took the
+/// sixth to 208/226; the sealed set stayed at 105/167.
 const SETS: &[Set] = &[
     Set {
         file: "inspector_turns.json",
@@ -77,7 +78,7 @@ const SETS: &[Set] = &[
     },
     Set {
         file: "tuning_6.json",
-        mark: 0.915,
+        mark: 0.920,
         sealed: false,
     },
     Set {
@@ -87,7 +88,7 @@ const SETS: &[Set] = &[
     },
     Set {
         file: "tuning_8.json",
-        mark: 0.690,
+        mark: 0.876,
         sealed: false,
     },
     Set {
