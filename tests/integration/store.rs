@@ -758,6 +758,23 @@ fn turn<'a>(thread_id: &'a str, owner: &'a str, message: Option<&'a Message>) ->
     }
 }
 
+/// A turn of `koen` that asks for run `r1`, taken already, is refused on his thread `t1` and
+/// on a new one, and the new thread `t2` is not created.
+async fn taken_run_id_is_refused(store: &SqlStore, message: &Message) {
+    for thread in ["t1", "t2"] {
+        let mut request = turn(thread, "koen", Some(message));
+        request.run_id = Some("r1");
+        assert!(matches!(
+            store.begin_turn(&request).await,
+            Ok(Turn::RunIdInUse)
+        ));
+    }
+    assert!(matches!(
+        store.thread("t2").await,
+        Err(StoreError::NotFound(_))
+    ));
+}
+
 fn begun(turn: Turn) -> (Vec<Message>, Vec<String>) {
     match turn {
         Turn::Begun {
@@ -879,18 +896,7 @@ async fn a_refused_turn_writes_nothing(backend: Backend) {
     ));
     // A run id that is taken refuses the turn, and a new thread is not created for it.
     store.start_run("r1", "t1").await.unwrap();
-    for thread in ["t1", "t2"] {
-        let mut request = turn(thread, "koen", Some(&m2));
-        request.run_id = Some("r1");
-        assert!(matches!(
-            store.begin_turn(&request).await,
-            Ok(Turn::RunIdInUse)
-        ));
-    }
-    assert!(matches!(
-        store.thread("t2").await,
-        Err(StoreError::NotFound(_))
-    ));
+    taken_run_id_is_refused(&store, &m2).await;
     // Open interrupts refuse a turn that asks so, listed oldest first.
     for (id, at) in [("int-2", 1_700_000_002_000), ("int-1", 1_700_000_001_000)] {
         store
@@ -1059,18 +1065,7 @@ async fn a_run_is_recorded_with_its_turn_and_ended_with_its_answer(backend: Back
 
     // The same run id again: refused, whatever else the turn brings, and nothing written.
     let m2 = message(json!({"role": "user", "id": "m2", "content": "En de koelcel?"}));
-    for thread in ["t1", "t2"] {
-        let mut request = turn(thread, "koen", Some(&m2));
-        request.run_id = Some("r1");
-        assert!(matches!(
-            store.begin_turn(&request).await,
-            Ok(Turn::RunIdInUse)
-        ));
-    }
-    assert!(matches!(
-        store.thread("t2").await,
-        Err(StoreError::NotFound(_))
-    ));
+    taken_run_id_is_refused(&store, &m2).await;
     assert_eq!(store.messages("t1").await.unwrap(), vec![m1.clone()]);
     assert_eq!(store.runs("t1").await.unwrap().len(), 1);
 
