@@ -48,8 +48,8 @@ struct Set {
 /// 227/243; the structured subject of corrections (`planner/subject.rs`) fixed one more of the
 /// seventh's (228/243 with both); the sealed set stayed at 105/167. The eighth
 /// (`tuning_8.json`, written the same way, never tuned on yet): 173/252 at its first run, before
-/// this round, 174/252 after it. The ninth round tuned on the eighth (221/252) and took the
-/// sixth to 208/226; the sealed set stayed at 105/167.
+/// this round, 174/252 after it. The ninth round tuned on the eighth (225/252) and took the
+/// sixth to 208/226; the sealed set went from 105/167 to 106/167.
 const SETS: &[Set] = &[
     Set {
         file: "inspector_turns.json",
@@ -88,12 +88,12 @@ const SETS: &[Set] = &[
     },
     Set {
         file: "tuning_8.json",
-        mark: 0.876,
+        mark: 0.892,
         sealed: false,
     },
     Set {
         file: "held_aside_3.json",
-        mark: 0.628,
+        mark: 0.634,
         sealed: true,
     },
 ];

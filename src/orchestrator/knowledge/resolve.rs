@@ -44,6 +44,9 @@ pub(super) struct RegisterWords {
     cities: Vec<String>,
     /// Every name word of every name and trade name: a query word like none of them is talk.
     vocabulary: Vec<String>,
+    /// Every word of every name and trade name, kinds and filler too ("ghost kitchen"),
+    /// sorted: what [`RegisterWords::names`] looks up.
+    all_name_words: Vec<String>,
     /// Per company, in the register's order.
     companies: Vec<CompanyWords>,
 }
@@ -97,7 +100,7 @@ impl RegisterWords {
     /// A word (normalized) of a registered name, street or city: it says nothing of the
     /// language the inspector speaks ("fabellotus", "luchtbelweg", "tilburg").
     pub(super) fn names(&self, word: &str) -> bool {
-        self.vocabulary
+        self.all_name_words
             .binary_search_by(|w| w.as_str().cmp(word))
             .is_ok()
             || self.companies.iter().any(|c| {
@@ -125,13 +128,16 @@ impl RegisterWords {
                     .map(str::to_owned)
                     .collect::<Vec<_>>()
             })
-            .filter(|w| !is_kind(w) && !is_filler(w))
+            .filter(|w| !w.is_empty())
             .collect();
         vocabulary.sort();
         vocabulary.dedup();
+        let all_name_words = vocabulary.clone();
+        vocabulary.retain(|w| !is_kind(w) && !is_filler(w));
         RegisterWords {
             cities,
             vocabulary,
+            all_name_words,
             companies: companies.iter().map(CompanyWords::read).collect(),
         }
     }

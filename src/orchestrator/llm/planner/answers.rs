@@ -446,11 +446,17 @@ pub(super) fn covered(question: &str, search: &Value, knowledge: Option<&Knowled
     // One article that accounts for much of what is asked, by the weight of its rare words,
     // is an answer whatever the other words are ("limoncello" is in no article, but the
     // ingredient list of drinks over 1.2 % alcohol is).
+    let food = !concerns(question).is_empty();
+    // "Heeft dit café een drank- en horecavergunning nodig?": a neighbour of food law named by
+    // its own word, nothing about food or its temperature asked, is not in the corpus, however
+    // well a word like "drank" scores in it.
+    if !food && !asks_for_temperature(question) && names_a_neighbour(question) {
+        return false;
+    }
     if confidently_found(question, search, knowledge) {
         return true;
     }
     let foreign = foreign_words(question, knowledge);
-    let food = !concerns(question).is_empty();
     // A temperature or a keeping time asked is food-safety law, unless it is asked about
     // something the corpus never names ("hoeveel uur per week mag de leerling werken?"); a
     // food-safety concern keeps the question in the corpus unless several of its subject
@@ -1120,6 +1126,14 @@ const ELSEWHERE_MORE: &[(&[&str], &str, &str)] = &[
         "Refrigerants and F-gases in cooling installations (leak checks, certified installers) are governed by the EU F-gas Regulation and the Dutch rules on fluorinated greenhouse gases; the ILT (Inspectie Leefomgeving en Transport, the Human Environment and Transport Inspectorate) supervises them.",
     ),
 ];
+
+/// Does `question` name one of the subjects of [`ELSEWHERE_MORE`]?
+fn names_a_neighbour(question: &str) -> bool {
+    let n = format!(" {} ", normalize(question));
+    ELSEWHERE_MORE
+        .iter()
+        .any(|(stems, _, _)| stems.iter().any(|s| n.contains(s)))
+}
 
 /// A question outside the corpus: say so, and where it is regulated.
 pub(super) fn not_covered(question: &str, lang: Lang) -> String {

@@ -173,7 +173,9 @@ pub fn split_turn(text: &str) -> Turn {
         let at_end = matches!(c, '.' | '!' | '?' | ';')
             && chars.get(i + 1).is_none_or(|n| n.is_whitespace())
             // "7,5" and "nr." stay inside the clause.
-            && !(c == '.' && current.trim_end_matches('.').ends_with(|p: char| p.is_ascii_digit()) && chars.get(i + 1).is_some_and(|n| n.is_ascii_digit()));
+            && !(c == '.' && current.trim_end_matches('.').ends_with(|p: char| p.is_ascii_digit()) && chars.get(i + 1).is_some_and(|n| n.is_ascii_digit()))
+            // So do an initial and an abbreviation: "E. coli", "L. monocytogenes", "art. 5".
+            && !(c == '.' && abbreviated(&current));
         let comma_question = c == ',' && {
             let rest: String = chars[i + 1..].iter().collect();
             let next = normalize(&rest);
@@ -275,6 +277,23 @@ pub fn split_turn(text: &str) -> Turn {
         observation: (!observed.is_empty()).then(|| finding_description(&observed.join(" "))),
         question: (!asked.is_empty()).then(|| asked.join(" ")),
     }
+}
+
+/// Does `clause` end in an initial or a common abbreviation ("E.", "nr.", "bijv.") rather than
+/// a sentence?
+fn abbreviated(clause: &str) -> bool {
+    let last = clause
+        .trim_end_matches('.')
+        .rsplit(|c: char| c.is_whitespace() || c == '(')
+        .next()
+        .unwrap_or("");
+    let single_capital = last.chars().count() == 1 && last.starts_with(char::is_uppercase);
+    single_capital
+        || [
+            "nr", "art", "bijv", "bv", "ca", "incl", "excl", "o.a", "i.p.v", "z.s.m", "e.g", "i.e",
+            "etc", "vs", "approx", "no",
+        ]
+        .contains(&last.to_lowercase().as_str())
 }
 
 /// Someone else's words reported: "de manager vraagt of …", "they say …".
@@ -538,6 +557,7 @@ mod tests {
             "die zelfgemaakte mayonaise dan, hoe lang is die houdbaar?",
             "het ijs in de bak bij de tap, waar moet dat van gemaakt zijn? en mogen ze het zelf maken?",
             "the ice cubes in the cocktail bar, what must they be made from?",
+            "the sprouts then, what E. coli limit applies to them?",
         ] {
             let turn = split_turn(asked);
             assert_eq!(turn.observation, None, "{asked:?}");

@@ -108,8 +108,11 @@ const DUTCH_WORDS: &[&str] = &[
     "graden",
     // "Eerste adres: …", "volgend adres": the words of a day's route.
     "eerste",
+    "allereerste",
     "adres",
     "volgend",
+    "controle",
+    "hun",
 ];
 const ENGLISH_WORDS: &[&str] = &[
     "the",
@@ -263,10 +266,13 @@ pub fn detect_beside_names(text: &str, is_name: impl Fn(&str) -> bool) -> Option
         .filter(|token| {
             let words = crate::orchestrator::knowledge::normalize(token);
             let words: Vec<&str> = words.split(' ').filter(|w| !w.is_empty()).collect();
-            words.is_empty()
-                || !words
-                    .iter()
-                    .all(|w| is_name(w) && !DUTCH_WORDS.contains(w) && !ENGLISH_WORDS.contains(w))
+            // A short function word ("de", "het", "the") stays: it tells the language whatever
+            // name it is in; a longer one of the lists ("kitchen" in "Ghost Kitchen
+            // Fictibowls") is the name's.
+            let grammar = |w: &str| {
+                w.chars().count() <= 4 && (DUTCH_WORDS.contains(&w) || ENGLISH_WORDS.contains(&w))
+            };
+            words.is_empty() || !words.iter().all(|w| is_name(w) && !grammar(w))
         })
         .collect();
     detect(&own.join(" "))
@@ -323,6 +329,11 @@ mod tests {
             ("slagerij verzinsel in eindhoven", None),
             ("taco ficticio nijmegen", None),
             ("grillroom hayalet, arnhem", None),
+            ("ghost kitchen fictibowls rotterdam", None),
+            (
+                "Grillroom Hayalet in Arnhem, hun eerste controle",
+                Some(Lang::Nl),
+            ),
             ("let's start at taco ficticio in nijmegen", Some(Lang::En)),
             ("we beginnen bij slagerij verzinsel", Some(Lang::Nl)),
             (
