@@ -291,7 +291,7 @@ fn abbreviated(clause: &str) -> bool {
     single_capital
         || [
             "nr", "art", "bijv", "bv", "ca", "incl", "excl", "o.a", "i.p.v", "z.s.m", "e.g", "i.e",
-            "etc", "vs", "approx", "no",
+            "etc", "vs", "approx",
         ]
         .contains(&last.to_lowercase().as_str())
 }

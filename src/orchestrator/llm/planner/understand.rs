@@ -1325,10 +1325,11 @@ fn is_company_start(text: &str, w: &Words, knowledge: Option<&Knowledge>) -> boo
         "was", "waren", "are", "has", "have", "were",
     ]);
     match kb.resolve_company(text) {
-        // "let's open Sushi Fikusho on the Verbeeldingsstraat": asked to open it, or moving
-        // to it, a registered company opens whatever its name says about food.
+        // "let's open Sushi Fikusho on the Verbeeldingsstraat": asked to open it, a registered
+        // company opens whatever its name says about food (a move to one is decided above,
+        // from the name after the move; "volgende" alone in an observation opens nothing).
         Resolution::Match(_) => {
-            concerns(text).is_empty() || short || open_imperative || asks_to_open || moves
+            concerns(text).is_empty() || short || open_imperative || asks_to_open
         }
         // "Ik ga naar De Droomkade": a few words naming registered companies, nothing seen,
         // is a start; the history agent asks which one.
