@@ -598,7 +598,10 @@ impl SqlStore {
                 .fetch_one(&self.pool)
                 .await
                 .map_err(backend)?;
-        let wait = (tat + interval - burst - now).max(1);
+        // Never more than one interval: each instance reads its own clock, and one a
+        // millisecond behind the instance that took the last slot would otherwise say 20.001 s
+        // (seen in CI, `rate_limits_hold_for_every_instance`).
+        let wait = (tat + interval - burst - now).clamp(1, interval);
         Ok(Some(Duration::from_millis(wait as u64)))
     }
 }
