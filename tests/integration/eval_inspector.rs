@@ -49,7 +49,10 @@ struct Set {
 /// seventh's (228/243 with both); the sealed set stayed at 105/167. The eighth
 /// (`tuning_8.json`, written the same way, never tuned on yet): 173/252 at its first run, before
 /// this round, 174/252 after it. The ninth round tuned on the eighth (225/252) and took the
-/// sixth to 208/226; the sealed set went from 105/167 to 106/167.
+/// sixth to 208/226; the sealed set went from 105/167 to 106/167. The ninth (`tuning_9.json`,
+/// written the same way by a helper who read only the domain and the data files): 218/269 at
+/// its first run, with the figure asked told from the question (`planner/figures.rs`), which
+/// took the eighth to 228/252.
 const SETS: &[Set] = &[
     Set {
         file: "inspector_turns.json",
@@ -88,7 +91,12 @@ const SETS: &[Set] = &[
     },
     Set {
         file: "tuning_8.json",
-        mark: 0.892,
+        mark: 0.904,
+        sealed: false,
+    },
+    Set {
+        file: "tuning_9.json",
+        mark: 0.810,
         sealed: false,
     },
     Set {

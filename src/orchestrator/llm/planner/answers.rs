@@ -4,6 +4,7 @@
 use serde::Deserialize;
 use serde_json::Value;
 
+use super::figures::{answers_figure, asked_figure};
 use super::lang::Lang;
 use super::text::sentences;
 use crate::orchestrator::knowledge::{Knowledge, concerns, expanded_query, normalize};
@@ -165,6 +166,7 @@ fn rank<'a>(question: &str, articles: &'a [Article], lang: Lang) -> Vec<Chosen<'
         .cloned()
         .collect();
     let figure = asks_for_figure(question);
+    let kind = asked_figure(question);
     let mut scored: Vec<(f64, Chosen<'a>)> = Vec::new();
     for (a, article) in articles.iter().enumerate() {
         let weight = [1.0, 0.9, 0.8, 0.7, 0.65, 0.6]
@@ -183,9 +185,17 @@ fn rank<'a>(question: &str, articles: &'a [Article], lang: Lang) -> Vec<Chosen<'
                         .filter(|t| title.split(' ').any(|w| matches(t, w)))
                         .count() as f64;
             let has_figure = sentence.chars().any(|c| c.is_ascii_digit());
-            if figure && has_figure {
-                score += 1.5;
-            }
+            // The figure of the kind asked, in the range asked, answers; a figure of another
+            // kind ("Artikel 5", a temperature for "how long?") hardly does.
+            score += match (kind, has_figure) {
+                (Some(kind), true) => match answers_figure(kind, sentence) {
+                    2 => 2.5,
+                    1 => 1.0,
+                    _ => 0.5,
+                },
+                (None, true) if figure => 1.5,
+                _ => 0.0,
+            };
             if numbers.iter().any(|n| words.contains(n)) {
                 score += 1.0;
             }

@@ -29,6 +29,7 @@ mod client_tools;
 mod company;
 mod conversation;
 mod dictation;
+mod figures;
 mod findings;
 mod general;
 mod history;
