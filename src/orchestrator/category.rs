@@ -447,6 +447,23 @@ pub fn category(text: &str) -> &'static str {
             "encrusted",
             "algae",
             "algen",
+            // "knife block full of crumbs", "a layer of scum on the brine", "een zwarte
+            // teerlaag in de rookkast", "wokpannen vettig": what is left to clean off.
+            "kruimel",
+            "crumb",
+            "scum",
+            "schuimlaag",
+            "teerlaag",
+            "roet",
+            "soot",
+            "vettig",
+            // Gut contents on a carcass: contamination at slaughter.
+            "darminhoud",
+            "maaginhoud",
+            // "kaasschaaf tussen het wisselgeld": money touches food.
+            "wisselgeld",
+            "onafgedekt",
+            "uncovered",
             "schoon",
             "reinig",
             "gereinig",
@@ -524,7 +541,7 @@ pub fn category(text: &str) -> &'static str {
         ],
         &[
             "ill", "bin", "bins", "hands", "vet", "vette", "cut", "cuts", "wound", "smoke",
-            "emmer", "eat", "eats",
+            "emmer", "eat", "eats", "tar", "gut", "guts", "money", "cash", "coins",
         ],
     ) {
         return "hygiene";

@@ -887,6 +887,44 @@ const ELSEWHERE: &[(&[&str], &str, &str)] = &[
 const ELSEWHERE_MORE: &[(&[&str], &str, &str)] = &[
     (
         &[
+            "prijskaart",
+            "prijsaanduiding",
+            "prijzen",
+            "toeslag",
+            "pinkosten",
+            "pintoeslag",
+            "pinbetaling",
+            "pin payment",
+            "surcharge",
+            "price tag",
+            "price label",
+            "shelf price",
+            "prices",
+            "card fee",
+            "payment fee",
+        ],
+        "Prijzen en toeslagen voor consumenten (een prijs op het schap die niet klopt met de kassa, een toeslag op pinnen) vallen onder het consumentenrecht (Besluit prijsaanduiding producten, Burgerlijk Wetboek); toezicht door de ACM (Autoriteit Consument en Markt), melden via ACM ConsuWijzer.",
+        "Consumer prices and surcharges (a shelf price that differs from the till, a fee on card payments) fall under consumer law (Besluit prijsaanduiding producten, the Dutch Civil Code); the ACM (Autoriteit Consument en Markt, the Authority for Consumers and Markets) supervises them, reports via ACM ConsuWijzer.",
+    ),
+    (
+        &[
+            "rijtijd",
+            "rusttijd",
+            "chauffeur",
+            "driving time",
+            "driving hours",
+            "drivers hours",
+            "on the road",
+            "tachograaf",
+            "tachograph",
+            " drivers ",
+            "rest break",
+        ],
+        "Rij- en rusttijden van chauffeurs regelen de Arbeidstijdenwet en Verordening (EG) nr. 561/2006 (tachograaf); toezicht door de ILT (Inspectie Leefomgeving en Transport) en de Nederlandse Arbeidsinspectie.",
+        "Drivers' driving and rest times are set by the Arbeidstijdenwet (Working Hours Act) and Regulation (EC) No 561/2006 (tachograph); the ILT (Human Environment and Transport Inspectorate) and the Netherlands Labour Inspectorate (Arbeidsinspectie) supervise them.",
+    ),
+    (
+        &[
             "horecavergunning",
             "alcoholvergunning",
             "drankvergunning",
@@ -1327,6 +1365,22 @@ mod tests {
                 "gemeente",
             ),
             ("moet de bezorgbus een apk hebben", Lang::Nl, "RDW"),
+            // The neighbours added in the tenth round.
+            (
+                "De bakker rekent 25 cent extra bij een pinbetaling, mag dat?",
+                Lang::Nl,
+                "ACM",
+            ),
+            (
+                "The prices on the shelf don't match what the till charges, who handles that?",
+                Lang::En,
+                "ACM",
+            ),
+            (
+                "Their van drivers skip their rest breaks, who checks that?",
+                Lang::En,
+                "ILT",
+            ),
             // The neighbours added in the ninth round, asked the way inspectors ask.
             (
                 "Heeft de snackbar een alcoholvergunning nodig voor bier bij de friet?",

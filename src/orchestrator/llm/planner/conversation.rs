@@ -75,6 +75,35 @@ impl Conversation {
         }
     }
 
+    /// Does `question` name again, with a pointer or an article, a thing of the finding the
+    /// conversation is about ("ice machine has pink slime inside" — "what does the law want
+    /// for that machine?"; "sesambollen zonder allergeneninfo" — "does the sesame have to be
+    /// on a sign?")? Then it asks about what was seen, which the corpus covers, and is
+    /// answered, whatever other words it has. (It is not read with the finding: "welke regels
+    /// gelden er voor het afval?" names its own subject well enough.)
+    pub(super) fn names_again(&self, question: &str) -> bool {
+        let (Some(subject), Some(finding)) = (&self.subject, &self.last_finding) else {
+            return false;
+        };
+        const POINTING: &[&str] = &[
+            "dat", "dit", "die", "deze", "that", "this", "those", "these", "the", "de", "het",
+        ];
+        let stem = |w: &str| w.chars().take(5).collect::<String>();
+        let in_text = |text: &str, word: &str| {
+            normalize(text)
+                .split(' ')
+                .any(|other| other.chars().count() >= 5 && stem(other) == stem(word))
+        };
+        let normalized = normalize(question);
+        let words: Vec<&str> = normalized.split(' ').filter(|w| !w.is_empty()).collect();
+        words.windows(2).any(|pair| {
+            POINTING.contains(&pair[0])
+                && pair[1].chars().count() >= 5
+                && in_text(&finding.description, pair[1])
+                && in_text(subject, pair[1])
+        })
+    }
+
     /// `question` read with its subject when it points back at it: a question asked before
     /// ("die eerste vraag, geldt dat ook voor …"), the turns before, or else the last finding.
     pub(super) fn with_subject(&self, question: &str) -> String {
@@ -315,11 +344,27 @@ pub(super) fn refers_back(text: &str) -> bool {
         "mag", "may", "must", "can", "could", "should", "would", "will", "is", "are", "was",
         "were", "does", "did", "do", "has", "have", "had", "heeft", "hebben",
     ];
-    let names_own = words.windows(3).any(|p| {
+    // "Mogen ze die afprijzen en nog verkopen?": after a Dutch modal the verb goes to the end
+    // of the clause, so a pointer before that infinitive is its object, not a determiner.
+    let modal = words.iter().take(2).any(|w| {
+        [
+            "mag", "mogen", "moet", "moeten", "kan", "kunnen", "zal", "zullen",
+        ]
+        .contains(w)
+    });
+    let infinitive = |i: usize| {
+        modal
+            && words[i].ends_with("en")
+            && words
+                .get(i + 1)
+                .is_none_or(|next| ["en", "of", "nog", "worden", "blijven"].contains(next))
+    };
+    let names_own = words.windows(3).enumerate().any(|(i, p)| {
         !INVERTING.contains(&p[0])
             && DETERMINERS.contains(&p[1])
             && !POINTERS.contains(&p[2])
             && content_words(p[2]) == 1
+            && !infinitive(i + 2)
     }) || words
         .first()
         .is_some_and(|first| DETERMINERS.contains(first))
@@ -448,6 +493,22 @@ pub(super) fn is_confirmation(text: &str) -> bool {
         // "yep, exactly right".
         "exactly",
         "precisely",
+        // "lovely, that's accurate", "nice one, that's how it was", "helemaal in orde zo",
+        // "keurig", "klopt als een bus": praise of what was written is assent too.
+        "lovely",
+        "nice",
+        "accurate",
+        "orde",
+        "keurig",
+        "uitstekend",
+        "excellent",
+        "brilliant",
+        "super",
+        "indeed",
+        "absolutely",
+        "agreed",
+        "true",
+        "bus",
         "nee",
         "no",
     ];
@@ -559,6 +620,17 @@ pub(super) fn is_confirmation(text: &str) -> bool {
         "goed",
         // "ja zo is 't goed": the spoken "'t" is "het".
         "t",
+        // "that's how it was", "klopt als een bus".
+        "how",
+        "hoe",
+        "als",
+        "een",
+        "in",
+        // "nice, that's how I found it", "alles in orde zo", "zo trof ik het aan".
+        "found",
+        "alles",
+        "trof",
+        "aan",
     ];
     let normalized = normalize(text);
     // "Zo is het", "that's it": agreeing in words that are all filler.
@@ -582,8 +654,13 @@ pub(super) fn is_confirmation(text: &str) -> bool {
         "ie", "hem", "m", "this", "dit", "deze", "those", "these", "hij",
     ];
     let agrees = |w: &&str| CORE.contains(w) || FILLER.contains(w) || POINTING.contains(w);
+    // "that's", "'t": a clitic split off by normalising is not a word of its own.
+    let spoken = words
+        .iter()
+        .filter(|w| !["s", "t", "m", "ll", "re"].contains(*w))
+        .count();
     !words.is_empty()
-        && words.len() <= 6
+        && spoken <= 6
         && (words.iter().any(|w| CORE.contains(w))
             || (words.len() <= 4 && words.iter().any(|w| POINTING.contains(w) || *w == "one"))
             // "Dat is wat ik bedoelde", "that's what I meant".
@@ -1953,12 +2030,18 @@ mod tests {
             "jup, zo is het",
             "Jep, klopt",
             "yup that's it",
+            "keurig, zo staat het goed",
+            "nice, that's how I found it",
+            "klopt als een bus",
+            "alles in orde zo",
         ] {
             assert!(is_confirmation(yes), "{yes}");
         }
         for not in [
             "Geen zeep bij de handenwasbak.",
             "ja, de koelcel is 9 graden",
+            "koelcel in orde",
+            "nice clean floors in the bakery",
         ] {
             assert!(!is_confirmation(not), "{not}");
         }
@@ -1984,9 +2067,31 @@ mod tests {
             "What about the walk-in freezer?",
             "What should it be?",
             "Hoe koud moet dat zijn?",
+            // A pointer before the infinitive a modal sends to the end is its object.
+            "Mogen ze die invriezen en nog gebruiken?",
+            "Kan hij dat bewaren?",
         ] {
             assert!(refers_back(back), "{back}");
         }
+        // A thing of the finding named again: the question is about what was seen.
+        let conversation = Conversation {
+            subject: Some("Ice machine at the bar has black slime in the chute".to_owned()),
+            last_finding: Some(Finding {
+                number: 1,
+                description: "Ice machine at the bar has black slime in the chute".to_owned(),
+                category: "hygiene".to_owned(),
+                severity: "matig".to_owned(),
+                regulation_ids: Vec::new(),
+                inspection: 1,
+                recovered: false,
+                photos: Vec::new(),
+            }),
+            questions: Vec::new(),
+        };
+        assert!(conversation.names_again("what must they do with that machine?"));
+        assert!(conversation.names_again("does the slime need a lab test?"));
+        assert!(!conversation.names_again("do the toilets need a fire alarm?"));
+
         for own in [
             "Welke temperatuur geldt voor gehakt?",
             "Moet een bakker bij onverpakte taart allergeneninformatie geven?",

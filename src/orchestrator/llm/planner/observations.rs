@@ -1233,6 +1233,12 @@ mod tests {
             ("No working temp logger in the delivery van", "temperature"),
             ("Pan lids caked with burnt rice", "hygiene"),
             ("Green algae on the sprouting trays", "hygiene"),
+            ("Bread slicer full of crumbs from yesterday", "hygiene"),
+            ("Frituurkap zit onder het roet", "hygiene"),
+            ("Scum floating on the pickle brine", "hygiene"),
+            ("Afzuigkap boven de grill is vettig", "hygiene"),
+            ("Taartschep ligt naast het wisselgeld", "hygiene"),
+            ("Darminhoud op twee karkassen na het spoelen", "hygiene"),
             ("Algemene indruk van de keuken is rommelig", "other"),
         ] {
             assert_eq!(category(text), want, "{text}");

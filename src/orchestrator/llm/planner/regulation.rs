@@ -94,6 +94,7 @@ pub(super) fn regulation_agent(thread: &Thread, allowed: &HashSet<&str>) -> Step
     if observed.is_empty()
         && let Some(q) = &question
         && !refers_back(&text)
+        && !thread.conversation.names_again(&text)
         && !covered(q, asked_search, thread.knowledge)
     {
         return Step::Say(not_covered(q, lang));

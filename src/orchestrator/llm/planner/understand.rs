@@ -262,6 +262,19 @@ fn report_word(w: &Words) -> bool {
         || w.prefix("eindrapport")
         || w.has("report")
         || w.has("verslag")
+        // "kraamrapport graag", "truckrapport opmaken", "cateringverslag": the report named
+        // after what was inspected. A report of someone else's testing is evidence, not this
+        // inspection's report ("het labrapport van de monsters").
+        || w.list.iter().any(|word| {
+            (word.ends_with("rapport") || word.ends_with("verslag"))
+                && word.len() > "verslag".len()
+                && ![
+                    "lab", "analyse", "keuring", "onderzoek", "monster", "audit", "schoonmaak",
+                    "temperatuur",
+                ]
+                .iter()
+                .any(|other| word.starts_with(other))
+        })
         // "Zet het maar in een PDF", "Send me the PDF": the report is the PDF.
         || w.has("pdf")
         // "the official write-up", "write it up": the written record of this inspection.
@@ -637,6 +650,20 @@ fn is_history_question(w: &Words) -> bool {
         "langsgeweest",
         "langs gekomen",
         "langsgekomen",
+        // "What's their track record with us?", "anything in their file about a recall?",
+        // "hoe staan ze er in het dossier voor?", "and the most recent visit?": the business's
+        // record with the authority.
+        "track record",
+        "their file",
+        "in the file",
+        "their record",
+        "het dossier",
+        "hun dossier",
+        "most recent visit",
+        "most recent inspection",
+        "recentste bezoek",
+        "meest recente",
+        "staat van dienst",
     ]) || w.prefix("inspectiegeschiedenis")
         || w.prefix("inspectiehistorie")
         || w.has("historie")
@@ -919,6 +946,11 @@ fn is_summary_request(text: &str, w: &Words) -> bool {
         "summary",
         "recap",
         "on my list",
+        // "What've I got on the list at this point?": the list is this visit's.
+        "got on the list",
+        "on the list now",
+        "on the list at this point",
+        "on the list so",
         "read back",
         "read out",
         "welk bedrijf",
@@ -1812,9 +1844,21 @@ mod tests {
                 Intent::History,
             ),
             ("Zo, dat is de derde keer op rij, toch?", Intent::History),
+            // The business's record with the authority.
+            ("What's their track record with us?", Intent::History),
+            ("What have we got on the list now?", Intent::Summary),
+            ("Anything in their file about a recall?", Intent::History),
+            ("Wat staat er in hun dossier?", Intent::History),
             // Today's notes asked back, the last one too.
             ("Lees mijn laatste notitie nog even voor", Intent::Summary),
             ("Go through today's notes with me", Intent::Summary),
+            // The report named after what was inspected; a lab's report is not asked for.
+            ("bakkerijrapport opmaken", Intent::ReportRequest),
+            ("Marktkraamverslag graag", Intent::ReportRequest),
+            (
+                "Het labrapport van de monsters ligt niet ter inzage",
+                Intent::Finding,
+            ),
             // A duty asked is no question about the past.
             (
                 "How often should the fire extinguishers in the kitchen be checked?",
