@@ -540,10 +540,19 @@ pub fn category(text: &str) -> &'static str {
             "handwas",
         ],
         &[
-            "ill", "bin", "bins", "hands", "vet", "vette", "cut", "cuts", "wound", "smoke",
-            "emmer", "eat", "eats", "tar", "gut", "guts", "money", "cash", "coins",
+            "ill", "bin", "bins", "hands", "vet", "vette", "wound", "smoke", "emmer", "eat",
+            "eats", "tar", "gut", "guts", "money", "cash", "coins",
         ],
-    ) {
+    ) || phrase(&[
+        // A cut on someone's hand is a wound; "cut iceberg lettuce" is a product.
+        "a cut",
+        "an open cut",
+        "open cut",
+        "deep cut",
+        "cut on",
+        "cuts on",
+        "cuts to",
+    ]) {
         return "hygiene";
     }
     if about(

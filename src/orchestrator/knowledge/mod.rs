@@ -447,13 +447,7 @@ impl Knowledge {
         // (what the corpus calls them) widen the search at a third of the weight, so a specific
         // word ("sushirijst") is not drowned by its topic ("rauwe vis").
         let (asked, _errors) = self.parser.parse_query_lenient(&text);
-        let widening = sanitize_query(
-            &concerns(query)
-                .iter()
-                .map(|c| c.search_terms())
-                .collect::<Vec<_>>()
-                .join(" "),
-        );
+        let widening = sanitize_query(&widening_terms(query));
         let parsed: Box<dyn Query> = if widening.is_empty() {
             asked
         } else {
@@ -858,12 +852,58 @@ pub fn concerns(text: &str) -> Vec<Concern> {
 /// The user's text widened with the corpus terms of its [`concerns`]: what an expert would
 /// type into the search box.
 pub fn expanded_query(text: &str) -> String {
-    let mut query = text.trim().to_string();
-    for concern in concerns(text) {
-        query.push(' ');
-        query.push_str(concern.search_terms());
+    let widening = widening_terms(text);
+    if widening.is_empty() {
+        return text.trim().to_string();
     }
-    query
+    format!("{} {widening}", text.trim())
+}
+
+/// What the corpus calls the matters `text` touches: the terms of its food-safety concerns,
+/// and of food left out of temperature control ("bowl of pudding on the counter, no
+/// cooling — how long can that stay out?"), which the corpus treats under presentation and
+/// the two-hour rule, words an inspector does not say.
+fn widening_terms(text: &str) -> String {
+    const OUT_OF_CONTROL: &[&str] = &[
+        "stay out",
+        "stand out",
+        "sit out",
+        "be out",
+        "left out",
+        "no cooling",
+        "not chilled",
+        "not refrigerated",
+        "unrefrigerated",
+        "unchilled",
+        "out of the fridge",
+        "geen koeling",
+        "zonder koeling",
+        "niet gekoeld",
+        "ongekoeld",
+        "buiten de koeling",
+        "buiten de koelkast",
+        "buiten staan",
+        "buiten blijven",
+    ];
+    let mut terms: Vec<&str> = concerns(text).iter().map(|c| c.search_terms()).collect();
+    let normalized = normalize(text);
+    let padded = format!(" {normalized} ");
+    if OUT_OF_CONTROL
+        .iter()
+        .any(|p| padded.contains(&format!(" {p} ")))
+    {
+        terms.push("presentatie buffet ongekoelde 2-uursregel");
+    }
+    // "De friteuse staat op 188 graden, wat is het maximum?": the corpus speaks of frying
+    // ("frituren bij … 175 °C") under acrylamide, not of the fryer.
+    if normalized.split(' ').any(|w| {
+        ["friteuse", "frituur", "fryer", "frying", "deepfry"]
+            .iter()
+            .any(|f| w.starts_with(f))
+    }) {
+        terms.push("frituren acrylamide");
+    }
+    terms.join(" ")
 }
 
 /// The first temperature in a text: "12 °C", "12°C", "7,5 graden", "-18 C", "40 degrees".
@@ -1078,6 +1118,38 @@ mod tests {
     /// Issue 32, kind 8: a registered name or trade name written out in full opens its
     /// company, whatever else the sentence says; a shared trade name alone, or a full name
     /// with another kind of business in front, does not.
+    #[test]
+    fn food_left_out_of_control_finds_the_two_hour_rule() {
+        let kb = Knowledge::load().expect("embedded data loads");
+        for question in [
+            "tray of egg salad on the counter since nine, no cooling, how long can that stay out?",
+            "de quiches liggen ongekoeld in de vitrine, hoe lang mag dat?",
+        ] {
+            let hits = kb.search(question, 3);
+            assert!(
+                hits.iter()
+                    .any(|h| h.regulation.id == "hygienecode-horeca-presentatie-buffet"),
+                "{question}: {:?}",
+                hits.iter().map(|h| &h.regulation.id).collect::<Vec<_>>()
+            );
+        }
+    }
+
+    #[test]
+    fn the_fryer_finds_the_frying_temperature() {
+        let kb = Knowledge::load().expect("embedded data loads");
+        let hits = kb.search(
+            "friteuse staat op 190 graden, wat is het maximum daarvoor",
+            3,
+        );
+        assert!(
+            hits.iter()
+                .any(|h| h.regulation.id == "2017-2158-bijlage-ii-deel-a"),
+            "{:?}",
+            hits.iter().map(|h| &h.regulation.id).collect::<Vec<_>>()
+        );
+    }
+
     #[test]
     fn an_exact_name_opens_its_company() {
         let kb = Knowledge::load().expect("embedded data loads");

@@ -1234,6 +1234,8 @@ mod tests {
             ("Pan lids caked with burnt rice", "hygiene"),
             ("Green algae on the sprouting trays", "hygiene"),
             ("Bread slicer full of crumbs from yesterday", "hygiene"),
+            ("Cook with a cut on his finger, no plaster", "hygiene"),
+            ("Crates of cut pineapple in the walk-in", "other"),
             ("Frituurkap zit onder het roet", "hygiene"),
             ("Scum floating on the pickle brine", "hygiene"),
             ("Afzuigkap boven de grill is vettig", "hygiene"),
@@ -1278,6 +1280,11 @@ mod sentences {
             (
                 "In de koelcel: kip op 9 graden, geen etiket op de gehaktballen, en de kipfilet is twee dagen over de datum.",
                 &["temperature", "labelling", "shelf-life"],
+            ),
+            // A product named, then what is wrong with it: one observation.
+            (
+                "Three boxes of cut melon, no dates on the lids",
+                &["labelling"],
             ),
             (
                 "Twee bevindingen. De pakbonnen van de vis ontbreken. De handenwasbak heeft geen zeep.",
