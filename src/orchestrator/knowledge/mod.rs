@@ -894,6 +894,45 @@ fn widening_terms(text: &str) -> String {
     {
         terms.push("presentatie buffet ongekoelde 2-uursregel");
     }
+    // "Hoe koud had die vis moeten liggen?": the corpus keeps fresh fish near melting ice,
+    // under fishery products, words no inspector says.
+    let words: Vec<&str> = normalized.split(' ').collect();
+    let fish = words.iter().any(|w| {
+        [
+            "vis",
+            "fish",
+            "zalm",
+            "salmon",
+            "makreel",
+            "mackerel",
+            "haring",
+            "herring",
+            "kabeljauw",
+            "cod",
+            "tonijn",
+            "tuna",
+            "garnaal",
+            "garnalen",
+            "prawns",
+            "shrimp",
+            "mosselen",
+            "mussels",
+            "oesters",
+            "oysters",
+            "schol",
+            "plaice",
+        ]
+        .contains(w)
+            || w.ends_with("vis")
+            || w.starts_with("visfilet")
+    });
+    let cold = concerns(text).contains(&Concern::Temperature)
+        || words
+            .iter()
+            .any(|w| ["koud", "cold", "kouder", "colder"].contains(w));
+    if fish && cold {
+        terms.push("visserijproducten smeltend ijs");
+    }
     // "De friteuse staat op 188 graden, wat is het maximum?": the corpus speaks of frying
     // ("frituren bij … 175 °C") under acrylamide, not of the fryer.
     if normalized.split(' ').any(|w| {
@@ -1133,6 +1172,18 @@ mod tests {
                 hits.iter().map(|h| &h.regulation.id).collect::<Vec<_>>()
             );
         }
+    }
+
+    #[test]
+    fn chilled_fish_finds_melting_ice() {
+        let kb = Knowledge::load().expect("embedded data loads");
+        let hits = kb.search("kabeljauw in de toonbank, hoe koud moet die liggen", 3);
+        assert!(
+            hits.iter()
+                .any(|h| h.regulation.id == "853-2004-bijlage-iii-sectie-viii-hfst-vii"),
+            "{:?}",
+            hits.iter().map(|h| &h.regulation.id).collect::<Vec<_>>()
+        );
     }
 
     #[test]

@@ -104,13 +104,34 @@ impl Conversation {
         })
     }
 
+    /// Does `question` go on about the finding the conversation is about, opening with "en",
+    /// "and" or pointing at it ("en als ie al de hele middag zo staat, wat dan?", "en wie had
+    /// dat moeten melden?"), however many words of its own it has?
+    fn continues_the_finding(&self, question: &str) -> bool {
+        let (Some(subject), Some(finding)) = (&self.subject, &self.last_finding) else {
+            return false;
+        };
+        let normalized = normalize(question);
+        let words: Vec<&str> = normalized.split(' ').filter(|w| !w.is_empty()).collect();
+        let goes_on = words
+            .first()
+            .is_some_and(|w| ["en", "and", "maar", "but"].contains(w))
+            && words.iter().skip(1).any(|w| POINTERS.contains(w));
+        if !goes_on || words.len() > 16 {
+            return false;
+        }
+        let description = normalize(&finding.description);
+        let head: Vec<&str> = description.split(' ').take(4).collect();
+        !head.is_empty() && normalize(subject).contains(&head.join(" "))
+    }
+
     /// `question` read with its subject when it points back at it: a question asked before
     /// ("die eerste vraag, geldt dat ook voor …"), the turns before, or else the last finding.
     pub(super) fn with_subject(&self, question: &str) -> String {
         if let Some(asked) = self.question_meant(question) {
             return format!("{} {question}", without_figures(asked));
         }
-        if !refers_back(question) {
+        if !refers_back(question) && !self.continues_the_finding(question) {
             return question.to_owned();
         }
         match (&self.subject, &self.last_finding) {
@@ -2091,6 +2112,17 @@ mod tests {
         assert!(conversation.names_again("what must they do with that machine?"));
         assert!(conversation.names_again("does the slime need a lab test?"));
         assert!(!conversation.names_again("do the toilets need a fire alarm?"));
+        // Going on about it with "and" and a pointer reads the question with the finding.
+        assert!(
+            conversation
+                .with_subject(
+                    "and if it stood like that all week behind the bar, what must they do?"
+                )
+                .starts_with("Ice machine")
+        );
+        let own =
+            "but who checks the fire alarm in the hall, is it in the fire plan of the building?";
+        assert_eq!(conversation.with_subject(own), own);
 
         for own in [
             "Welke temperatuur geldt voor gehakt?",
