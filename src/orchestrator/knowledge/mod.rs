@@ -626,6 +626,8 @@ impl Concern {
         match self {
             Concern::Temperature => &[
                 "temperat*",
+                // "de kernthermometer, moet die geijkt zijn?": the instrument of the matter.
+                "thermomet*",
                 "koel*",
                 "gekoeld*",
                 "vriez*",
@@ -1172,6 +1174,14 @@ mod tests {
                 hits.iter().map(|h| &h.regulation.id).collect::<Vec<_>>()
             );
         }
+    }
+
+    #[test]
+    fn a_thermometer_is_a_matter_of_temperature() {
+        assert!(
+            concerns("en de kernthermometer, moet die gekalibreerd zijn?")
+                .contains(&Concern::Temperature)
+        );
     }
 
     #[test]

@@ -563,7 +563,7 @@ pub(super) fn foreign_words(text: &str, knowledge: Option<&Knowledge>) -> usize 
 }
 
 /// The question asks for a temperature: cold and heat of food are food-safety law.
-fn asks_for_temperature(question: &str) -> bool {
+pub(super) fn asks_for_temperature(question: &str) -> bool {
     let n = format!(" {} ", normalize(question));
     [
         " hoe koud ",
@@ -908,6 +908,21 @@ const ELSEWHERE_MORE: &[(&[&str], &str, &str)] = &[
     ),
     (
         &[
+            "nachtdienst",
+            "dagdienst",
+            "diensten",
+            "overuren",
+            "overtime",
+            "shifts",
+            "night shift",
+            "achter elkaar werken",
+            "werktijden",
+        ],
+        "Werk- en rusttijden en nachtdiensten van personeel regelt de Arbeidstijdenwet; toezicht door de Nederlandse Arbeidsinspectie.",
+        "Staff working and rest times and night shifts are set by the Arbeidstijdenwet (Working Hours Act); the Netherlands Labour Inspectorate (Arbeidsinspectie) supervises them.",
+    ),
+    (
+        &[
             "rijtijd",
             "rusttijd",
             "chauffeur",
@@ -1176,7 +1191,7 @@ const ELSEWHERE_MORE: &[(&[&str], &str, &str)] = &[
 ];
 
 /// Does `question` name one of the subjects of [`ELSEWHERE_MORE`]?
-fn names_a_neighbour(question: &str) -> bool {
+pub(super) fn names_a_neighbour(question: &str) -> bool {
     let n = format!(" {} ", normalize(question));
     ELSEWHERE_MORE
         .iter()
@@ -1366,6 +1381,11 @@ mod tests {
             ),
             ("moet de bezorgbus een apk hebben", Lang::Nl, "RDW"),
             // The neighbours added in the tenth round.
+            (
+                "En de koks, hoeveel nachtdiensten achter elkaar mogen die draaien?",
+                Lang::Nl,
+                "Arbeidstijdenwet",
+            ),
             (
                 "De bakker rekent 25 cent extra bij een pinbetaling, mag dat?",
                 Lang::Nl,

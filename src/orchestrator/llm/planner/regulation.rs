@@ -7,8 +7,9 @@ use std::collections::HashSet;
 use serde_json::{Value, json};
 
 use super::answers::{
-    Article, asks_for_food_figure, confident_article, confidently_found, corpus_answer, covered,
-    foreign_words, not_covered, nothing_found, speaks_of,
+    Article, asks_for_food_figure, asks_for_temperature, confident_article, confidently_found,
+    corpus_answer, covered, foreign_words, names_a_neighbour, not_covered, nothing_found,
+    speaks_of,
 };
 use super::conversation::{correction, refers_back};
 use super::findings::concern_names;
@@ -90,6 +91,17 @@ pub(super) fn regulation_agent(thread: &Thread, allowed: &HashSet<&str>) -> Step
     }
     // A question the corpus does not answer: say so, and where to look.
     let asked_search = searches.last().copied().unwrap_or(&Value::Null);
+    // "En de nachtdiensten van de koks, hoeveel uur mogen die draaien?": a neighbour of food
+    // law named in the turn's own words, nothing about food or its temperature in them, is
+    // outside the corpus, whatever finding the conversation was about before.
+    if observed.is_empty()
+        && question.is_some()
+        && names_a_neighbour(&text)
+        && concerns(&text).is_empty()
+        && !asks_for_temperature(&text)
+    {
+        return Step::Say(not_covered(&text, lang));
+    }
     // A follow-up inherits its subject, and with it the corpus that covers it.
     if observed.is_empty()
         && let Some(q) = &question
