@@ -603,7 +603,7 @@ impl Concern {
             Concern::Pests => "ongedierte plaagdierbestrijding muizenkeutels huisdieren",
             Concern::Allergens => "allergenen allergeneninformatie",
             Concern::HandHygiene => "handen wassen wastafel",
-            Concern::PersonalHygiene => "persoonlijke hygiëne werkkleding",
+            Concern::PersonalHygiene => "persoonlijke hygiëne werkkleding wonden pleister",
             Concern::Cleaning => "schoonmaak reiniging",
             Concern::Records => "HACCP registratie",
             Concern::ShelfLife => "houdbaarheid datum etiketteren",
@@ -725,6 +725,15 @@ impl Concern {
                 "vomit*",
                 "fever",
                 "wond",
+                // "an open cut on her thumb, nothing on it": a wound and its cover.
+                "wonden",
+                "wondje",
+                "snijwond*",
+                "wound*",
+                "pleister*",
+                "plaster*",
+                "thumb",
+                "duim",
                 "jewel*",
                 "sick",
                 "ill",
@@ -1174,6 +1183,20 @@ mod tests {
                 hits.iter().map(|h| &h.regulation.id).collect::<Vec<_>>()
             );
         }
+    }
+
+    #[test]
+    fn a_wound_finds_the_blue_plaster() {
+        let kb = Knowledge::load().expect("embedded data loads");
+        let question = "the cook has an open cut on his thumb, nothing on it, can he keep working?";
+        assert!(concerns(question).contains(&Concern::PersonalHygiene));
+        let hits = kb.search(question, 3);
+        assert!(
+            hits.iter()
+                .any(|h| h.regulation.id == "hygienecode-horeca-persoonlijke-hygiene"),
+            "{:?}",
+            hits.iter().map(|h| &h.regulation.id).collect::<Vec<_>>()
+        );
     }
 
     #[test]
