@@ -4,7 +4,7 @@
 //! by a time; "hoeveel listeria mag erin?" by a limit in kve/g; "hoeveel monsters?" by the
 //! number of samples. Any digit used to count as the figure asked.
 
-use crate::orchestrator::knowledge::normalize;
+use crate::orchestrator::knowledge::{normalize, numbers_with_units};
 
 /// What a figure measures.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -169,29 +169,8 @@ pub(super) fn asked_figure(question: &str) -> Option<Figure> {
 /// The kinds of figure `sentence` gives.
 pub(super) fn given_figures(sentence: &str) -> Vec<Figure> {
     let lower = sentence.to_lowercase();
-    let chars: Vec<char> = lower.chars().collect();
     let mut found = Vec::new();
-    let mut i = 0;
-    while i < chars.len() {
-        let starts = chars[i].is_ascii_digit() && (i == 0 || !chars[i - 1].is_alphanumeric());
-        if !starts {
-            i += 1;
-            continue;
-        }
-        let negative = i > 0 && matches!(chars[i - 1], '-' | '−');
-        let mut j = i;
-        let mut number = String::new();
-        while j < chars.len()
-            && (chars[j].is_ascii_digit()
-                || (matches!(chars[j], ',' | '.')
-                    && chars.get(j + 1).is_some_and(char::is_ascii_digit)))
-        {
-            number.push(if chars[j] == ',' { '.' } else { chars[j] });
-            j += 1;
-        }
-        let rest: String = chars[j..].iter().take(14).collect();
-        let rest = rest.trim_start();
-        let value = number.parse::<f64>().unwrap_or(0.0) * if negative { -1.0 } else { 1.0 };
+    for (value, rest) in numbers_with_units(sentence) {
         let unit = |units: &[&str]| {
             units.iter().any(|u| {
                 rest.starts_with(u)
@@ -213,7 +192,6 @@ pub(super) fn given_figures(sentence: &str) -> Vec<Figure> {
         } else if unit(&["monsters", "samples", "eenheden", "units", "monster"]) {
             found.push(Figure::Samples);
         }
-        i = j.max(i + 1);
     }
     let padded = format!(" {} ", lower.replace(['=', '(', ')', ','], " "));
     if padded.contains(" n 5 ") || lower.contains("n=") || lower.contains("n =") {
