@@ -896,7 +896,8 @@ fn widening_terms(text: &str) -> String {
         "buiten staan",
         "buiten blijven",
     ];
-    let mut terms: Vec<&str> = concerns(text).iter().map(|c| c.search_terms()).collect();
+    let found = concerns(text);
+    let mut terms: Vec<&str> = found.iter().map(|c| c.search_terms()).collect();
     let normalized = normalize(text);
     let padded = format!(" {normalized} ");
     if OUT_OF_CONTROL
@@ -937,7 +938,7 @@ fn widening_terms(text: &str) -> String {
             || w.ends_with("vis")
             || w.starts_with("visfilet")
     });
-    let cold = concerns(text).contains(&Concern::Temperature)
+    let cold = found.contains(&Concern::Temperature)
         || words
             .iter()
             .any(|w| ["koud", "cold", "kouder", "colder"].contains(w));
@@ -946,7 +947,7 @@ fn widening_terms(text: &str) -> String {
     }
     // "De friteuse staat op 188 graden, wat is het maximum?": the corpus speaks of frying
     // ("frituren bij … 175 °C") under acrylamide, not of the fryer.
-    if normalized.split(' ').any(|w| {
+    if words.iter().any(|w| {
         ["friteuse", "frituur", "fryer", "frying", "deepfry"]
             .iter()
             .any(|f| w.starts_with(f))

@@ -457,10 +457,7 @@ pub(super) fn covered(question: &str, search: &Value, knowledge: Option<&Knowled
     // is an answer whatever the other words are ("limoncello" is in no article, but the
     // ingredient list of drinks over 1.2 % alcohol is).
     let food = !concerns(question).is_empty();
-    // "Heeft dit café een drank- en horecavergunning nodig?": a neighbour of food law named by
-    // its own word, nothing about food or its temperature asked, is not in the corpus, however
-    // well a word like "drank" scores in it.
-    if !food && !asks_for_temperature(question) && names_a_neighbour(question) {
+    if only_a_neighbour(question) {
         return false;
     }
     if confidently_found(question, search, knowledge) {
@@ -563,7 +560,7 @@ pub(super) fn foreign_words(text: &str, knowledge: Option<&Knowledge>) -> usize 
 }
 
 /// The question asks for a temperature: cold and heat of food are food-safety law.
-pub(super) fn asks_for_temperature(question: &str) -> bool {
+fn asks_for_temperature(question: &str) -> bool {
     let n = format!(" {} ", normalize(question));
     [
         " hoe koud ",
@@ -1190,8 +1187,15 @@ const ELSEWHERE_MORE: &[(&[&str], &str, &str)] = &[
     ),
 ];
 
+/// "Heeft dit café een drank- en horecavergunning nodig?": a neighbour of food law named by
+/// its own word, nothing about food or its temperature asked, is not in the corpus, however
+/// well a word like "drank" scores in it.
+pub(super) fn only_a_neighbour(question: &str) -> bool {
+    concerns(question).is_empty() && !asks_for_temperature(question) && names_a_neighbour(question)
+}
+
 /// Does `question` name one of the subjects of [`ELSEWHERE_MORE`]?
-pub(super) fn names_a_neighbour(question: &str) -> bool {
+fn names_a_neighbour(question: &str) -> bool {
     let n = format!(" {} ", normalize(question));
     ELSEWHERE_MORE
         .iter()

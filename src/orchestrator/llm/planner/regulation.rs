@@ -7,9 +7,8 @@ use std::collections::HashSet;
 use serde_json::{Value, json};
 
 use super::answers::{
-    Article, asks_for_food_figure, asks_for_temperature, confident_article, confidently_found,
-    corpus_answer, covered, foreign_words, names_a_neighbour, not_covered, nothing_found,
-    speaks_of,
+    Article, asks_for_food_figure, confident_article, confidently_found, corpus_answer, covered,
+    foreign_words, not_covered, nothing_found, only_a_neighbour, speaks_of,
 };
 use super::conversation::{correction, refers_back};
 use super::findings::concern_names;
@@ -94,12 +93,7 @@ pub(super) fn regulation_agent(thread: &Thread, allowed: &HashSet<&str>) -> Step
     // "En de nachtdiensten van de koks, hoeveel uur mogen die draaien?": a neighbour of food
     // law named in the turn's own words, nothing about food or its temperature in them, is
     // outside the corpus, whatever finding the conversation was about before.
-    if observed.is_empty()
-        && question.is_some()
-        && names_a_neighbour(&text)
-        && concerns(&text).is_empty()
-        && !asks_for_temperature(&text)
-    {
+    if observed.is_empty() && question.is_some() && only_a_neighbour(&text) {
         return Step::Say(not_covered(&text, lang));
     }
     // A follow-up inherits its subject, and with it the corpus that covers it.
