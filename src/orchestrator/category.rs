@@ -28,6 +28,9 @@ pub fn category(text: &str) -> &'static str {
                 "naast", "next", "boven", "above", "beside", "bij", "tussen", "plank", "board",
                 "same", "mes", "knife", // "Rauwe zalm ligt direct tegen de komkommer".
                 "tegen", "against", "touching", "raakt",
+                // "Rauwe kipspiesen bovenop de bak met sla": raw food dripping onto ready food
+                // ("under the tap" is where it thaws).
+                "bovenop", "top",
             ],
         );
     if raw_beside {
@@ -97,7 +100,33 @@ pub fn category(text: &str) -> &'static str {
     if study && missing {
         return "other";
     }
+    // "Bakje gesneden avocado van gisteren zonder datum": no date on it is labelling, whenever
+    // it was made.
+    let no_date = phrase(&[
+        "zonder datum",
+        "geen datum",
+        "without a date",
+        "no date",
+        "undated",
+    ]);
+    // "Thawed pangasius in the display, the sign doesn't say it was frozen": thawed food sold
+    // without saying so.
+    let unsaid = missing
+        || phrase(&[
+            "doesn t say",
+            "does not say",
+            "nothing says",
+            "not say",
+            "zegt niet",
+            "staat niet",
+            "niet vermeld",
+            "not stated",
+        ]);
     if (about(&["etiket", "label", "sticker"], &[]) && (missing || foreign))
+        || no_date
+        || (about(&["ontdooi", "thawed", "defrosted"], &[])
+            && unsaid
+            && about(&["bord", "sign", "label", "etiket", "display", "vitrine", "frozen", "bevroren", "ingevroren"], &[]))
         || (date_word && missing && !passed)
         || phrase(&[
             "niet in het nederlands",
@@ -133,6 +162,18 @@ pub fn category(text: &str) -> &'static str {
         || phrase(&["over de datum", "over datum", "out of date"])
     {
         return "shelf-life";
+    }
+    // "Door propped open, no insect screen": the screen that keeps insects out is a part of
+    // the building, missing or broken.
+    if phrase(&[
+        "insect screen",
+        "insect screens",
+        "fly screen",
+        "fly screens",
+        "insect mesh",
+    ]) || about(&["insectenhor", "vliegenhor", "horren"], &["hor"])
+    {
+        return "building";
     }
     if about(
         &[
@@ -274,6 +315,31 @@ pub fn category(text: &str) -> &'static str {
         &["los", "losse", "loose"],
     );
     if structure && defect {
+        return "building";
+    }
+    // "Walk-in freezer door seal is torn", "de koelceldeur sluit niet, het rubber hangt los":
+    // a door or its seal that no longer closes is the building's upkeep, whatever it keeps
+    // cold (mould in a seal is dirt to clean, below).
+    let door = about(
+        &["deur", "afdichting", "rubber"],
+        &["door", "doors", "seal", "seals", "gasket", "strip"],
+    );
+    let broken = about(
+        &["kapot", "gescheurd", "scheur", "beschadig", "loszittend"],
+        &[
+            "los", "losse", "loose", "hanging", "broken", "torn", "damaged", "cracked",
+        ],
+    ) || phrase(&[
+        "doesn t close",
+        "does not close",
+        "won t close",
+        "sluit niet",
+        "gaat niet dicht",
+        "propped open",
+        "opengezet",
+        "open gezet",
+    ]);
+    if door && broken {
         return "building";
     }
     // "The juice dispenser spout is sticky with mould around the tap": mould on a thing that
@@ -419,6 +485,15 @@ pub fn category(text: &str) -> &'static str {
             // "Spatels in een bakje troebel water", "sticky", "plakkerig": dirt by its look.
             "troebel",
             "murky",
+            // "vieze theedoek": the inflected form.
+            "viez",
+            // "a tub of grey water", "grijs water": water gone dirty.
+            "grey",
+            "grijs",
+            "grijze",
+            // Cleaning gear among the food: "stofzuiger tussen de meelzakken".
+            "stofzuig",
+            "vacuum",
             "sticky",
             "plakkerig",
             "kleverig",
@@ -490,6 +565,8 @@ pub fn category(text: &str) -> &'static str {
             "feces",
             "faeces",
             "overgeven",
+            "overgegeven",
+            "overgaf",
             "braken",
             "braakt",
             "sick",
@@ -540,8 +617,8 @@ pub fn category(text: &str) -> &'static str {
             "handwas",
         ],
         &[
-            "ill", "bin", "bins", "hands", "vet", "vette", "wound", "smoke", "emmer", "eat",
-            "eats", "tar", "gut", "guts", "money", "cash", "coins",
+            "film", "ill", "bin", "bins", "hands", "vet", "vette", "wound", "smoke", "emmer",
+            "eat", "eats", "tar", "gut", "guts", "money", "cash", "coins",
         ],
     ) || phrase(&[
         // A cut on someone's hand is a wound; "cut iceberg lettuce" is a product.

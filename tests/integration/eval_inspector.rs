@@ -102,6 +102,11 @@ const SETS: &[Set] = &[
         sealed: false,
     },
     Set {
+        file: "tuning_10.json",
+        mark: 0.856,
+        sealed: false,
+    },
+    Set {
         file: "held_aside_3.json",
         mark: 0.640,
         sealed: true,

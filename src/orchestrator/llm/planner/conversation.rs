@@ -630,6 +630,10 @@ pub(super) fn is_confirmation(text: &str) -> bool {
         "written",
         "recorded",
         "vastgelegd",
+        // "Good, that's the reading", "ja, dat is de stand": the value as noted.
+        "reading",
+        "meting",
+        "stand",
         "laat",
         "please",
         "graag",

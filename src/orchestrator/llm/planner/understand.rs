@@ -128,7 +128,8 @@ pub fn understand(text: &str, state: &InspectionState, knowledge: Option<&Knowle
     if is_history_question(&words)
         || (state.company.is_some()
             && !observes
-            && (asks_file || asks_about_the_past(text, &words)))
+            && (asks_file
+                || asks_about_the_past(text, &words, names_its_past(&words, state, knowledge))))
     {
         // "De inspectiegeschiedenis van Slagerij X": another company is opened first; its
         // summary carries the history.
@@ -672,7 +673,85 @@ fn is_history_question(w: &Words) -> bool {
 
 /// With a company open: "wanneer zijn ze voor het laatst geïnspecteerd?", "wat kwam er uit de
 /// laatste audit?", "welke bevindingen waren er in 2023?".
-fn asks_about_the_past(text: &str, w: &Words) -> bool {
+/// The open company's file speaks of what the sentence names: a word of an earlier visit's
+/// findings ("hoe zat dat ook alweer met die kakkerlakken?", "de halsvelmonsters van 2022"),
+/// or, across the languages, the same food-safety concern ("has soap at the hand basin been a
+/// thing before?" and "geen zeep bij de handenwasgelegenheid"). What the business's own past
+/// holds is read from its file, not from a list of words that ask about the past.
+/// Only with a word of earlier times ("toen", "ooit", "once", "before"): "then" and "was"
+/// alone are too common in questions about the law to place one in the past.
+fn names_its_past(w: &Words, state: &InspectionState, knowledge: Option<&Knowledge>) -> bool {
+    let earlier_times = w.any(&[
+        "toen",
+        "alweer",
+        "ooit",
+        "eerder",
+        "weleens",
+        "vroeger",
+        "destijds",
+        "once",
+        "before",
+        "ever",
+        "previously",
+        "earlier",
+    ]);
+    if !earlier_times {
+        return false;
+    }
+    let Some(company) = state
+        .company
+        .as_ref()
+        .and_then(|open| knowledge?.company_by_kvk(&open.kvk))
+    else {
+        return false;
+    };
+    // A stem shared by two long words: "kakkerlak" in "kakkerlakken", "vrijwilliger" in
+    // "vrijwilligers".
+    const STEM: usize = 7;
+    let stem = |word: &str| -> Option<String> {
+        (word.chars().count() >= STEM).then(|| word.chars().take(STEM).collect())
+    };
+    let asked_stems: Vec<String> = w.list.iter().filter_map(|x| stem(x)).collect();
+    let asked_concerns = concerns(&w.list.join(" "));
+    company
+        .inspections
+        .iter()
+        .flat_map(|inspection| &inspection.findings)
+        .any(|finding| {
+            normalize(&finding.description)
+                .split(' ')
+                .filter_map(stem)
+                .any(|s| asked_stems.contains(&s))
+                || concerns(&finding.description)
+                    .iter()
+                    .any(|c| asked_concerns.contains(c))
+        })
+}
+
+/// Asks what a duty or a permission is: present law, whatever past it names ("hoe koud had
+/// het moeten liggen?").
+fn asks_duty(w: &Words) -> bool {
+    w.any(&[
+        "mag",
+        "mogen",
+        "moet",
+        "moeten",
+        "must",
+        "may",
+        "should",
+        "allowed",
+        "hoort",
+        "horen",
+        "dient",
+        "dienen",
+        "required",
+        "verplicht",
+        "nodig",
+    ]) || w.any_phrase(&["have to", "has to", "need to", "needs to"])
+}
+
+/// `its_past`: the company's file speaks of what the sentence names ([`names_its_past`]).
+fn asks_about_the_past(text: &str, w: &Words, its_past: bool) -> bool {
     // "How often should the extinguishers be checked?": a duty asked is present law.
     if w.any(&[
         "should", "must", "moet", "moeten", "dient", "dienen", "hoort", "horen", "need", "needs",
@@ -756,6 +835,10 @@ fn asks_about_the_past(text: &str, w: &Words) -> bool {
         "tussendoor",
         "sindsdien",
         "meanwhile",
+        // "Hoe zat dat ook alweer met …?", "wasn't there something once about …?": asked to
+        // be reminded of the past.
+        "alweer",
+        "once",
     ]) || w
         .list
         .iter()
@@ -803,6 +886,7 @@ fn asks_about_the_past(text: &str, w: &Words) -> bool {
         ])
         && !w.any(&["mag", "mogen", "moet", "moeten", "must", "may", "should"]);
     let subject = this_place
+        || (its_past && !asks_duty(w))
         || dated_past
         || we_before
         || repeat
@@ -987,11 +1071,13 @@ fn is_summary_request(text: &str, w: &Words) -> bool {
         // "Lees dat lijstje even op", "Herhaal even mijn laatste notitie", "repeat my last
         // note": an order to say this visit's notes again.
         || (w.list.len() <= 7
-            && w.list.first().is_some_and(|f| ["lees", "herhaal", "repeat"].contains(f))
+            // "List today's points back to me".
+            && w.list.first().is_some_and(|f| ["lees", "herhaal", "repeat", "list"].contains(f))
             && (w.has("op") || !w.has("lees"))
             && w.any(&[
                 "lijst", "lijstje", "notitie", "notities", "note", "notes", "bevinding",
                 "bevindingen", "finding", "findings", "aantekening", "aantekeningen", "punten",
+                "points",
             ]))
         // "Wat staat er nu precies in die bevinding?", "what does that finding say now?": a
         // finding of this visit asked for its wording.
@@ -1471,7 +1557,27 @@ fn says_no_finding(w: &Words) -> bool {
         "nog even niet",
         "not yet",
         "nog niet",
-    ])
+    ]) || (w
+        .list
+        .first()
+        .is_some_and(|f| ["nee", "no", "nope", "ja", "yes", "ok", "oke", "okay", "prima", "goed", "good", "zo"].contains(f))
+        // "Nee, verder niks hier", "nee, dat was alles voor de koeling", "ok that's all for
+        // the bar": an answer that closes a part of the visit.
+        && w.any_phrase(&[
+            "verder niks",
+            "verder niets",
+            "dat was alles",
+            "dat was het",
+            "dat is alles",
+            "niks meer",
+            "niets meer",
+            "that s all",
+            "that was all",
+            "that s it",
+            "that was it",
+            "nothing else",
+            "nothing more",
+        ]))
 }
 
 fn is_chatter(w: &Words) -> bool {
@@ -1822,6 +1928,33 @@ mod tests {
             ("Show me the findings", Intent::Summary),
             ("What did I say about the fridge?", Intent::Summary),
             ("Som even op wat ik hier genoteerd heb", Intent::Summary),
+            // Earlier visits named by what the company's own file holds (issue 32, eleventh
+            // round): its findings' words, or across the languages their concern, with a word
+            // of earlier times.
+            (
+                "Hoe zat het toen ook alweer met die risottobasis?",
+                Intent::History,
+            ),
+            (
+                "Had the pistachio pesto been an issue once?",
+                Intent::History,
+            ),
+            ("Were nuts missing from their menu before?", Intent::History),
+            // A duty asked is present law, whatever earlier time it names; "then" alone places
+            // nothing in the past.
+            (
+                "Must the allergen card be updated before a new dish is served?",
+                Intent::RegulationQuestion,
+            ),
+            (
+                "What core temperature should the sauce have then?",
+                Intent::RegulationQuestion,
+            ),
+            // Closing a part of the visit records nothing.
+            ("nee, verder niks in de kelder", Intent::Chatter),
+            ("ok that's all for the cellar", Intent::Chatter),
+            ("good, that's the reading", Intent::Chatter),
+            ("list the points back to me", Intent::Summary),
             // Earlier visits.
             ("Is dit een herhaling van vorig jaar?", Intent::History),
             ("Any history of pests here?", Intent::History),
