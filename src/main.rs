@@ -2,6 +2,10 @@ use agora_hai::server::{self, Config};
 use clap::Parser;
 use tracing_subscriber::EnvFilter;
 
+/// The server's allocator: see `mimalloc` in Cargo.toml (issue 36).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     let config = Config::parse();
