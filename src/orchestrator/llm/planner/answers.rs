@@ -884,6 +884,136 @@ const ELSEWHERE: &[(&[&str], &str, &str)] = &[
 const ELSEWHERE_MORE: &[(&[&str], &str, &str)] = &[
     (
         &[
+            "vape",
+            "vapes",
+            "e sigaret",
+            "e sigaretten",
+            "e cigarette",
+            "e cigarettes",
+            "sigaretten",
+            "cigarettes",
+            "tabaksverkoop",
+            "tobacco",
+        ],
+        "De verkoop van tabak en e-sigaretten (leeftijdsgrens, het verbod op smaakjes in e-sigaretten, het uitstalverbod) regelt de Tabaks- en rookwarenwet; daarop ziet de NVWA toe, maar buiten deze bronnen over voedselveiligheid.",
+        "Selling tobacco and e-cigarettes (the age limit, the ban on flavoured vapes, the display ban) is governed by the Tabaks- en rookwarenwet (Tobacco and Smoking Products Act); the NVWA supervises it, but outside these food-safety sources.",
+    ),
+    (
+        &[
+            "plastic tas",
+            "plastic tasje",
+            "plastic tasjes",
+            "plastic tassen",
+            "draagtas",
+            "wegwerpplastic",
+            "wegwerpbeker",
+            "single use plastic",
+            "single use cups",
+            "plastic bags",
+            "carrier bag",
+            "plastic cups",
+        ],
+        "Plastic tasjes en wegwerpplastic (een prijs voor een bakje of beker voor onderweg, het verbod op gratis tasjes) regelen het Besluit beheer verpakkingen en het Besluit kunststofproducten voor eenmalig gebruik; toezicht door de ILT (Inspectie Leefomgeving en Transport).",
+        "Plastic bags and single-use plastics (a charge for a take-away bowl or cup, the ban on free carrier bags) are governed by the Besluit beheer verpakkingen and the Besluit kunststofproducten voor eenmalig gebruik (Single-Use Plastics Decree); the ILT (Human Environment and Transport Inspectorate) supervises them.",
+    ),
+    (
+        &[
+            "nachtregister",
+            "gastenregister",
+            "guest register",
+            "night register",
+            "hotelregister",
+        ],
+        "Het nachtregister van hotelgasten is een plicht uit het Wetboek van Strafrecht (artikel 438) en de APV; de gemeente en de politie zien erop toe.",
+        "The night register of hotel guests is a duty under the Dutch Criminal Code (article 438) and the local bye-laws (APV); the municipality (gemeente) and the police enforce it.",
+    ),
+    (
+        &[
+            "rijbewijs",
+            "driving licence",
+            "driving license",
+            "driver s licence",
+            "driver s license",
+            "drivers licence",
+            "drivers license",
+            "aanhangwagen",
+            "trailer",
+            "kenteken",
+        ],
+        "Rijbewijzen (BE voor een aanhanger, C voor een vrachtwagen) regelen de Wegenverkeerswet en het Reglement rijbewijzen; het CBR neemt de examens af, de RDW registreert voertuigen en rijbewijzen, de politie controleert op de weg.",
+        "Driving licences (BE for a trailer, C for a lorry) are governed by the Wegenverkeerswet (Road Traffic Act) and the Reglement rijbewijzen; the CBR examines drivers, the RDW registers vehicles and licences, and the police check on the road.",
+    ),
+    (
+        &[
+            "energiebesparing",
+            "energie besparen",
+            "energiebesparingsplicht",
+            "energy saving",
+            "energy savings",
+            "energy use",
+            "energieverbruik",
+        ],
+        "De energiebesparingsplicht en de informatieplicht (melden via het eLoket van RVO, de Rijksdienst voor Ondernemend Nederland) staan in het Besluit activiteiten leefomgeving onder de Omgevingswet; toezicht door de omgevingsdienst namens de gemeente.",
+        "The duty to save energy and to report it (through the eLoket of RVO, the Netherlands Enterprise Agency) is in the Besluit activiteiten leefomgeving under the Omgevingswet; the environmental service (omgevingsdienst) enforces it for the municipality (gemeente).",
+    ),
+    (
+        &[
+            " sloot",
+            "dieselpomp",
+            "grondwater",
+            "bodemverontreiniging",
+            "oppervlaktewater",
+            "ditch",
+            "groundwater",
+            "soil pollution",
+            "fuel tank",
+            "fuel pump",
+        ],
+        "Lozingen en lekkages naar bodem en water (een brandstoftank, een lozing in de sloot) vallen onder de Omgevingswet; toezicht door de omgevingsdienst en, voor oppervlaktewater, het waterschap.",
+        "Spills and discharges into soil and water (a fuel tank, a discharge into a ditch) fall under the Omgevingswet (Environment and Planning Act); the environmental service (omgevingsdienst) and, for surface water, the water board (waterschap) enforce it.",
+    ),
+    (
+        &[
+            "terras",
+            "terrace",
+            "terrasvergunning",
+            " bar tables",
+            " tables on",
+            "tafels op",
+            "tafeltjes op",
+            "standplaatsvergunning",
+        ],
+        "Een terras of een standplaats en het meubilair erop vergunt de gemeente onder haar APV en het omgevingsplan; vraag het de gemeente waar het bedrijf staat.",
+        "A terrace or a pitch and the furniture on it are permitted by the municipality (gemeente) under its local bye-laws (APV) and zoning plan; ask the municipality where the business is.",
+    ),
+    (
+        &[
+            "kalveren",
+            "calves",
+            " calf ",
+            "verwaarloosd",
+            "neglected animals",
+            "dieren hebben geen",
+            "animals have no",
+        ],
+        "Het welzijn van dieren op het bedrijf (water, voer, verzorging) regelt de Wet dieren; de NVWA ziet erop toe in haar domein dierenwelzijn, buiten deze bronnen over voedselveiligheid; een burger meldt het bij 144 (Landelijke Inspectiedienst Dierenbescherming).",
+        "The welfare of animals on the farm (water, feed, care) is governed by the Wet dieren (Animals Act); the NVWA supervises it in its animal-welfare domain, outside these food-safety sources; members of the public report to 144 (Landelijke Inspectiedienst Dierenbescherming).",
+    ),
+    (
+        &[
+            "uitzendbureau",
+            "uitzendkracht",
+            "uitzendkrachten",
+            "zwart werken",
+            "zwartwerk",
+            "agency staff",
+            "agency workers",
+        ],
+        "Uitzendwerk en werken zonder contract (de Waadi, de Wet arbeid vreemdelingen, het minimumloon) vallen onder het arbeidsrecht; toezicht door de Nederlandse Arbeidsinspectie.",
+        "Agency work and working without a contract (the Waadi, the Foreign Nationals Employment Act, the minimum wage) fall under labour law; the Netherlands Labour Inspectorate (Arbeidsinspectie) enforces it.",
+    ),
+    (
+        &[
             "prijskaart",
             "prijsaanduiding",
             "prijzen",
@@ -1384,6 +1514,48 @@ mod tests {
                 "gemeente",
             ),
             ("moet de bezorgbus een apk hebben", Lang::Nl, "RDW"),
+            // Issue 32, eleventh round: more neighbours of food law, in other words than the
+            // sets use.
+            (
+                "Do they have to charge for the plastic bags at the till?",
+                Lang::En,
+                "ILT",
+            ),
+            (
+                "Moet het hotel een nachtregister bijhouden?",
+                Lang::Nl,
+                "politie",
+            ),
+            (
+                "Which licence does the cook need to tow the trailer?",
+                Lang::En,
+                "CBR",
+            ),
+            (
+                "Moeten ze hun energieverbruik ergens melden?",
+                Lang::Nl,
+                "RVO",
+            ),
+            (
+                "Er loopt olie uit de dieselpomp in de sloot achter de schuur",
+                Lang::Nl,
+                "waterschap",
+            ),
+            (
+                "Can they put tables on the pavement outside?",
+                Lang::En,
+                "municipality",
+            ),
+            (
+                "The calves in the barn look thin, who handles that?",
+                Lang::En,
+                "Wet dieren",
+            ),
+            (
+                "Werken de afwassers via een uitzendbureau?",
+                Lang::Nl,
+                "Arbeidsinspectie",
+            ),
             // The neighbours added in the tenth round.
             (
                 "En de koks, hoeveel nachtdiensten achter elkaar mogen die draaien?",
@@ -1462,6 +1634,11 @@ mod tests {
             // A smokehouse ("rookhok") is no question about smoking.
             assert!(!answer.contains("rookwarenwet"), "{question}: {answer}");
         }
+        let vapes = not_covered(
+            "Verkopen ze e-sigaretten met aardbeiensmaak aan de balie?",
+            Lang::Nl,
+        );
+        assert!(vapes.contains("Tabaks- en rookwarenwet"), "{vapes}");
         let smokehouse = not_covered(
             "Moet het rookhok een asbestinventarisatie hebben?",
             Lang::Nl,
