@@ -183,6 +183,8 @@ pub fn category(text: &str) -> &'static str {
             "knaag",
             "gnaw",
             "kakkerla",
+            // Compounds: "fruitvliegjes boven het afvoerputje".
+            "fruitvlieg",
             "ongedierte",
             "plaagdier",
             "insect",
@@ -577,6 +579,8 @@ pub fn category(text: &str) -> &'static str {
             "soap",
             "handdoek",
             "towel",
+            // "geen papieren doekjes bij de wasbak": nothing to dry hands with.
+            "doekjes",
             "handen",
             "kruisbesmet",
             "cross",

@@ -1056,7 +1056,10 @@ const ELSEWHERE_MORE: &[(&[&str], &str, &str)] = &[
             "driving time",
             "driving hours",
             "drivers hours",
-            "on the road",
+            // "14-hour days on the road"; "kept at on the road" asks about the load.
+            "hours on the road",
+            "days on the road",
+            "uur op de weg",
             "tachograaf",
             "tachograph",
             " drivers ",

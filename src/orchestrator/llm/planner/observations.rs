@@ -303,7 +303,8 @@ fn split_by_topic(part: &str) -> Vec<String> {
         // own subject ("… en de vloer is vies", not "kip en vis op 9 graden").
         // In a list of phrases ("muizenkeutels achter de rijstkoker, geen zeep bij de
         // handenwasbak en een kapotte tegel") the last "en"/"and" joins an item of its own.
-        let listing = lower[start..from].contains(", ");
+        // The comma may stand before the clause cut off last ("bij de kassa: A, B en C").
+        let listing = lower[..from].contains(", ");
         let next = JOINS
             .iter()
             .filter_map(|j| {
@@ -1045,6 +1046,16 @@ mod tests {
     #[test]
     fn enumerations_give_one_observation_an_item() {
         for (text, n) in [
+            // A place put first, then items without an announcement (issue 32, eleventh
+            // round).
+            (
+                "bij de kassa: broodjes zonder etiket in de vitrine, geen zeep bij het fonteintje en muizenkeutels onder de toonbank",
+                3,
+            ),
+            (
+                "in de keuken verder de koelkast op 12 graden en een losse tegel bij de afvoer",
+                2,
+            ),
             // A count announces how many, also for items without a verb.
             (
                 "Drie dingen: geen zeep bij de handenwasbak, muizenkeutels achter de vriezer en de pakbonnen van de kip ontbreken.",
@@ -1179,6 +1190,8 @@ mod tests {
                 "hygiene",
             ),
             ("the ice bin has a pink film on the inside", "hygiene"),
+            ("fruitvliegjes rond de fruitschaal", "pests"),
+            ("geen papieren doekjes bij het fonteintje", "hygiene"),
             // Unchanged: thawing in the sink is the cold chain, a torn floor the building.
             (
                 "Gehakt ligt sinds vannacht te ontdooien in de spoelbak.",

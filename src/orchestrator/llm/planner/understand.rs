@@ -129,7 +129,7 @@ pub fn understand(text: &str, state: &InspectionState, knowledge: Option<&Knowle
         || (state.company.is_some()
             && !observes
             && (asks_file
-                || asks_about_the_past(text, &words, names_its_past(&words, state, knowledge))))
+                || asks_about_the_past(text, &words, || names_its_past(&words, state, knowledge))))
     {
         // "De inspectiegeschiedenis van Slagerij X": another company is opened first; its
         // summary carries the history.
@@ -750,8 +750,9 @@ fn asks_duty(w: &Words) -> bool {
     ]) || w.any_phrase(&["have to", "has to", "need to", "needs to"])
 }
 
-/// `its_past`: the company's file speaks of what the sentence names ([`names_its_past`]).
-fn asks_about_the_past(text: &str, w: &Words, its_past: bool) -> bool {
+/// `its_past`: the company's file speaks of what the sentence names ([`names_its_past`]); read
+/// only when nothing else decides, since it reads every finding of the file.
+fn asks_about_the_past(text: &str, w: &Words, its_past: impl Fn() -> bool) -> bool {
     // "How often should the extinguishers be checked?": a duty asked is present law.
     if w.any(&[
         "should", "must", "moet", "moeten", "dient", "dienen", "hoort", "horen", "need", "needs",
@@ -886,7 +887,6 @@ fn asks_about_the_past(text: &str, w: &Words, its_past: bool) -> bool {
         ])
         && !w.any(&["mag", "mogen", "moet", "moeten", "must", "may", "should"]);
     let subject = this_place
-        || (its_past && !asks_duty(w))
         || dated_past
         || we_before
         || repeat
@@ -1010,7 +1010,7 @@ fn asks_about_the_past(text: &str, w: &Words, its_past: bool) -> bool {
             "inspecteur",
             "inspecteurs",
         ]);
-    question && past && subject
+    question && past && (subject || (!asks_duty(w) && its_past()))
 }
 
 fn is_summary_request(text: &str, w: &Words) -> bool {
