@@ -164,15 +164,26 @@ pub fn category(text: &str) -> &'static str {
         return "shelf-life";
     }
     // "Door propped open, no insect screen": the screen that keeps insects out is a part of
-    // the building, missing or broken.
-    if phrase(&[
+    // the building, missing or broken; insects seen besides it ("flies in the bakehouse, they
+    // come in through a window without a fly screen") are pests, below.
+    let screen = phrase(&[
         "insect screen",
         "insect screens",
         "fly screen",
         "fly screens",
         "insect mesh",
-    ]) || about(&["insectenhor", "vliegenhor", "horren"], &["hor"])
-    {
+    ]) || about(&["insectenhor", "vliegenhor", "horren"], &["hor"]);
+    let insects_seen = words.iter().enumerate().any(|(i, w)| {
+        let names_screen = words
+            .get(i + 1)
+            .is_some_and(|next| ["screen", "screens", "mesh"].contains(next));
+        !names_screen
+            && (["vlieg", "insect", "muis", "muiz", "kakkerla", "fruitvlieg"]
+                .iter()
+                .any(|p| w.starts_with(p))
+                || ["flies", "fly", "mice", "mouse", "rats", "wasps", "wespen"].contains(w))
+    });
+    if screen && !insects_seen {
         return "building";
     }
     if about(

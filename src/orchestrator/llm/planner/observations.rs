@@ -407,6 +407,8 @@ fn predicated(clause: &str) -> bool {
 /// Words that point back at the phrase before ("…, er zitten vliegen omheen", "…, with flies
 /// around it"): such a phrase elaborates, it is no observation of its own.
 const POINTING_BACK: &[&str] = &[
+    // "Flies in the bakehouse, they come in through …": the things just named.
+    "they",
     "it",
     "its",
     "them",
@@ -1191,6 +1193,10 @@ mod tests {
             ),
             ("the ice bin has a pink film on the inside", "hygiene"),
             ("fruitvliegjes rond de fruitschaal", "pests"),
+            (
+                "flies in the bakehouse, they come in through a window without a fly screen",
+                "pests",
+            ),
             ("geen papieren doekjes bij het fonteintje", "hygiene"),
             // Unchanged: thawing in the sink is the cold chain, a torn floor the building.
             (
