@@ -850,6 +850,114 @@ const MISREAD: &[&str] = &[
 /// The correction this turn makes to a finding of the open inspection, if it is one: "X,
 /// niet Y" / "X, not Y" with Y in the finding, or a correction word with a new figure ("het
 /// zijn er eerder 20") for a finding with a figure.
+/// A finding given another category in so many words ("die kipspiesen: dat is een
+/// kruisbesmettingspunt, geen temperatuurpunt", "that's a hygiene issue, not temperature",
+/// "categorie: ongedierte"): the finding meant and the category it is, when that is not the
+/// one it has. The words stay as they are.
+pub(super) fn recategorised(text: &str, state: &InspectionState) -> Option<(usize, &'static str)> {
+    category_said(text, state)
+        .filter(|(_, _, has)| !has)
+        .map(|(n, c, _)| (n, c))
+}
+
+/// The category a finding has already, said again as a correction: nothing to record.
+pub(super) fn category_confirmed(text: &str, state: &InspectionState) -> bool {
+    category_said(text, state).is_some_and(|(_, _, has)| has)
+}
+
+/// A category said of a finding (named, or sharing words with the sentence, or the last), as
+/// a correction: (its number, the category, whether it has that category already).
+fn category_said(text: &str, state: &InspectionState) -> Option<(usize, &'static str, bool)> {
+    if text.trim_end().ends_with('?') {
+        return None;
+    }
+    let normalized = normalize(text);
+    let words: Vec<&str> = normalized.split(' ').filter(|w| !w.is_empty()).collect();
+    if words.is_empty() || words.len() > 16 {
+        return None;
+    }
+    let (meant, denied) = categories_named(&words);
+    let meant = meant?;
+    // Said as a correction: another category denied, a word of correcting, or the word
+    // "category" itself; "er is een allergenenprobleem met de kaart" is an observation.
+    let corrects = denied
+        || words.iter().any(|w| SIGNALS.contains(w))
+        || words.iter().any(|w| ["categorie", "category"].contains(w));
+    if !corrects {
+        return None;
+    }
+    let finding = match named_finding(&words) {
+        Some(n) => state.open_findings().find(|f| f.number == n)?,
+        None => corrected_finding(text, &words, state)?,
+    };
+    Some((finding.number, meant, finding.category == meant))
+}
+
+/// The category a sentence names as what something is, and whether it also denies one
+/// ("geen temperatuurpunt", "not a temperature issue"). A category counts when it is named
+/// as one: a compound with "punt", "kwestie" or "probleem", a word such as "point" or
+/// "issue" after it, or "categorie", "valt onder" before it.
+fn categories_named(words: &[&str]) -> (Option<&'static str>, bool) {
+    const CATEGORIES: &[(&str, &str)] = &[
+        ("kruisbesmetting", "hygiene"),
+        ("cross", "hygiene"),
+        ("hygien", "hygiene"),
+        ("schoonmaak", "hygiene"),
+        ("temperatuur", "temperature"),
+        ("temperature", "temperature"),
+        ("ongedierte", "pests"),
+        ("pest", "pests"),
+        ("allergen", "allergens"),
+        ("etikettering", "labelling"),
+        ("labelling", "labelling"),
+        ("labeling", "labelling"),
+        ("houdbaarheid", "shelf-life"),
+        ("traceerbaarheid", "traceability"),
+        ("traceability", "traceability"),
+        ("bouwkundig", "building"),
+        ("building", "building"),
+    ];
+    const AFTER: &[&str] = &[
+        "punt",
+        "point",
+        "issue",
+        "kwestie",
+        "probleem",
+        "problem",
+        "zaak",
+        "matter",
+        "thing",
+        "finding",
+        "bevinding",
+    ];
+    const BEFORE: &[&str] = &["categorie", "category", "onder", "under"];
+    let mut meant = None;
+    let mut denied = false;
+    for (i, w) in words.iter().enumerate() {
+        let Some((stem, category)) = CATEGORIES.iter().find(|(stem, _)| w.starts_with(stem)) else {
+            continue;
+        };
+        let compound = ["punt", "kwestie", "probleem"]
+            .iter()
+            .any(|m| w.len() > stem.len() && w.ends_with(m));
+        let marked = words.get(i + 1).is_some_and(|next| AFTER.contains(next))
+            || (i > 0 && BEFORE.contains(&words[i - 1]));
+        if !(compound || marked || *w == *stem) {
+            continue;
+        }
+        let before = |k: usize| i.checked_sub(k).map(|j| words[j]);
+        let negated = before(1).is_some_and(|b| ["geen", "niet", "not", "no"].contains(&b))
+            || (before(1).is_some_and(|b| ["a", "an", "een"].contains(&b))
+                && before(2).is_some_and(|b| ["geen", "niet", "not"].contains(&b)));
+        if negated {
+            denied = true;
+        } else if compound || marked {
+            meant = meant.or(Some(*category));
+        }
+    }
+    (meant, denied)
+}
+
 pub(super) fn correction(text: &str, state: &InspectionState) -> Option<Correction> {
     if text.trim_end().ends_with('?') {
         return None;
@@ -994,6 +1102,16 @@ pub(super) fn correction(text: &str, state: &InspectionState) -> Option<Correcti
     let one_temperature = figures.len() == 1
         && crate::orchestrator::knowledge::temperature_celsius(text).is_some()
         && crate::orchestrator::knowledge::temperature_celsius(&finding.description).is_some();
+    // "Pff, 56 graden was 't, ik las de vorige meting af": the figure first, then "was it".
+    let restated_after = words.windows(3).any(|w| {
+        w[0].chars().all(|c| c.is_ascii_digit())
+            && (w[1] == "was" && ["t", "het", "dat", "it"].contains(&w[2])
+                || FIGURE_ONLY.contains(&w[1]) && w[2] == "was")
+    }) && words
+        .windows(2)
+        .any(|w| w[0] == "was" && ["t", "het", "dat", "it"].contains(&w[1]))
+        && one_temperature;
+    let restates = restates || restated_after;
     if (signal || restates) && (words.len() <= 14 || (owned_mistake && one_temperature)) {
         // The new figure is the one that is not the old ("niet 48 maar 46").
         let figure = figures
@@ -1701,6 +1819,53 @@ mod tests {
             }],
             ..InspectionState::default()
         }
+    }
+
+    /// Issue 32, eleventh round: the figure said first and then "was it" restates it.
+    #[test]
+    fn a_figure_then_was_it_corrects_the_last_reading() {
+        let state = state_with("Kippensoep in de bain-marie: kern 61 graden");
+        let fix = correction("zucht, 57 graden was het, dat was de vorige pan", &state)
+            .expect("a correction");
+        assert!(fix.description.contains("57"), "{}", fix.description);
+        assert!(!fix.description.contains("61"), "{}", fix.description);
+        // A new reading with "was" is no correction of it.
+        assert!(correction("de vriezer was 12 graden", &state).is_none());
+    }
+
+    /// Issue 32, eleventh round: a finding given another category in so many words keeps its
+    /// words and takes that category; a category named in an observation, or the one the
+    /// finding has already, corrects nothing.
+    #[test]
+    fn a_category_said_in_words_recategorises_its_finding() {
+        // The state's finding is filed under temperature.
+        let state = state_with("Rauwe gehaktballen in de koelkast bovenop de rauwkost");
+        for (text, want) in [
+            (
+                "de gehaktballen: dat is een kruisbesmettingspunt, geen temperatuurpunt",
+                Some((1, "hygiene")),
+            ),
+            (
+                "that one is a hygiene issue, not a temperature issue",
+                Some((1, "hygiene")),
+            ),
+            ("nee, categorie ongedierte", Some((1, "pests"))),
+            // An observation that names a kind of problem.
+            ("er is een allergenenprobleem met de menukaart", None),
+            // The category it has already: confirmed, nothing to correct.
+            ("dat is een temperatuurpunt, geen hygienepunt", None),
+            ("is dat een hygienepunt of een temperatuurpunt?", None),
+        ] {
+            assert_eq!(recategorised(text, &state), want, "{text}");
+        }
+        assert!(category_confirmed(
+            "dat is een temperatuurpunt, geen hygienepunt",
+            &state
+        ));
+        assert!(!category_confirmed(
+            "er is een allergenenprobleem met de menukaart",
+            &state
+        ));
     }
 
     /// A correction edits the finding it is about, not always the last one; a place said

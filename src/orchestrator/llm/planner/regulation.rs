@@ -10,7 +10,7 @@ use super::answers::{
     Article, asks_for_food_figure, confident_article, confidently_found, corpus_answer, covered,
     foreign_words, not_covered, nothing_found, only_a_neighbour, speaks_of,
 };
-use super::conversation::{correction, refers_back};
+use super::conversation::{correction, recategorised, refers_back};
 use super::findings::concern_names;
 use super::findings::{advice, severity_en, split_turn, suggested_severity};
 use super::lang::Lang;
@@ -310,6 +310,26 @@ fn correct(thread: &Thread, allowed: &HashSet<&str>) -> Option<Step> {
     }
     if !allowed.contains(RECORD_FINDING) || thread.tool_turns() >= MAX_TOOL_TURNS {
         return None;
+    }
+    // "Dat is een kruisbesmettingspunt, geen temperatuurpunt": the same words, another
+    // category.
+    if let Some((number, meant)) = recategorised(&thread.user_text(), &thread.inspection)
+        && correction(&thread.user_text(), &thread.inspection).is_none()
+    {
+        let old = thread
+            .inspection
+            .open_findings()
+            .find(|f| f.number == number)?;
+        return Some(Step::Call(vec![(
+            RECORD_FINDING,
+            json!({
+                "description": old.description,
+                "category": meant,
+                "severity": old.severity,
+                "regulation_ids": old.regulation_ids,
+                "replaces": number,
+            }),
+        )]));
     }
     let fix = correction(&thread.user_text(), &thread.inspection)?;
     let old = thread

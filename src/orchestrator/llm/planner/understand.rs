@@ -9,7 +9,10 @@ use crate::orchestrator::inspection::{CompanyRef, InspectionState};
 use crate::orchestrator::knowledge::{Knowledge, Resolution, concerns, find_kvk, normalize};
 use crate::orchestrator::report::verify;
 
-use super::conversation::{confirms_and_defers, confirms_last, correction, is_confirmation};
+use super::conversation::{
+    category_confirmed, confirms_and_defers, confirms_last, correction, is_confirmation,
+    recategorised,
+};
 use super::findings::{is_question, split_turn};
 
 /// What the inspector wants, as the general agent routes it.
@@ -150,8 +153,12 @@ pub fn understand(text: &str, state: &InspectionState, knowledge: Option<&Knowle
     if is_company_start(text, &words, knowledge) {
         return Intent::InspectionStart;
     }
-    if correction(text, state).is_some() {
+    if correction(text, state).is_some() || recategorised(text, state).is_some() {
         return Intent::Correction;
+    }
+    // "Dat is een kruisbesmettingspunt, geen temperatuurpunt" of a finding filed so already.
+    if category_confirmed(text, state) {
+        return Intent::Chatter;
     }
     // "ja klopt, noteer die maar", "yes, correct": it confirms, it records nothing; so does
     // "koelcel 5 graden, prima in orde, geen bevinding" or "nee, laat nog even".
