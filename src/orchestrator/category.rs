@@ -173,67 +173,20 @@ pub fn category(text: &str) -> &'static str {
         "fly screens",
         "insect mesh",
     ]) || about(&["insectenhor", "vliegenhor", "horren"], &["hor"]);
-    let insects_seen = words.iter().enumerate().any(|(i, w)| {
+    // A pest named, not the screen named after one ("insect screen").
+    let pest_at = |i: usize| {
         let names_screen = words
             .get(i + 1)
             .is_some_and(|next| ["screen", "screens", "mesh"].contains(next));
         !names_screen
-            && (["vlieg", "insect", "muis", "muiz", "kakkerla", "fruitvlieg"]
-                .iter()
-                .any(|p| w.starts_with(p))
-                || ["flies", "fly", "mice", "mouse", "rats", "wasps", "wespen"].contains(w))
-    });
-    if screen && !insects_seen {
+            && (PEST_WORDS.contains(&words[i])
+                || PEST_STEMS.iter().any(|p| words[i].starts_with(p)))
+    };
+    let pests = (0..words.len()).any(pest_at);
+    if screen && !pests {
         return "building";
     }
-    if about(
-        &[
-            "muis",
-            "muiz",
-            "keutel",
-            "knaag",
-            "gnaw",
-            "kakkerla",
-            // Compounds: "fruitvliegjes boven het afvoerputje".
-            "fruitvlieg",
-            "ongedierte",
-            "plaagdier",
-            "insect",
-            "vlieg",
-            "rodent",
-            "dropping",
-            "cockroach",
-            "vermin",
-            "uitwerpsel",
-        ],
-        &[
-            "rat",
-            "ratten",
-            "mot",
-            "motten",
-            "mier",
-            "mieren",
-            "kat",
-            "katten",
-            "hond",
-            "honden",
-            "mice",
-            "mouse",
-            "rats",
-            "pest",
-            "pests",
-            "fly",
-            "flies",
-            "cat",
-            "cats",
-            "dog",
-            "dogs",
-            "pet",
-            "pets",
-            "huisdier",
-            "huisdieren",
-        ],
-    ) {
+    if pests {
         return "pests";
     }
     if about(
@@ -701,3 +654,53 @@ pub fn category(text: &str) -> &'static str {
     }
     "other"
 }
+
+/// Pests by the start of their word (compounds: "muizenkeutels", "fruitvliegjes").
+const PEST_STEMS: &[&str] = &[
+    "muis",
+    "muiz",
+    "keutel",
+    "knaag",
+    "gnaw",
+    "kakkerla",
+    // Compounds: "fruitvliegjes boven het afvoerputje".
+    "fruitvlieg",
+    "ongedierte",
+    "plaagdier",
+    "insect",
+    "vlieg",
+    "rodent",
+    "dropping",
+    "cockroach",
+    "vermin",
+    "uitwerpsel",
+];
+
+/// Pests by their whole word ("rat", not "ratatouille"; "pest", not "pesto").
+const PEST_WORDS: &[&str] = &[
+    "rat",
+    "ratten",
+    "mot",
+    "motten",
+    "mier",
+    "mieren",
+    "kat",
+    "katten",
+    "hond",
+    "honden",
+    "mice",
+    "mouse",
+    "rats",
+    "pest",
+    "pests",
+    "fly",
+    "flies",
+    "cat",
+    "cats",
+    "dog",
+    "dogs",
+    "pet",
+    "pets",
+    "huisdier",
+    "huisdieren",
+];
