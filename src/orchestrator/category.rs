@@ -121,7 +121,29 @@ pub fn category(text: &str) -> &'static str {
             "staat niet",
             "niet vermeld",
             "not stated",
+            // "op het bordje staat alleen verse zalm": the sign says fresh, nothing more.
+            "staat alleen",
+            "alleen vers",
+            "alleen verse",
+            "only fresh",
+            "says fresh",
+            "as fresh",
+            "als vers",
         ]);
+    // "No batch number on the label": the label is where the lot is missing, tracing it back
+    // is the matter.
+    if about(
+        &["lotnummer", "partijnummer", "batchnummer", "batchcode"],
+        &[],
+    ) || phrase(&[
+        "batch number",
+        "batch numbers",
+        "batch code",
+        "lot number",
+        "lot code",
+    ]) {
+        return "traceability";
+    }
     if (about(&["etiket", "label", "sticker"], &[]) && (missing || foreign))
         || no_date
         || (about(&["ontdooi", "thawed", "defrosted"], &[])
@@ -230,13 +252,32 @@ pub fn category(text: &str) -> &'static str {
             "terugroep",
         ],
         &["batch", "origin", "lot"],
-    ) || phrase(&[
-        "delivery note",
-        "delivery notes",
-        "delivery records",
-        "delivery slip",
-        "delivery slips",
-    ]) {
+    ) || (about(&["afnemer"], &[])
+        || phrase(&[
+            "waaraan",
+            "supplied to",
+            "delivered to",
+            "customers supplied",
+        ]))
+        && about(
+            &[
+                "geleverd",
+                "levert",
+                "supplied",
+                "delivered",
+                "afnemer",
+                "supplies",
+            ],
+            &[],
+        )
+        || phrase(&[
+            "delivery note",
+            "delivery notes",
+            "delivery records",
+            "delivery slip",
+            "delivery slips",
+        ])
+    {
         return "traceability";
     }
     // "Schimmel op het plafond van de koelcel", "the cold store door seal is torn": a defect of
@@ -278,7 +319,10 @@ pub fn category(text: &str) -> &'static str {
             "beschadig",
             "loszittend",
         ],
-        &["los", "losse", "loose"],
+        // "de vloer heeft gaten waar water in blijft staan".
+        &[
+            "los", "losse", "loose", "gat", "gaten", "hole", "holes", "kuilen",
+        ],
     );
     if structure && defect {
         return "building";
@@ -315,6 +359,51 @@ pub fn category(text: &str) -> &'static str {
         &["room", "corner", "cellar", "kitchen", "store", "storeroom"],
     );
     if about(&["schimmel", "beschimmel", "mould", "mold"], &[]) && !structure && !room {
+        return "hygiene";
+    }
+    // "Carcasses with gut contents smeared on them went straight to the chiller", "in de
+    // uitsnijderij staat de messensterilisator uit", "scoops in a tub of standing water at
+    // the ice-cream display": dirt, contamination or a cleaning step not done is the matter;
+    // a cold store in the sentence is only where it is.
+    let soiled = words.iter().any(|w| {
+        [
+            "sterilis",
+            "steriliz",
+            "darminhoud",
+            "maaginhoud",
+            "aangekoekt",
+            "roest",
+        ]
+        .iter()
+        .any(|p| w.contains(p))
+            || ["crust", "korst", "rust", "rusty", "scraps", "etensresten"].contains(w)
+    }) || phrase(&["gut contents", "food scraps", "dried rice"])
+        // Utensils kept in standing water (a drain full of it is the building's; food
+        // thawing in it is temperature).
+        || (phrase(&["stilstaand water", "standing water"])
+            && about(
+                &["schep", "lepel", "spatel", "pollepel", "tang"],
+                &["scoop", "scoops", "ladle", "ladles", "spoon", "spoons", "tongs", "knives", "messen"],
+            ))
+        || (about(&["hetzelfde", "zelfde"], &["same"])
+        && about(
+            &["mes", "snijmes", "snijplank", "plank", "tang"],
+            &["knife", "board", "tongs", "slicer"],
+        ));
+    let cold_control = words.iter().any(|w| {
+        ["ongekoel", "unchill", "uncool"]
+            .iter()
+            .any(|p| w.starts_with(p))
+    }) || phrase(&[
+        "niet gekoeld",
+        "not chilled",
+        "not refrigerated",
+        "buiten de koeling",
+        "out of the fridge",
+        "lauw",
+        "lukewarm",
+    ]);
+    if soiled && !cold_control {
         return "hygiene";
     }
     if about(
@@ -387,6 +476,11 @@ pub fn category(text: &str) -> &'static str {
         // "Pan ragù van vanochtend staat nog lauw op het fornuis": neither hot nor cold.
         "lauw",
         "tepid",
+        // "de verse haring ligt niet op ijs": fresh fish keeps its cold on ice.
+        "niet op ijs",
+        "not on ice",
+        "geen ijs",
+        "no ice",
     ]) {
         return "temperature";
     }
@@ -674,6 +768,11 @@ const PEST_STEMS: &[&str] = &[
     "cockroach",
     "vermin",
     "uitwerpsel",
+    // "a hole chewed through the corner of the sack": what gnawed it.
+    "aangeknaagd",
+    "doorgeknaagd",
+    "aangevreten",
+    "chewed",
 ];
 
 /// Pests by their whole word ("rat", not "ratatouille"; "pest", not "pesto").

@@ -7,7 +7,8 @@ Usage (from the repository root):
 
 Files: inspector_turns.json (the first set), inspector_turns_2.json (the second set, tuning part),
 held_aside.json (the second set, held-aside part), tuning_4.json, tuning_5.json, tuning_6.json,
-tuning_7.json, tuning_8.json, tuning_9.json and tuning_10.json (the fourth to tenth domain sets).
+tuning_7.json, tuning_8.json, tuning_9.json, tuning_10.json and tuning_11.json (the fourth to eleventh
+domain sets).
 
 Checks: the file parses and follows the format; every turn has an expectation and an
 answer_lang; every `opens`/`asks_about` KVK is in the register; names given in
@@ -31,7 +32,8 @@ from collections import Counter
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
 FILES = ["inspector_turns.json", "inspector_turns_2.json", "held_aside.json", "tuning_4.json", "tuning_5.json",
-         "tuning_6.json", "tuning_7.json", "tuning_8.json", "tuning_9.json", "tuning_10.json"]
+         "tuning_6.json", "tuning_7.json", "tuning_8.json", "tuning_9.json", "tuning_10.json",
+         "tuning_11.json"]
 
 ALLOWED = {"opens", "opens_nothing", "asks_about", "not_in_register", "finding", "no_finding",
            "findings_total", "answer_contains", "answer_contains_any", "cites", "answer_lang",

@@ -109,6 +109,11 @@ const SETS: &[Set] = &[
         sealed: false,
     },
     Set {
+        file: "tuning_11.json",
+        mark: 0.0,
+        sealed: false,
+    },
+    Set {
         file: "held_aside_3.json",
         mark: 0.646,
         sealed: true,

@@ -954,6 +954,34 @@ fn widening_terms(text: &str) -> String {
     }) {
         terms.push("frituren acrylamide");
     }
+    // "die salade maken ze zelf, hoe lang mag die bewaard worden?": what the business makes
+    // itself the corpus calls "zelfbereid", with its own shelf life.
+    let own_make = words.iter().any(|w| {
+        [
+            "zelfgemaakt",
+            "zelfgemaakte",
+            "huisgemaakt",
+            "huisgemaakte",
+            "homemade",
+            "zelfbereid",
+        ]
+        .iter()
+        .any(|m| w.starts_with(m))
+    }) || [
+        " maken ze zelf ",
+        " zelf gemaakt ",
+        " zelf maken ",
+        " maakt zelf ",
+        " made in house ",
+        " make themselves ",
+        " make it themselves ",
+        " own make ",
+    ]
+    .iter()
+    .any(|p| padded.contains(p));
+    if own_make {
+        terms.push("zelfbereide producten houdbaarheid bewaartermijn");
+    }
     terms.join(" ")
 }
 
@@ -1248,5 +1276,49 @@ mod tests {
         assert_eq!(kvk("Eetcafé De Droomkade").as_deref(), Some("99990027"));
         assert_eq!(kvk("De Droomkade"), None);
         assert_eq!(kvk("Bakkerij De Droomakker"), None);
+        // A word for any business beside a full name says nothing against it; a compound with
+        // the company's own kind at its end ("-boerderij") is its kind, another is not.
+        assert_eq!(
+            kvk("the Taco Ficticio truck at the market in Nijmegen").as_deref(),
+            Some("99990009")
+        );
+        assert_eq!(
+            kvk("droomweide, de melkboerderij in reeuwijk").as_deref(),
+            Some("99990011")
+        );
+        assert_eq!(kvk("slagerij De Droomweide in Reeuwijk"), None);
+    }
+
+    /// Issue 32, kind 8: a part of a statement that is only a registered name (with its
+    /// street, city or a greeting) says where the inspector is, whatever the rest of the
+    /// sentence is about; a name that is the subject of an observation, or asked about, is
+    /// not an opening.
+    #[test]
+    fn a_clause_that_is_only_a_name_opens_it() {
+        let kb = Knowledge::load().expect("embedded data loads");
+        let named = |text: &str| kb.named_clause(text).map(|c| c.kvk.clone());
+        for (text, want) in [
+            (
+                "Slagerij Verzinsel, Eindhoven. Eerst de koelcel achterin.",
+                Some("99990004"),
+            ),
+            (
+                "Okay, Grillroom Hayalet on the Spookbeeldstraat, starting with the spit",
+                Some("99990014"),
+            ),
+            (
+                "Toko Fabelmarkt in Den Haag; de vriezer bij de kassa",
+                Some("99990019"),
+            ),
+            (
+                "Slagerij Verzinsel heeft geen thermometer in de koelcel",
+                None,
+            ),
+            ("Slagerij Verzinsel, Eindhoven?", None),
+            ("De Droomkade, Zaandam", Some("99990027")),
+            ("De Droomkade, vandaag de keuken", None),
+        ] {
+            assert_eq!(named(text).as_deref(), want, "{text}");
+        }
     }
 }

@@ -244,6 +244,16 @@ fn is_kind(word: &str) -> bool {
     KINDS.contains(&word)
 }
 
+/// "Kaasboerderij" and "zuivelboerderij": two compounds with the same kind of business at
+/// their end (a farm, a bakery) are kinds of one another, not a conflict; "bakkerij" and
+/// "buurtsupermarkt" are not.
+fn same_head(kind: &str, own: &str) -> bool {
+    kind.char_indices()
+        .map(|(i, _)| &kind[i..])
+        .filter(|head| head.len() >= 5 && is_kind(head))
+        .any(|head| own.ends_with(head))
+}
+
 /// Words for any business ("the fish shop", "on the market", "the food truck"): they
 /// name no kind that another company's kind could conflict with.
 const GENERIC: &[&str] = &[
@@ -551,6 +561,7 @@ impl Knowledge {
                             word_similarity(kind, w) > 0.0
                                 || w.contains(kind.as_str())
                                 || (w.len() >= 4 && kind.starts_with(w))
+                                || same_head(kind, w)
                         })
                 });
                 // "sushizaak" is a "sushi" business: a compound of the company's own word counts
@@ -675,21 +686,109 @@ impl Knowledge {
             }
             best.push((company, words));
         }
+        // "De Droomkade, Zaandam": a name two companies share, with the city of one of them.
+        if best.len() > 1 && !query.cities.is_empty() {
+            best.retain(|(_, words)| query.cities.contains(&words.city));
+        }
         let [(company, words)] = best.as_slice() else {
             return None;
         };
-        let kind_fits = query.kinds.iter().all(|kind| {
-            words.own.iter().any(|w| {
-                word_similarity(kind, w) > 0.0
-                    || w.contains(kind.as_str())
-                    || (w.len() >= 4 && kind.starts_with(w.as_str()))
-            })
-        });
+        // "The Kaas & Fictie stall on the market": a word for any business says nothing
+        // against the name written out.
+        let kind_fits = query
+            .kinds
+            .iter()
+            .filter(|kind| !GENERIC.contains(&kind.as_str()))
+            .all(|kind| {
+                words.own.iter().any(|w| {
+                    word_similarity(kind, w) > 0.0
+                        || w.contains(kind.as_str())
+                        || (w.len() >= 4 && kind.starts_with(w.as_str()))
+                })
+            });
         let city_fits = query.cities.is_empty() || query.cities.contains(&words.city);
         (kind_fits && city_fits).then_some(Resolution::Match(Candidate {
             company,
             score: 0.97,
         }))
+    }
+
+    /// "Eetcafé De Droomkade, Zaandam. Vanavond stamppotbuffet …", "Right, Sushi Fikusho on
+    /// the Verbeeldingsstraat, let's get going": a part of a statement, between its commas
+    /// or stops, that is a registered name written out and nothing else (its street, city,
+    /// kind or a greeting beside it) says where the inspector is, whatever the rest goes on
+    /// about. None for a question, or when no part is only a name.
+    pub fn named_clause(&self, text: &str) -> Option<&Company> {
+        /// Words an opening clause may hold besides the name and its place.
+        const OPENERS: &[&str] = &[
+            "right",
+            "ok",
+            "oke",
+            "okay",
+            "so",
+            "zo",
+            "nou",
+            "goed",
+            "hallo",
+            "hi",
+            "hello",
+            "morning",
+            "goedemorgen",
+            "goedemiddag",
+            "on",
+            "in",
+            "at",
+            "op",
+            "aan",
+            "the",
+            "de",
+            "het",
+            "stall",
+            "kraam",
+            "markt",
+            "here",
+            "hier",
+        ];
+        if text.trim_end().ends_with('?') {
+            return None;
+        }
+        let clauses: Vec<&str> = text.split([',', '.', ';', ':', '!']).collect();
+        // A clause alone, or with the one after it ("De Droomkade, Zaandam": the city tells
+        // which of the two companies of that name).
+        let parts = clauses.iter().enumerate().flat_map(|(i, clause)| {
+            let with_next = clauses.get(i + 1).map(|next| format!("{clause} {next}"));
+            std::iter::once(clause.to_string()).chain(with_next)
+        });
+        parts.into_iter().find_map(|clause| {
+            let clause = clause.as_str();
+            let Some(Resolution::Match(found)) = self.by_exact_name(clause) else {
+                return None;
+            };
+            let company = found.company;
+            let index = self.companies().iter().position(|c| c.kvk == company.kvk)?;
+            let words = &self.register_words.companies[index];
+            let own_name: Vec<String> = std::iter::once(&company.name)
+                .chain(&company.trade_names)
+                .flat_map(|n| {
+                    normalize(n)
+                        .split(' ')
+                        .map(str::to_owned)
+                        .collect::<Vec<_>>()
+                })
+                .collect();
+            let only_the_name = normalize(clause)
+                .split(' ')
+                .filter(|w| !w.is_empty())
+                .all(|w| {
+                    own_name.iter().any(|n| n == w)
+                        || words.city.split(' ').any(|c| c == w)
+                        || words.street.split(' ').any(|s| s == w)
+                        || is_kind(w)
+                        || is_filler(w)
+                        || OPENERS.contains(&w)
+                });
+            only_the_name.then_some(company)
+        })
     }
 
     /// The one company registered in a city the text names ("next is the sprout grower in

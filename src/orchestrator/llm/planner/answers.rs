@@ -768,6 +768,10 @@ const ELSEWHERE: &[(&[&str], &str, &str)] = &[
             "tobacco",
             "sigaret",
             "cigaret",
+            // Smoked in a pipe all the same: "waterpijp", "hookah", "shisha".
+            "waterpijp",
+            "hookah",
+            "shisha",
         ],
         "Het rookverbod en rookruimtes staan in de Tabaks- en rookwarenwet; die valt buiten deze bronnen over voedselveiligheid.",
         "The smoking ban and smoking rooms are in the Tabaks- en rookwarenwet (Tobacco and Smoking Products Act), outside these food-safety sources.",
@@ -1215,11 +1219,29 @@ const ELSEWHERE_MORE: &[(&[&str], &str, &str)] = &[
     ),
     (
         &[
+            "accijns",
+            "excise",
+            "duty paid",
+            "duty been paid",
+            "douane",
+            "customs",
+        ],
+        "Accijns op alcohol en wat een ondernemer zelf invoert (Wet op de accijns) controleert de Douane (Belastingdienst); dat valt buiten deze bronnen over voedselveiligheid.",
+        "Excise duty on alcohol and on what a business imports itself (Wet op de accijns) is checked by Dutch Customs (Douane, part of the Tax Administration, Belastingdienst); it is outside these food-safety sources.",
+    ),
+    (
+        &[
             "verdov",
             "bedwelm",
             "stunning",
             " stun ",
             "stunned",
+            // "hanging on the shackle line … before the stunner", "flapping".
+            "stunner",
+            "shackl",
+            "flapping",
+            "aanhaken",
+            "bij bewustzijn",
             "dierenwelzijn",
             "animal welfare",
             "welzijn van de dieren",

@@ -194,10 +194,21 @@ fn without_figures(text: &str) -> String {
         let digits: String = w.chars().filter(char::is_ascii_digit).collect();
         digits.len() == 4 && (digits.starts_with("19") || digits.starts_with("20"))
     };
-    text.split_whitespace()
+    let mut words: Vec<&str> = text
+        .split_whitespace()
         .filter(|w| year(w) || !w.chars().any(|c| c.is_ascii_digit()))
-        .collect::<Vec<_>>()
-        .join(" ")
+        .collect();
+    // "chafing dish with scrambled eggs, probe reads 48 degrees" — "what should that be held
+    // at?": the figure goes, what it says of the food stays. Food at 48 °C is being kept
+    // hot; the follow-up asks about keeping it hot, not about eggs in general. Only that band
+    // says so: a cold figure belongs to a food with a limit of its own (mince, fish), a
+    // fryer's to frying.
+    if crate::orchestrator::knowledge::temperature_celsius(text)
+        .is_some_and(|celsius| (30.0..75.0).contains(&celsius))
+    {
+        words.push("warmhouden hot holding");
+    }
+    words.join(" ")
 }
 
 /// Words that point at what was said before.
@@ -946,8 +957,9 @@ fn categories_named(words: &[&str]) -> (Option<&'static str>, bool) {
             continue;
         }
         let before = |k: usize| i.checked_sub(k).map(|j| words[j]);
+        // "geen temperatuurpunt", "not a temperature issue", "niet onder ongedierte".
         let negated = before(1).is_some_and(|b| ["geen", "niet", "not", "no"].contains(&b))
-            || (before(1).is_some_and(|b| ["a", "an", "een"].contains(&b))
+            || (before(1).is_some_and(|b| ["a", "an", "een"].contains(&b) || BEFORE.contains(&b))
                 && before(2).is_some_and(|b| ["geen", "niet", "not"].contains(&b)));
         if negated {
             denied = true;
@@ -1112,7 +1124,13 @@ pub(super) fn correction(text: &str, state: &InspectionState) -> Option<Correcti
         .any(|w| w[0] == "was" && ["t", "het", "dat", "it"].contains(&w[1]))
         && one_temperature;
     let restates = restates || restated_after;
-    if (signal || restates) && (words.len() <= 14 || (owned_mistake && one_temperature)) {
+    // "No wait, it's 16, the probe was resting on the ice pack the first time": a sentence
+    // that opens by taking back what was said, with one figure, corrects the figure however
+    // it goes on to explain.
+    let taken_back = starts_correcting(&words) && figures.len() == 1;
+    if (signal || restates)
+        && (words.len() <= 14 || (owned_mistake && one_temperature) || taken_back)
+    {
         // The new figure is the one that is not the old ("niet 48 maar 46").
         let figure = figures
             .iter()
@@ -1152,6 +1170,28 @@ pub(super) fn correction(text: &str, state: &InspectionState) -> Option<Correcti
         });
     }
     None
+}
+
+/// A sentence that opens by taking back what was just said: "nee wacht, …", "no wait, …",
+/// "herstel, …", "sorry, …".
+pub(super) fn starts_correcting(words: &[&str]) -> bool {
+    words.first().is_some_and(|w| {
+        [
+            "nee",
+            "no",
+            "nope",
+            "wacht",
+            "wait",
+            "herstel",
+            "correctie",
+            "correction",
+            "sorry",
+            "oops",
+            "oeps",
+            "pardon",
+        ]
+        .contains(w)
+    })
 }
 
 /// "Vervang granola door chiapudding", "replace the granola with the chia pudding", "change
@@ -1778,8 +1818,32 @@ fn temperatures(text: &str) -> Vec<(usize, String)> {
         .collect()
 }
 
-/// The figures of a text with their byte offsets: "8", "10,5", "-9".
+/// The figures of a text with their byte offsets: "8", "10,5", "-9", and counts said as
+/// words ("vijf dode kakkerlakken", "nee wacht, het waren er twaalf"), which dictation leaves
+/// as the inspector said them. "Een", "one" and "ten" are articles or a preposition first.
 fn numbers(text: &str) -> Vec<(usize, String)> {
+    let mut out = digits(text);
+    let mut at = 0;
+    for word in text.split(|c: char| !c.is_alphabetic() && c != '-') {
+        let lower = word.to_lowercase();
+        if !word.is_empty()
+            && !["een", "één", "one", "ten", "nul", "zero"].contains(&lower.as_str())
+            && super::dictation::spoken_number(word).is_some()
+        {
+            out.push((at, word.to_owned()));
+        }
+        at += word.len()
+            + text[at + word.len()..]
+                .chars()
+                .next()
+                .map_or(0, char::len_utf8);
+    }
+    out.sort_by_key(|(at, _)| *at);
+    out
+}
+
+/// The figures written in digits, with their byte offsets: "8", "10,5", "-9".
+fn digits(text: &str) -> Vec<(usize, String)> {
     let mut out = Vec::new();
     let bytes = text.as_bytes();
     let mut i = 0;
@@ -1899,6 +1963,18 @@ mod tests {
                 "Koelkast onder de bar met zuivel en vleeswaren: 13 graden.",
                 "Nee wacht, het was 15 graden, niet 13.",
                 "Koelkast onder de bar met zuivel en vleeswaren: 15 graden.",
+            ),
+            // A count said in words, corrected in words.
+            (
+                "In de droge opslag drie aangevreten zakken rijst.",
+                "Nee, het zijn er zeven, achter de pallet stonden er nog vier.",
+                "In de droge opslag zeven aangevreten zakken rijst.",
+            ),
+            // Taken back at once, then explained at length.
+            (
+                "Hot cabinet with sausage rolls, the probe shows 52 degrees.",
+                "Wait, it's 58, I had the probe touching the tray edge the first time round.",
+                "Hot cabinet with sausage rolls, the probe shows 58 degrees.",
             ),
             (
                 "Bak met babi pangang staat sinds de lunch op het aanrecht, 26 graden.",

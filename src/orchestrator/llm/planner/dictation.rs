@@ -89,7 +89,7 @@ fn lookup(table: &[(&str, u32)], word: &str) -> Option<u32> {
 
 /// A number spoken as one word, Dutch ("negen", "vijfenvijftig", "tweeëntwintig") or
 /// English ("nine", "twenty-five").
-fn spoken_number(word: &str) -> Option<u32> {
+pub(super) fn spoken_number(word: &str) -> Option<u32> {
     let w = word.to_lowercase().replace('ë', "e");
     if let Some(n) = lookup(DUTCH_UNITS, &w)
         .or_else(|| lookup(DUTCH_TENS, &w))

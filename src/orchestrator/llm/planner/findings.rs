@@ -208,8 +208,31 @@ pub fn split_turn(text: &str) -> Turn {
             && (lead.split(' ').count() < 4
                 || topic_again
                 || [
-                    "en ", "and ", "als ", "if ", "maar ", "but ", "of ", "or ", "once ", "when ",
-                    "wanneer ", "zodra ", "nadat ", "after ", "before ", "voordat ",
+                    "en ",
+                    "and ",
+                    "als ",
+                    "if ",
+                    "maar ",
+                    "but ",
+                    "of ",
+                    "or ",
+                    "once ",
+                    "when ",
+                    "wanneer ",
+                    "zodra ",
+                    "nadat ",
+                    "after ",
+                    "before ",
+                    "voordat ",
+                    // A supposition ("stel ze warmen 'm morgen op, waar moet dat aan
+                    // voldoen?") or what the question is for ("for cut fruit like that,
+                    // what's the limit?") is part of it.
+                    "stel ",
+                    "suppose ",
+                    "supposing ",
+                    "what if ",
+                    "for ",
+                    "voor ",
                 ]
                 .iter()
                 .any(|w| lead.starts_with(w)));

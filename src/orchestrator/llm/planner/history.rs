@@ -266,6 +266,17 @@ pub(super) fn history_answer(
         });
     }
     if inspections.len() > 1 {
+        // "Zijn we hier al vaker geweest?", "how many times have we been here?": the count.
+        out.push_str(&match lang {
+            Lang::Nl => format!(
+                "\nIn het register staan {} inspecties van dit bedrijf.\n",
+                inspections.len()
+            ),
+            Lang::En => format!(
+                "\nThe register holds {} inspections of this business.\n",
+                inspections.len()
+            ),
+        });
         out.push_str(match lang {
             Lang::Nl => "\n### Daarvoor\n",
             Lang::En => "\n### Before that\n",

@@ -344,9 +344,31 @@ fn split_by_topic(part: &str) -> Vec<String> {
                 || predicated(right_clause));
         // "…, er zitten vliegen omheen", "…, with flies around it": a phrase that points
         // back at the one before elaborates it.
-        let points_back = normalize(right_clause)
-            .split(' ')
-            .any(|w| POINTING_BACK.contains(&w));
+        let right_words = normalize(right_clause);
+        let right_words: Vec<&str> = right_words.split(' ').filter(|w| !w.is_empty()).collect();
+        // "…, er zitten vliegen op", "…, er hangt een lucht omheen": "er … op" is "erop" said
+        // apart.
+        let er_apart = right_words.first() == Some(&"er")
+            && right_words.last().is_some_and(|w| {
+                [
+                    "op", "in", "aan", "bij", "omheen", "onder", "achter", "overheen", "tussen",
+                ]
+                .contains(w)
+            });
+        // "pak rosbief in de koeling, TGT was gisteren": the date of the thing just named.
+        let its_date = right_words.first().is_some_and(|w| {
+            ["tgt", "tht", "datum", "houdbaarheidsdatum", "expiry", "exp"].contains(w)
+        }) || [
+            "use by ",
+            "best before ",
+            "de datum ",
+            "the date ",
+            "the use by ",
+        ]
+        .iter()
+        .any(|p| right_words.join(" ").starts_with(p));
+        let points_back =
+            right_words.iter().any(|w| POINTING_BACK.contains(w)) || er_apart || its_date;
         let phrases = phrases && !points_back;
         // "…, zonder de vermelding ontdooid", "…, without a lid": a phrase of manner says
         // how the thing before is, not something else.
@@ -356,7 +378,7 @@ fn split_by_topic(part: &str) -> Vec<String> {
         let phrases = phrases && !adjunct;
         // "Opened oat milk cartons in the fridge, no opening date on them": a verbless phrase
         // that points back says more about the same thing, however it is predicated.
-        let elaborates = points_back && !has_verb(right_clause);
+        let elaborates = (points_back && !has_verb(right_clause)) || er_apart || its_date;
         let sayers = predicated(left) && predicated(right_clause) && !adjunct && !elaborates;
         // "…, en bij de handenwasbak geen zeep": ", en" and a new place is another spot of
         // the premises, so another observation, also of the same kind.
@@ -1214,6 +1236,42 @@ mod tests {
         for (text, want) in [
             ("de koelcel staat op 10 graden", "temperature"),
             ("er liggen muizenkeutels onder de stellingen", "pests"),
+            // Dirt or a cleaning step not done, wherever it is cold (issue 32, kind 9).
+            (
+                "in de koelcel hangen de haken voor de runderhelften vol roest",
+                "hygiene",
+            ),
+            (
+                "ladles for the soup kept in a jug of standing water by the chiller",
+                "hygiene",
+            ),
+            (
+                "zelfde snijplank voor de kip en de groente in de koelwerkbank",
+                "hygiene",
+            ),
+            ("de steriliseerbak voor de messen staat uit", "hygiene"),
+            // A hole in the floor is the building's; gnawed packaging is pests; the lot
+            // missing from a label is tracing.
+            (
+                "de vloer van de vriescel heeft gaten bij de afvoer",
+                "building",
+            ),
+            (
+                "a bag of oats in the store room has been chewed open",
+                "pests",
+            ),
+            (
+                "frozen prawns in the chest freezer have no lot number on the pack",
+                "traceability",
+            ),
+            (
+                "er is geen lijst van de restaurants waaraan ze vlees hebben geleverd",
+                "traceability",
+            ),
+            (
+                "de gerookte paling ligt niet op ijs in de toonbank",
+                "temperature",
+            ),
             // Sick staff and faeces on food are hygiene (issue 32's category table).
             (
                 "medewerker heeft buikgriep en smeert gewoon broodjes",
@@ -1417,6 +1475,15 @@ mod sentences {
             (
                 "Ontdooide garnalen liggen in de vitrine als vers, zonder de vermelding ontdooid.",
                 &["labelling"],
+            ),
+            // "er … op" is "erop" said apart; a date after a product is that product's.
+            (
+                "Open doos croissants in de droge opslag, er zitten muizen in",
+                &["pests"],
+            ),
+            (
+                "Bakje kipsalade in de vitrine, THT verstreken op maandag",
+                &["shelf-life"],
             ),
         ];
         for (text, want) in cases {

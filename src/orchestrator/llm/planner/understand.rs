@@ -11,7 +11,7 @@ use crate::orchestrator::report::verify;
 
 use super::conversation::{
     category_confirmed, confirms_and_defers, confirms_last, correction, is_confirmation,
-    recategorised,
+    recategorised, starts_correcting,
 };
 use super::findings::{is_question, split_turn};
 
@@ -104,6 +104,15 @@ pub fn understand(text: &str, state: &InspectionState, knowledge: Option<&Knowle
     if moves_to_another(text, &words, state, knowledge) && !report_word(&words) {
         return Intent::InspectionStart;
     }
+    // "Eetcafé De Droomkade, Zaandam. Vanavond stamppotbuffet, ik kijk bij de uitgifte": a
+    // part of the sentence that only names a registered company says where the inspector is.
+    if let Some(kb) = knowledge
+        && let Some(named) = kb.named_clause(text)
+        && !state.is_open(&named.kvk)
+        && !report_word(&words)
+    {
+        return Intent::InspectionStart;
+    }
     // The answer to the verification questions asked before the report (see `verification`).
     if is_report_request(&words) || verify::answers_questions(&state.verification, text) {
         return Intent::ReportRequest;
@@ -124,13 +133,26 @@ pub fn understand(text: &str, state: &InspectionState, knowledge: Option<&Knowle
     if asks_own_notes(text, &words) {
         return Intent::Summary;
     }
+    // "No wait, it's 16, the probe was on the ice pack the first time": taking back a figure
+    // just said is a correction, whatever words of earlier times explain it.
+    if starts_correcting(&words.list) && correction(text, state).is_some() {
+        return Intent::Correction;
+    }
     // The file the authority keeps on the business, asked about: "anything on file for them?"
     // ("no pest control contract on file" is an observation).
     let asks_file = is_question(text)
         && words.any_phrase(&["on file", "in het dossier", "in the file", "in ons dossier"]);
-    if is_history_question(&words)
+    // "Geen contract met een plaagdierbestrijder, niemand weet wanneer die voor het laatst is
+    // geweest": a statement of what is missing is an observation, whatever time it names.
+    let states_missing = !is_question(text)
+        && words
+            .list
+            .first()
+            .is_some_and(|w| ["geen", "no", "missing", "ontbreekt", "nergens"].contains(w));
+    if (is_history_question(&words) && !states_missing)
         || (state.company.is_some()
             && !observes
+            && !states_missing
             && (asks_file
                 || asks_about_the_past(text, &words, || names_its_past(&words, state, knowledge))))
     {
@@ -244,6 +266,9 @@ pub fn follows_up_history(
                 "toen", "then", "daarvoor", "before", "that", "dat", "die", "daar", "was", "were",
                 "waren", "kwam", "came", "did", "deden", "had", "hadden", "waarvoor", "daarna",
                 "afterwards", "after",
+                // "en hoe liep de laatste af?", "how did the last one end?": one of those
+                // inspections and how it went.
+                "liep", "ging", "went", "ended", "laatste", "latest", "uitkomst", "outcome",
             ]) || w.list.iter().any(|x| is_year(x)))
             && !w.any_phrase(&[
                 "hoe koud", "hoe warm", "how cold", "how hot", "hoe lang", "how long",
@@ -289,7 +314,18 @@ fn report_word(w: &Words) -> bool {
         || w.has("writeup")
         || w.any_phrase(&["write up", "write it up", "write this up", "write that up"])
         // "Could you put the paperwork together?": the inspection's paperwork is its report.
-        || w.any(&["paperwork", "papierwerk"])
+        // "The supplier's paperwork says nothing about freezing" is evidence on the premises.
+        || (w.any(&["paperwork", "papierwerk"])
+            && !w.any(&[
+                "supplier",
+                "suppliers",
+                "leverancier",
+                "says",
+                "zegt",
+                "shows",
+                "their",
+                "hun",
+            ]))
 }
 
 /// Words that ask whether the register knows a business.
@@ -1046,7 +1082,26 @@ fn is_summary_request(text: &str, w: &Words) -> bool {
         "read out",
         "welk bedrijf",
         "which company",
-    ]) || (asks(text, w)
+        // "Which business do I have open right now?", "welke zaak heb ik open?".
+        "which business",
+        "what business",
+        "welke zaak",
+        "do i have open",
+        "have i got open",
+        "heb ik open",
+        // "wat staat er op mijn lijstje?", "read me everything I've got for today", "zet op
+        // een rij wat ik hier heb": this visit's own list.
+        "mijn lijstje",
+        "het lijstje",
+        "mijn lijst",
+        "everything i ve got",
+        "everything i have",
+        "all i ve got",
+        "what i ve got",
+        "what have i got",
+    ]) || (w.any_phrase(&["op een rij", "op een rijtje", "run through", "go through"])
+        && w.any_phrase(&["wat ik", "wat we", "what i", "what we"]))
+        || (asks(text, w)
         && w.any(&[
             "genoteerd",
             "opgeschreven",
