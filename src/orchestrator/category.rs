@@ -378,6 +378,13 @@ pub fn category(text: &str) -> &'static str {
         .any(|p| w.contains(p))
             || ["crust", "korst", "rust", "rusty", "scraps", "etensresten"].contains(w)
     }) || phrase(&["gut contents", "food scraps", "dried rice"])
+        // "dirty fridge shelves", "burnt crumbs all over the buffet table": dirt by its name.
+        || about(
+            &["vuil", "viez", "smerig", "kruimel", "crumb", "filthy", "grime"],
+            &["vies", "dirty"],
+        )
+        // "vetfilters druipen": grease dripping from what should hold it.
+        || (about(&["druip", "drip"], &[]) && about(&["vet", "grease", "olie", "oil"], &[]))
         // Utensils kept in standing water (a drain full of it is the building's; food
         // thawing in it is temperature).
         || (phrase(&["stilstaand water", "standing water"])
@@ -391,9 +398,11 @@ pub fn category(text: &str) -> &'static str {
             &["knife", "board", "tongs", "slicer"],
         ));
     let cold_control = words.iter().any(|w| {
-        ["ongekoel", "unchill", "uncool"]
-            .iter()
-            .any(|p| w.starts_with(p))
+        [
+            "ongekoel", "unchill", "uncool", "ontdooi", "thaw", "defrost",
+        ]
+        .iter()
+        .any(|p| w.starts_with(p))
     }) || phrase(&[
         "niet gekoeld",
         "not chilled",

@@ -116,6 +116,19 @@ fn asks_indirectly(normalized: &str) -> bool {
     ]
     .iter()
     .any(|p| padded.contains(p))
+        // "hij vroeg ook nog of …", "she asked me earlier whether …": a few words may stand
+        // between the asking and the "of".
+        || {
+            let words: Vec<&str> = normalized.split(' ').collect();
+            let within = |i: usize, link: &[&str]| {
+                words[i + 1..].iter().take(4).any(|n| link.contains(n))
+            };
+            words.iter().enumerate().any(|(i, w)| {
+                (["vraagt", "vroeg", "vroegen"].contains(w) && within(i, &["of"]))
+                    || (["asked", "asks", "wonders"].contains(w)
+                        && within(i, &["whether", "if"]))
+            })
+        }
 }
 
 /// Words a dictated sentence may start with before what it says: "en hoe koud …", "ok so
