@@ -1243,6 +1243,17 @@ mod tests {
             "friteuse staat op 190 graden, wat is het maximum daarvoor",
             "2017-2158-bijlage-ii-deel-a",
         );
+        // What the business makes itself is "zelfbereid" in the corpus, with its own days.
+        finds(
+            &kb,
+            "the pesto they make themselves, how many days can it be kept?",
+            "hygienecode-horeca-houdbaarheid-zelfbereid",
+        );
+        finds(
+            &kb,
+            "de huisgemaakte tzatziki in de koelkast, hoe lang mag die bewaard worden",
+            "hygienecode-horeca-houdbaarheid-zelfbereid",
+        );
         assert!(
             concerns("en de kernthermometer, moet die gekalibreerd zijn?")
                 .contains(&Concern::Temperature)

@@ -574,9 +574,14 @@ mod tests {
             "tot welke temperatuur moet gehakt worden teruggekoeld",
             "for how long can the salmon sit out",
             "moet de bezorgbus een apk hebben",
+            // Asked by someone else, a few words between the asking and "of"/"whether".
+            "de kok vroeg me net nog of hij met een pleister mag werken",
+            "the owner asked me earlier whether the terrace needs a permit",
         ] {
             assert!(is_question(asked), "{asked:?}");
         }
+        // An English "of" after "asked" is no "whether".
+        assert!(!is_question("the manager asked for a copy of the invoice"));
         let tagged = split_turn("de jongen achter de toonbank werkt tot 10 uur, mag dat");
         assert_eq!(tagged.question.as_deref(), Some("mag dat"));
         let said = split_turn("rauwe kip naast de sla, is kruisbesmetting");
@@ -594,6 +599,9 @@ mod tests {
             "het ijs in de bak bij de tap, waar moet dat van gemaakt zijn? en mogen ze het zelf maken?",
             "the ice cubes in the cocktail bar, what must they be made from?",
             "the sprouts then, what E. coli limit applies to them?",
+            // A supposition, or what the question is for.
+            "stel dat ze de soep morgen opwarmen, hoe heet moet die dan?",
+            "for sliced ham like this, what listeria limit applies?",
         ] {
             let turn = split_turn(asked);
             assert_eq!(turn.observation, None, "{asked:?}");

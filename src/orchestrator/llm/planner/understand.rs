@@ -1990,6 +1990,28 @@ mod tests {
             ("Show me the findings", Intent::Summary),
             ("What did I say about the fridge?", Intent::Summary),
             ("Som even op wat ik hier genoteerd heb", Intent::Summary),
+            // This visit's list asked in other words, and the company open now (eleventh
+            // domain set's kinds, in other words).
+            ("Wat heb ik op mijn lijstje staan?", Intent::Summary),
+            (
+                "Tell me everything I have so far for this place",
+                Intent::Summary,
+            ),
+            (
+                "Zet op een rijtje wat we in de keuken hebben",
+                Intent::Summary,
+            ),
+            ("Which business have I got open?", Intent::Summary),
+            // What is missing is seen now, whatever time it names; the supplier's papers are
+            // evidence, not the report; a question put by someone else is still a question.
+            (
+                "Geen schoonmaakrooster, niemand weet wanneer de koelcel voor het laatst is gereinigd",
+                Intent::Finding,
+            ),
+            (
+                "Frozen scallops in the chest freezer, the supplier's paperwork shows no lot number",
+                Intent::Finding,
+            ),
             // Earlier visits named by what the company's own file holds (issue 32, eleventh
             // round): its findings' words, or across the languages their concern, with a word
             // of earlier times.
