@@ -704,6 +704,11 @@ impl Concern {
                 "zeep*",
                 "handdoek*",
                 "handwas*",
+                // "handenwasbak", "fonteintje", "the basin": where hands are washed.
+                "handenwas*",
+                "wasbak*",
+                "fonteintje*",
+                "basin*",
                 "soap",
                 "sink",
                 "washbasin*",
@@ -982,6 +987,38 @@ fn widening_terms(text: &str) -> String {
     if own_make {
         terms.push("zelfbereide producten houdbaarheid bewaartermijn");
     }
+    // Dutch verbs come apart: "hoe snel had die rijst terug moeten koelen?" is cooling down
+    // ("terugkoelen"), "stel ze warmen 'm morgen op" is reheating, which the corpus calls
+    // "regenereren".
+    let has_word = |list: &[&str]| words.iter().any(|w| list.contains(w));
+    if has_word(&["terug"])
+        && words
+            .iter()
+            .any(|w| w.starts_with("koel") || w.starts_with("gekoeld"))
+    {
+        terms.push("terugkoelen afkoelen");
+    }
+    let reheats = words.iter().any(|w| {
+        ["opwarm", "opgewarmd", "reheat", "regenere"]
+            .iter()
+            .any(|p| w.starts_with(p))
+    }) || (has_word(&["warmen", "warmt", "warmde", "warm"]) && has_word(&["op"]))
+        || (has_word(&["warm", "heat", "warms", "heats"]) && has_word(&["up", "again"]))
+        || padded.contains(" warm up ")
+        || padded.contains(" warmed up ")
+        || padded.contains(" heat up ")
+        || padded.contains(" heated up ");
+    if reheats {
+        terms.push("regenereren");
+    }
+    // "the seasoned rice, what pH should it be at?": only sushi rice is given a pH.
+    if has_word(&["ph"])
+        && words
+            .iter()
+            .any(|w| w.starts_with("rijst") || w.starts_with("rice"))
+    {
+        terms.push("sushirijst aangezuurd");
+    }
     terms.join(" ")
 }
 
@@ -1253,6 +1290,22 @@ mod tests {
             &kb,
             "de huisgemaakte tzatziki in de koelkast, hoe lang mag die bewaard worden",
             "hygienecode-horeca-houdbaarheid-zelfbereid",
+        );
+        // Verbs that come apart in Dutch, and the corpus's own word for reheating.
+        finds(
+            &kb,
+            "hoe snel had die soep terug moeten koelen?",
+            "852-2004-bijlage-ii-hfst-ix-6",
+        );
+        finds(
+            &kb,
+            "ze warmen de stoofpot morgen op, waar moet dat aan voldoen?",
+            "hygienecode-horeca-regenereren",
+        );
+        finds(
+            &kb,
+            "if they warm the curry up again tomorrow, how fast must that go?",
+            "hygienecode-horeca-regenereren",
         );
         assert!(
             concerns("en de kernthermometer, moet die gekalibreerd zijn?")

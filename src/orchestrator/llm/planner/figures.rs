@@ -98,6 +98,12 @@ pub(super) fn asked_figure(question: &str) -> Option<Figure> {
             "how much time ",
             "tot wanneer ",
             "until when ",
+            // "hoe snel moet dat?": within how much time.
+            "hoe snel ",
+            "how fast ",
+            "how quickly ",
+            "binnen hoeveel ",
+            "within how ",
         ],
     ) {
         return Some(Figure::Duration);
