@@ -362,6 +362,18 @@ fn content_words(normalized: &str) -> usize {
 pub(super) fn refers_back(text: &str) -> bool {
     let normalized = normalize(text);
     let words: Vec<&str> = normalized.split(' ').filter(|w| !w.is_empty()).collect();
+    // "And if it just sits there lukewarm, how long before it has to go?", "als die dan
+    // blijft staan …": a condition whose subject is the thing just spoken of, opening the
+    // question ("de melk …, hoe koud als die om de dag wordt opgehaald?" names its own).
+    if text.trim_end().ends_with('?')
+        && words.len() <= 20
+        && words.windows(2).take(3).any(|p| {
+            ["if", "als", "once", "when", "zodra", "wanneer"].contains(&p[0])
+                && ["it", "het", "die", "dat", "they", "ze"].contains(&p[1])
+        })
+    {
+        return true;
+    }
     if words.is_empty() || words.len() > 14 {
         return false;
     }
@@ -432,9 +444,31 @@ pub(super) fn refers_back(text: &str) -> bool {
             "blijven",
             "worden",
             "staan",
+            // "moet dat al zichtbaar zijn …?", "is that always …?".
+            "al",
+            "toch",
+            "altijd",
+            "eerst",
+            "already",
+            "always",
+            "first",
+            "just",
         ]
         .contains(&words[2]);
-    if pointer_subject && text.trim_end().ends_with('?') {
+    // "Kunnen ze het dan nog aan de voedselbank meegeven?", "can they put it back …?": the
+    // business as subject, the thing just spoken of as object.
+    let pointer_object = words.len() >= 3
+        && INVERTING
+            .iter()
+            .chain(&["kunnen", "kan", "mogen", "mag"])
+            .any(|v| *v == words[0])
+        && ["ze", "zij", "hij", "they", "he", "she", "we"].contains(&words[1])
+        && (["het", "dat", "die", "dit", "it", "that", "them", "those"].contains(&words[2])
+            // "can they freeze it …?": in English the object follows the verb.
+            || words
+                .get(3)
+                .is_some_and(|w| ["it", "that", "them", "those"].contains(w)));
+    if (pointer_subject || pointer_object) && text.trim_end().ends_with('?') {
         return true;
     }
     let pointer = words.iter().any(|w| POINTERS.contains(w)) && !names_own;
@@ -2335,6 +2369,12 @@ mod tests {
             // A pointer before the infinitive a modal sends to the end is its object.
             "Mogen ze die invriezen en nog gebruiken?",
             "Kan hij dat bewaren?",
+            // The business as subject and the thing as object; a condition on the thing; the
+            // pointer right after the verb with "al", "always".
+            "Mogen ze het dan nog afprijzen en in de aanbieding zetten?",
+            "Can they freeze it on the day it expires?",
+            "So if it stays in the van all afternoon, how long until it must be thrown out?",
+            "Moet dat al op de menukaart staan voordat de gast kiest?",
         ] {
             assert!(refers_back(back), "{back}");
         }
