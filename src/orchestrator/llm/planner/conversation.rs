@@ -224,6 +224,10 @@ const POINTERS: &[&str] = &[
 /// a subject of its own, unless it also points back.
 fn content_words(normalized: &str) -> usize {
     const EMPTY: &[&str] = &[
+        // "that one", "die ene": a pointer's word, nothing of its own.
+        "one",
+        "ones",
+        "ene",
         "wat",
         "welke",
         "welk",
@@ -403,18 +407,21 @@ pub(super) fn refers_back(text: &str) -> bool {
                 .get(i + 1)
                 .is_none_or(|next| ["en", "of", "nog", "worden", "blijven"].contains(next))
     };
+    // "that one", "die ene": the pointer and "one" name nothing of their own.
+    const ONE: &[&str] = &["one", "ones", "ene"];
     let names_own = words.windows(3).enumerate().any(|(i, p)| {
         !INVERTING.contains(&p[0])
             && DETERMINERS.contains(&p[1])
             && !POINTERS.contains(&p[2])
+            && !ONE.contains(&p[2])
             && content_words(p[2]) == 1
             && !infinitive(i + 2)
     }) || words
         .first()
         .is_some_and(|first| DETERMINERS.contains(first))
-        && words
-            .get(1)
-            .is_some_and(|next| !POINTERS.contains(next) && content_words(next) == 1);
+        && words.get(1).is_some_and(|next| {
+            !POINTERS.contains(next) && !ONE.contains(next) && content_words(next) == 1
+        });
     // "Mag dat daarna nog een keer terug de koeling in?", "may they stay out?": a pointer
     // right after the verb that opens the question is its subject, however many words follow.
     // ("Mag die truck …", "heeft het café …": a determiner; "do they need …": the business.)
@@ -2375,6 +2382,7 @@ mod tests {
             "Can they freeze it on the day it expires?",
             "So if it stays in the van all afternoon, how long until it must be thrown out?",
             "Moet dat al op de menukaart staan voordat de gast kiest?",
+            "Which inspector did that one?",
         ] {
             assert!(refers_back(back), "{back}");
         }

@@ -181,9 +181,19 @@ pub(super) fn history_answer(
     }
     // "So how many times have we been through the door here?": the number of visits on
     // record, whatever else the answer shows.
-    let counts = ["how many", "hoeveel", "hoe vaak", "how often"]
-        .iter()
-        .any(|p| format!(" {asked} ").contains(&format!(" {p} ")));
+    // "Zijn we hier al vaker over de vloer geweest?": more than once is a count asked too.
+    let counts = [
+        "how many",
+        "hoeveel",
+        "hoe vaak",
+        "how often",
+        "vaker",
+        "more often",
+        "more than once",
+        "meer dan eens",
+    ]
+    .iter()
+    .any(|p| format!(" {asked} ").contains(&format!(" {p} ")));
     if counts && year.is_none() {
         // The tool's total counts past its limit; the list is all when it has none.
         let n = history
@@ -266,17 +276,6 @@ pub(super) fn history_answer(
         });
     }
     if inspections.len() > 1 {
-        // "Zijn we hier al vaker geweest?", "how many times have we been here?": the count.
-        out.push_str(&match lang {
-            Lang::Nl => format!(
-                "\nIn het register staan {} inspecties van dit bedrijf.\n",
-                inspections.len()
-            ),
-            Lang::En => format!(
-                "\nThe register holds {} inspections of this business.\n",
-                inspections.len()
-            ),
-        });
         out.push_str(match lang {
             Lang::Nl => "\n### Daarvoor\n",
             Lang::En => "\n### Before that\n",
@@ -311,4 +310,44 @@ pub(super) fn history_answer(
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// A butcher's file of three visits, the newest first as the tool returns it.
+    fn file() -> Value {
+        json!({
+            "companyName": "Slagerij Proef",
+            "total": 3,
+            "inspections": [
+                {"date": "2025-02-03", "inspector": "T. Vos", "type": "reguliere inspectie",
+                 "outcome": "geen overtredingen", "score": 8.1, "findings": []},
+                {"date": "2023-06-12", "inspector": "M. de Wit", "type": "monsterneming",
+                 "outcome": "waarschuwing", "score": 6.2,
+                 "findings": [{"category": "microbiologie", "severity": "ernstig",
+                   "description": "Listeria monocytogenes aangetoond in gekookte ham."}]},
+                {"date": "2021-10-01", "inspector": "A. Bos", "type": "reguliere inspectie",
+                 "outcome": "geen overtredingen", "score": 7.9, "findings": []}
+            ]
+        })
+    }
+
+    /// "Zijn we hier al vaker geweest?" asks a count; "who was the inspector on that one?",
+    /// read with the question before it, is about the visit that question found.
+    #[test]
+    fn a_count_and_the_visit_a_follow_up_means() {
+        let more = history_answer(None, &file(), "zijn we hier al vaker geweest?", Lang::Nl);
+        assert!(more.contains("In het register: 3 inspecties"), "{more}");
+        let that_one = history_answer(
+            None,
+            &file(),
+            "any listeria trouble here before? who was the inspector on that one?",
+            Lang::En,
+        );
+        assert!(that_one.contains("M. de Wit"), "{that_one}");
+        assert!(!that_one.contains("On record"), "{that_one}");
+    }
 }

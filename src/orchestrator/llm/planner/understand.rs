@@ -653,6 +653,11 @@ fn is_history_question(w: &Words) -> bool {
         "vorige inspectie",
         "vorige inspecties",
         "vorige keer",
+        // "de laatste keer dat wij hier waren, waar ging dat toen over?".
+        "laatste keer dat we",
+        "laatste keer dat wij",
+        "laatste keer hier",
+        "laatste bezoek",
         "laatste inspectie",
         "eerdere inspectie",
         "eerdere inspecties",
@@ -2042,6 +2047,10 @@ mod tests {
             // Earlier visits.
             ("Is dit een herhaling van vorig jaar?", Intent::History),
             ("Any history of pests here?", Intent::History),
+            (
+                "De laatste keer dat we hier binnen stonden, wat kwam daar uit?",
+                Intent::History,
+            ),
             ("When did we last inspect them?", Intent::History),
             ("Is dit bedrijf eerder in de fout gegaan?", Intent::History),
             ("Hoe ging het in 2022?", Intent::History),
