@@ -367,13 +367,16 @@ pub(super) fn refers_back(text: &str) -> bool {
     let normalized = normalize(text);
     let words: Vec<&str> = normalized.split(' ').filter(|w| !w.is_empty()).collect();
     // "And if it just sits there lukewarm, how long before it has to go?", "als die dan
-    // blijft staan …": a condition whose subject is the thing just spoken of, opening the
-    // question ("de melk …, hoe koud als die om de dag wordt opgehaald?" names its own).
+    // blijft staan …", "how long may they keep it once it's made?": a condition whose
+    // subject is the thing just spoken of. "Die" and "dat" only open it: later they relate
+    // to a thing the sentence names itself ("de melk …, hoe koud als die om de dag wordt
+    // opgehaald?").
     if text.trim_end().ends_with('?')
         && words.len() <= 20
-        && words.windows(2).take(3).any(|p| {
+        && words.windows(2).enumerate().any(|(i, p)| {
             ["if", "als", "once", "when", "zodra", "wanneer"].contains(&p[0])
-                && ["it", "het", "die", "dat", "they", "ze"].contains(&p[1])
+                && (["it", "het", "they", "ze"].contains(&p[1])
+                    || (i < 3 && ["die", "dat"].contains(&p[1])))
         })
     {
         return true;
