@@ -100,14 +100,19 @@ pub(super) fn history_agent(thread: &Thread, allowed: &HashSet<&str>) -> Step {
         // "Done here. Next is Hayalet Grill in Arnhem": when the words after the command do
         // not resolve, a registered name written out in full (not the open company's) is the
         // one meant.
-        // "Right, Sushi Fikusho on the Verbeeldingsstraat, let's get going": a part of the
-        // sentence that only names a registered company is the one meant.
-        if let Some(named) = thread.knowledge.and_then(|kb| kb.named_clause(&text))
+        let query = company_query(&text);
+        // "Eetcafé De Droomkade, Zaandam. Vanavond stamppotbuffet, ik kijk bij de uitgifte": when
+        // the words picked as the name do not settle on one company, a part of the sentence
+        // that only names a registered company is the one meant.
+        if let Some(kb) = thread.knowledge
+            && !query
+                .as_ref()
+                .is_some_and(|q| matches!(kb.resolve_company(q), Resolution::Match(_)))
+            && let Some(named) = kb.named_clause(&text)
             && !thread.inspection.is_open(&named.kvk)
         {
             return Step::Call(vec![(CHECK_COMPANY_EXISTS, json!({ "kvk": named.kvk }))]);
         }
-        let query = company_query(&text);
         let resolves = |q: &String| {
             thread.knowledge.is_some_and(|kb| {
                 matches!(
